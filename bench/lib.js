@@ -1,0 +1,31 @@
+import { fork } from "node:child_process"
+import { readFileSync, writeFileSync } from "node:fs"
+import autocannon from "autocannon"
+
+/** Starts a bench server in its own process (so the load generator does not share its core). */
+export const startServer = (script, args, env) =>
+  new Promise((resolve, reject) => {
+    const child = fork(new URL(script, import.meta.url), args, { env: { ...process.env, ...env }, stdio: "inherit" })
+    child.once("message", ({ port }) => resolve({ url: `http://127.0.0.1:${port}`, stop: () => child.kill() }))
+    child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)))
+  })
+
+/** Requests per second against `url`, after a warm-up; non-2xx answers fail the run. */
+export const load = async (url, headers, { connections = 10, seconds = 10 } = {}) => {
+  await autocannon({ url, headers, connections, duration: 2 })
+  const result = await autocannon({ url, headers, connections, duration: seconds })
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  return { rps: result.requests.average, p99: result.latency.p99 }
+}
+
+/** Replaces the section between `<!-- bench:name -->` markers in docs/performance.md. */
+export const record = (name, markdown) => {
+  const file = new URL("../docs/performance.md", import.meta.url)
+  const doc = readFileSync(file, "utf8")
+  const start = `<!-- bench:${name} -->`
+  const end = `<!-- /bench:${name} -->`
+  const at = doc.indexOf(start)
+  const until = doc.indexOf(end)
+  if (at < 0 || until < 0) throw new Error(`docs/performance.md has no ${start} section`)
+  writeFileSync(file, doc.slice(0, at + start.length) + "\n" + markdown + "\n" + doc.slice(until))
+}

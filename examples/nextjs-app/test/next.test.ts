@@ -1,0 +1,88 @@
+import { type ChildProcess, execFile, spawn } from "node:child_process"
+import { mkdtempSync, rmSync } from "node:fs"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+
+const app = fileURLToPath(new URL("..", import.meta.url))
+const next = join(app, "node_modules", ".bin", "next")
+const KEY = "phx_nextjs_example_key_000000001"
+const PROJECT_KEY = "phc_nextjs_example_key_000000001"
+const dataDir = mkdtempSync(join(tmpdir(), "zed-next-"))
+let server: ChildProcess
+let base: string
+
+const freePort = () =>
+  new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = probe.address() as { port: number }
+      probe.close(() => resolve(port))
+    })
+  })
+
+beforeAll(async () => {
+  const env = { ...process.env, NEXT_TELEMETRY_DISABLED: "1" }
+  await promisify(execFile)(existsBin(), ["build"], { cwd: app, env, maxBuffer: 64 * 1024 * 1024 })
+  const port = await freePort()
+  base = `http://127.0.0.1:${port}`
+  server = spawn(existsBin(), ["start", "-p", String(port), "-H", "127.0.0.1"], {
+    cwd: app,
+    env: { ...env, ZED_DATA_DIR: join(dataDir, "pgdata"), ZED_PERSONAL_API_KEY: KEY, ZED_PROJECT_API_KEY: PROJECT_KEY }
+  })
+  await new Promise<void>((resolve, reject) => {
+    let output = ""
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString()
+      if (/Ready in/.test(output)) resolve()
+    }
+    server.stdout!.on("data", onData)
+    server.stderr!.on("data", onData)
+    server.once("exit", (code) => reject(new Error(`next start exited with ${code}: ${output}`)))
+  })
+})
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    await new Promise((resolve) => {
+      server.once("exit", resolve)
+      server.kill("SIGTERM")
+    })
+  }
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+// npm installs the example's binaries at the workspace root.
+const existsBin = () => next.replace(join("examples", "nextjs-app", "node_modules"), "node_modules")
+
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(base + path, { ...init, headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" } })
+
+describe("Next.js example (next build && next start)", () => {
+  it("serves the app's own page", async () => {
+    expect(await (await fetch(base + "/")).text()).toContain("Zed inside a Next.js app")
+  })
+
+  it("serves Zed's API from app/api/[...zed]/route.ts with trailing slashes kept", async () => {
+    const current = await call("/api/projects/@current/")
+    expect(current.status).toBe(200)
+    expect(await current.json()).toMatchObject({ id: 1, api_token: PROJECT_KEY })
+    const created = await call("/api/projects/", { method: "POST", body: '{"name":"From Next"}' })
+    expect(created.status).toBe(201)
+    const page = await (await call("/api/environments/2")).json()
+    expect(page.name).toBe("From Next")
+    const list = await (await call("/api/projects/?limit=1")).json()
+    expect(list.next).toMatch(/\/api\/projects\/\?limit=1&offset=1$/)
+  })
+
+  it("answers errors with Zed's bodies, not Next's", async () => {
+    const unauthorized = await fetch(base + "/api/projects/")
+    expect(unauthorized.status).toBe(401)
+    expect((await unauthorized.json()).code).toBe("not_authenticated")
+    const missing = await call("/api/nothing/")
+    expect(await missing.json()).toMatchObject({ code: "not_found" })
+    expect((await (await fetch(base + "/api/schema/")).json()).openapi).toBe("3.1.0")
+  })
+})

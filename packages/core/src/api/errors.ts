@@ -1,0 +1,89 @@
+import { Data } from "effect"
+import { Reply } from "./reply.js"
+
+// Failures a request can end in. Handlers fail with these; `errorReply` maps them to HTTP at the edge
+// with the body `{type, code, detail, attr}` that PostHog clients expect.
+
+export class ValidationError extends Data.TaggedError("ValidationError")<{
+  readonly code: string
+  readonly detail: string
+  readonly attr: string | null
+}> {}
+
+/** The request itself could not be read, e.g. malformed JSON. */
+export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{
+  readonly code: string
+  readonly detail: string
+}> {}
+
+export class NotAuthenticated extends Data.TaggedError("NotAuthenticated")<{}> {}
+
+export class AuthenticationFailed extends Data.TaggedError("AuthenticationFailed")<{ readonly detail: string }> {}
+
+export class PermissionDenied extends Data.TaggedError("PermissionDenied")<{ readonly detail: string }> {}
+
+export class NotFound extends Data.TaggedError("NotFound")<{ readonly detail: string }> {}
+
+export class MethodNotAllowed extends Data.TaggedError("MethodNotAllowed")<{
+  readonly method: string
+  readonly allow: ReadonlyArray<string>
+}> {}
+
+export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType")<{
+  readonly contentType: string
+}> {}
+
+export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
+
+export type ApiError =
+  | ValidationError
+  | InvalidRequest
+  | NotAuthenticated
+  | AuthenticationFailed
+  | PermissionDenied
+  | NotFound
+  | MethodNotAllowed
+  | UnsupportedMediaType
+  | PayloadTooLarge
+
+export interface ErrorBody {
+  readonly type: string
+  readonly code: string
+  readonly detail: string
+  readonly attr: string | null
+}
+
+const body = (status: number, type: string, code: string, detail: string, attr: string | null = null,
+  headers: Record<string, string> = {}) => Reply.json(status, { type, code, detail, attr } satisfies ErrorBody, headers)
+
+const bearer = { "www-authenticate": 'Bearer realm="api"' }
+
+export const errorReply = (error: ApiError): Reply => {
+  switch (error._tag) {
+    case "ValidationError":
+      return body(400, "validation_error", error.code, error.detail, error.attr)
+    case "InvalidRequest":
+      return body(400, "invalid_request", error.code, error.detail)
+    case "NotAuthenticated":
+      return body(401, "authentication_error", "not_authenticated",
+        "Authentication credentials were not provided.", null, bearer)
+    case "AuthenticationFailed":
+      return body(401, "authentication_error", "authentication_failed", error.detail, null, bearer)
+    case "PermissionDenied":
+      return body(403, "authentication_error", "permission_denied", error.detail)
+    case "NotFound":
+      return body(404, "invalid_request", "not_found", error.detail)
+    case "MethodNotAllowed":
+      return body(405, "invalid_request", "method_not_allowed", `Method "${error.method}" not allowed.`, null,
+        { allow: error.allow.join(", ") })
+    case "UnsupportedMediaType":
+      return body(415, "invalid_request", "unsupported_media_type",
+        `Unsupported media type "${error.contentType}" in request.`)
+    case "PayloadTooLarge":
+      return body(413, "invalid_request", "payload_too_large",
+        `Request body is larger than the limit of ${error.limit} bytes.`)
+  }
+}
+
+export const serverErrorReply = (): Reply =>
+  body(500, "server_error", "error", "A server error occurred.")

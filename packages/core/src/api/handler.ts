@@ -1,0 +1,50 @@
+import { Cause, Effect } from "effect"
+import type { ApiKeyStore } from "../services/ApiKeyStore.js"
+import type { ProjectStore } from "../services/ProjectStore.js"
+import { authenticate, authorize, resolveProject } from "./auth.js"
+import { errorReply, MethodNotAllowed, NotFound, serverErrorReply } from "./errors.js"
+import type { Reply } from "./reply.js"
+import type { ZedRequest } from "./request.js"
+import type { Route } from "./route.js"
+import { compile } from "./router.js"
+
+export interface App<R> {
+  /** Answers one request; never fails: every error becomes an error reply. */
+  readonly handle: (request: ZedRequest) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore>
+  /** Whether some route serves `path` (with any method), so mounts can pass other paths on. */
+  readonly serves: (path: string) => boolean
+}
+
+export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
+  const router = compile(routes.flatMap((route) => route.paths.map((path) => ({ method: route.method, path, value: route }))))
+
+  const dispatch = (request: ZedRequest) =>
+    Effect.gen(function*() {
+      const match = router.match(request.method, request.path)
+      if (match._tag === "NotFound") return yield* new NotFound({ detail: "Not found." })
+      if (match._tag === "MethodNotAllowed") {
+        return yield* new MethodNotAllowed({ method: request.method, allow: match.allow })
+      }
+      const { params, value: route } = match
+      if (route.access._tag === "Public") {
+        return yield* route.run({ request, params, principal: undefined, project: undefined })
+      }
+      const principal = yield* authenticate(request)
+      yield* authorize(principal, route.access.scope)
+      const project = route.access.project ? yield* resolveProject(principal, params["project_id"]!) : undefined
+      return yield* route.run({ request, params, principal, project })
+    })
+
+  return {
+    handle: (request) =>
+      dispatch(request).pipe(
+        Effect.catchAll((error) =>
+          error._tag === "StorageError"
+            ? Effect.as(Effect.logError("storage failure", error.message, error.cause), serverErrorReply())
+            : Effect.succeed(errorReply(error))
+        ),
+        Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))
+      ),
+    serves: (path) => router.match("GET", path)._tag !== "NotFound"
+  }
+}

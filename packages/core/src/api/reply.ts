@@ -1,0 +1,16 @@
+/** What a route answers with, independent of the framework that sends it. */
+export class Reply {
+  constructor(
+    readonly status: number,
+    readonly body: string | Uint8Array | null,
+    readonly headers: Readonly<Record<string, string>> = {}
+  ) {}
+
+  static json(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): Reply {
+    return new Reply(status, JSON.stringify(value), { "content-type": "application/json", ...headers })
+  }
+
+  static empty(status: number, headers: Readonly<Record<string, string>> = {}): Reply {
+    return new Reply(status, null, headers)
+  }
+}

@@ -1,0 +1,126 @@
+import { Effect, Schema } from "effect"
+import type { Project } from "../domain/models.js"
+import type { Scope } from "../domain/scopes.js"
+import type { StorageError } from "../services/StorageError.js"
+import type { Principal } from "./auth.js"
+import { readJson } from "./body.js"
+import { type ApiError, NotFound } from "./errors.js"
+import { Reply } from "./reply.js"
+import type { ZedRequest } from "./request.js"
+import { decode } from "./validation.js"
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+
+export interface Input<P, Q, B> {
+  readonly request: ZedRequest
+  readonly params: P
+  readonly query: Q
+  readonly body: B
+}
+export interface AuthedInput<P, Q, B> extends Input<P, Q, B> {
+  readonly principal: Principal
+}
+export interface ProjectInput<P, Q, B> extends AuthedInput<P, Q, B> {
+  readonly project: Project
+}
+
+interface Spec<P, Q, B, O, R, In> {
+  readonly method: Method
+  readonly path: string
+  readonly summary: string
+  readonly description?: string
+  /** Groups the route in the API reference. */
+  readonly tag: string
+  readonly params?: Schema.Schema<P, any, never>
+  readonly query?: Schema.Schema<Q, any, never>
+  readonly body?: Schema.Schema<B, any, never>
+  /** Schema of the success body; without one the handler answers with a `Reply` of its own. */
+  readonly response?: Schema.Schema<O, any, never>
+  readonly status?: number
+  readonly handler: (input: In) => Effect.Effect<O | Reply, ApiError | StorageError, R>
+}
+
+/** Who may call a route: anyone, or a personal API key with a scope (and, on project routes, access to the project). */
+export type Access =
+  | { readonly _tag: "Public" }
+  | { readonly _tag: "PersonalKey"; readonly scope: Scope; readonly project: boolean }
+
+/** What the handler pipeline establishes before a route runs. */
+export interface RouteContext {
+  readonly request: ZedRequest
+  readonly params: Readonly<Record<string, string>>
+  readonly principal: Principal | undefined
+  readonly project: Project | undefined
+}
+
+export interface Route<R = never> {
+  readonly method: Method
+  readonly paths: ReadonlyArray<string>
+  readonly summary: string
+  readonly description: string | undefined
+  readonly tag: string
+  readonly access: Access
+  readonly status: number
+  readonly schemas: {
+    readonly params: Schema.Schema.AnyNoContext | undefined
+    readonly query: Schema.Schema.AnyNoContext | undefined
+    readonly body: Schema.Schema.AnyNoContext | undefined
+    readonly response: Schema.Schema.AnyNoContext | undefined
+  }
+  readonly run: (context: RouteContext) => Effect.Effect<Reply, ApiError | StorageError, R>
+}
+
+const make = <P, Q, B, O, R, In>(
+  paths: ReadonlyArray<string>,
+  access: Access,
+  spec: Spec<P, Q, B, O, R, In>
+): Route<R> => {
+  const status = spec.status ?? 200
+  const encode = spec.response && Schema.encode(spec.response)
+  return {
+    method: spec.method,
+    paths,
+    summary: spec.summary,
+    description: spec.description,
+    tag: spec.tag,
+    access,
+    status,
+    schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
+    run: (context) =>
+      Effect.gen(function*() {
+        const { request } = context
+        // A path parameter that does not parse names nothing that exists.
+        const params = spec.params
+          ? yield* Effect.mapError(decode(spec.params, context.params), () => new NotFound({ detail: "Not found." }))
+          : ({} as P)
+        const query = spec.query ? yield* decode(spec.query, Object.fromEntries(request.url.searchParams)) : ({} as Q)
+        const body = spec.body ? yield* Effect.flatMap(readJson(request), (json) => decode(spec.body!, json)) : (undefined as B)
+        const input = { request, params, query, body, principal: context.principal, project: context.project }
+        const out = yield* spec.handler(input as In)
+        if (out instanceof Reply) return out
+        return Reply.json(status, encode ? yield* Effect.orDie(encode(out as O)) : out)
+      })
+  }
+}
+
+export const publicRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
+  spec: Spec<P, Q, B, O, R, Input<P, Q, B>>
+): Route<R> => make([spec.path], { _tag: "Public" }, spec)
+
+/** A management route for a personal API key holding `scope`. */
+export const apiRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
+  spec: Spec<P, Q, B, O, R, AuthedInput<P, Q, B>> & { readonly scope: Scope }
+): Route<R> => make([spec.path], { _tag: "PersonalKey", scope: spec.scope, project: false }, spec)
+
+/**
+ * A route inside one project, served under both `/api/environments/:project_id` and
+ * `/api/projects/:project_id` (a project and its environment are one and the same).
+ */
+export const environmentRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
+  spec: Spec<P, Q, B, O, R, ProjectInput<P, Q, B>> & { readonly scope: Scope }
+): Route<R> =>
+  make(
+    ["/api/environments/:project_id", "/api/projects/:project_id"].map((prefix) => prefix + spec.path),
+    { _tag: "PersonalKey", scope: spec.scope, project: true },
+    spec
+  )

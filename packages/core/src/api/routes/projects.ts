@@ -1,0 +1,95 @@
+import { Effect, Option, Schema } from "effect"
+import { generateProjectApiKey } from "../../domain/keys.js"
+import { Project } from "../../domain/models.js"
+import { isTimeZone } from "../../domain/timezone.js"
+import { ProjectStore } from "../../services/ProjectStore.js"
+import { requireUnscopedKey } from "../auth.js"
+import { NotFound } from "../errors.js"
+import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { apiRoute, environmentRoute } from "../route.js"
+import { check, Text } from "../validation.js"
+
+const TimeZone = Schema.String.pipe(
+  check(isTimeZone, "invalid_choice", (tz: string) => `"${tz}" is not a valid choice.`)
+).annotations({ description: "IANA time zone name, e.g. `Europe/Berlin`." })
+
+const ProjectFields = Schema.Struct({
+  name: Schema.optional(Text(200)),
+  timezone: Schema.optional(TimeZone)
+})
+
+const ProjectCreate = ProjectFields.annotations({ identifier: "ProjectCreate" })
+const ProjectUpdate = ProjectFields.annotations({ identifier: "ProjectUpdate" })
+
+const list = apiRoute({
+  method: "GET",
+  path: "/api/projects",
+  tag: "projects",
+  summary: "List projects",
+  description: "Projects of the key owner's organization; a key limited to some projects sees only those.",
+  scope: "project:read",
+  query: PageParams,
+  response: Paginated(Project, "PaginatedProjectList"),
+  handler: ({ principal, query, request }) =>
+    Effect.gen(function*() {
+      const page = toPage(query)
+      const { count, results } = yield* (yield* ProjectStore).list({
+        organization: principal.user.organization_id,
+        ids: principal.key.scoped_teams,
+        ...page
+      })
+      return paginated(request.url, page, count, results)
+    })
+})
+
+const create = apiRoute({
+  method: "POST",
+  path: "/api/projects",
+  tag: "projects",
+  summary: "Create a project",
+  description: "Each project gets its own project API key, so one install serves many sites and apps.",
+  scope: "project:write",
+  body: ProjectCreate,
+  response: Project,
+  status: 201,
+  handler: ({ body, principal }) =>
+    Effect.gen(function*() {
+      yield* requireUnscopedKey(principal)
+      return yield* (yield* ProjectStore).create({
+        organization: principal.user.organization_id,
+        name: body.name ?? "Default project",
+        timezone: body.timezone ?? "UTC",
+        api_token: generateProjectApiKey()
+      })
+    })
+})
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "",
+  tag: "projects",
+  summary: "Retrieve a project",
+  scope: "project:read",
+  response: Project,
+  handler: ({ project }) => Effect.succeed(project)
+})
+
+const update = environmentRoute({
+  method: "PATCH",
+  path: "",
+  tag: "projects",
+  summary: "Update a project",
+  scope: "project:write",
+  body: ProjectUpdate,
+  response: Project,
+  handler: ({ body, project }) =>
+    Effect.gen(function*() {
+      const updated = yield* (yield* ProjectStore).update(project.id, body)
+      return yield* Option.match(updated, {
+        onNone: () => Effect.fail(new NotFound({ detail: "Project not found." })),
+        onSome: Effect.succeed
+      })
+    })
+})
+
+export const projectRoutes = [list, create, retrieve, update]

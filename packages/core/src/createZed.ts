@@ -1,0 +1,72 @@
+import type { IncomingMessage, ServerResponse } from "node:http"
+import { Effect, ManagedRuntime } from "effect"
+import { errorReply, NotFound } from "./api/errors.js"
+import { makeApp } from "./api/handler.js"
+import { fromNodeRequest, type NodeRequestOptions, writeNodeReply } from "./api/node.js"
+import type { Reply } from "./api/reply.js"
+import type { ZedRequest } from "./api/request.js"
+import { routes } from "./api/routes/index.js"
+import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web.js"
+import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
+import type { StorageServices, ZedStorage } from "./services/Storage.js"
+
+export interface ZedOptions {
+  /** Where Zed keeps its data: `memoryStorage()`, or `pgliteStorage()` / `postgresStorage()` from `@zed/postgres`. */
+  readonly storage: ZedStorage
+  /** First-start bootstrap (organization, project, admin, keys); `false` to skip it. */
+  readonly bootstrap?: BootstrapOptions | false | undefined
+  /** Believe `X-Forwarded-*` headers on node:http requests (only behind a proxy you run). */
+  readonly trustProxy?: boolean | undefined
+  /** Largest request body accepted, in bytes. */
+  readonly bodyLimit?: number | undefined
+}
+
+export interface Zed {
+  /** Fetch API handler, for Next.js route handlers and other `Request → Response` hosts. */
+  readonly handler: (request: Request, options?: WebRequestOptions) => Promise<Response>
+  /** node:http handler: `http.createServer(zed.nodeHandler)`. */
+  readonly nodeHandler: (req: IncomingMessage, res: ServerResponse, options?: NodeRequestOptions) => Promise<void>
+  /** The framework-neutral core the adapters are built on. */
+  readonly handle: (request: ZedRequest) => Promise<Reply>
+  /** Whether Zed serves `path` (with any method), for mounts that pass other paths on. */
+  readonly serves: (path: string) => boolean
+  /** Runs an effect against Zed's storage, e.g. `zed.run(issuePersonalApiKey(...))`. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, StorageServices>) => Promise<A>
+  /** What the first start created, if this was the first start. */
+  readonly bootstrap: BootstrapResult
+  /** Stops serving and releases storage (closes PGlite or the connection pool). */
+  readonly close: () => Promise<void>
+}
+
+const notFound = errorReply(new NotFound({ detail: "Not found." }))
+
+export const createZed = async (options: ZedOptions): Promise<Zed> => {
+  if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
+  const runtime = ManagedRuntime.make(options.storage)
+  try {
+    await runtime.runtime()
+    const bootstrapped: BootstrapResult = options.bootstrap === false
+      ? { created: false }
+      : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
+    const app = makeApp(routes)
+    const handle = (request: ZedRequest) => runtime.runPromise(app.handle(request))
+    return {
+      handle,
+      serves: app.serves,
+      handler: async (request, webOptions) => {
+        const zedRequest = fromWebRequest(request, { bodyLimit: options.bodyLimit, ...webOptions })
+        return toWebResponse(zedRequest === undefined ? notFound : await handle(zedRequest))
+      },
+      nodeHandler: async (req, res, nodeOptions) => {
+        const zedRequest = fromNodeRequest(req, { trustProxy: options.trustProxy, bodyLimit: options.bodyLimit, ...nodeOptions })
+        writeNodeReply(res, zedRequest === undefined ? notFound : await handle(zedRequest))
+      },
+      run: (effect) => runtime.runPromise(effect),
+      bootstrap: bootstrapped,
+      close: () => runtime.dispose()
+    }
+  } catch (error) {
+    await runtime.dispose()
+    throw error
+  }
+}

@@ -1,0 +1,56 @@
+import { Schema } from "effect"
+
+export const Organization = Schema.Struct({
+  id: Schema.UUID,
+  name: Schema.String,
+  created_at: Schema.Date
+}).annotations({ identifier: "Organization" })
+export type Organization = typeof Organization.Type
+
+/** A project (1:1 with an environment) and its public project API key. */
+export const Project = Schema.Struct({
+  id: Schema.Int,
+  uuid: Schema.UUID,
+  organization: Schema.UUID,
+  project_id: Schema.Int,
+  api_token: Schema.String,
+  name: Schema.String,
+  timezone: Schema.String,
+  is_demo: Schema.Boolean,
+  ingested_event: Schema.Boolean,
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+}).annotations({ identifier: "Project" })
+export type Project = typeof Project.Type
+
+/** The user object embedded as `created_by` / `last_modified_by`. */
+export const UserBasic = Schema.Struct({
+  id: Schema.Int,
+  uuid: Schema.UUID,
+  distinct_id: Schema.String,
+  first_name: Schema.String,
+  last_name: Schema.String,
+  email: Schema.String,
+  is_email_verified: Schema.Boolean,
+  hedgehog_config: Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  role_at_organization: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "UserBasic" })
+
+export interface User extends Schema.Schema.Type<typeof UserBasic> {
+  readonly organization_id: string
+  readonly current_project_id: number | null
+  readonly is_active: boolean
+}
+
+export interface PersonalApiKey {
+  readonly id: string
+  readonly user_id: number
+  readonly label: string
+  readonly mask_value: string
+  readonly secure_value: string
+  readonly scopes: ReadonlyArray<string>
+  /** Projects the key may act on; null means every project of the owner's organization. */
+  readonly scoped_teams: ReadonlyArray<number> | null
+  readonly created_at: Date
+  readonly last_used_at: Date | null
+}

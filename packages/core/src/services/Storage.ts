@@ -1,0 +1,12 @@
+import type { Layer } from "effect"
+import type { ApiKeyStore } from "./ApiKeyStore.js"
+import type { OrganizationStore } from "./OrganizationStore.js"
+import type { ProjectStore } from "./ProjectStore.js"
+import type { StorageError } from "./StorageError.js"
+import type { Transactor } from "./Transactor.js"
+import type { UserStore } from "./UserStore.js"
+
+/** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
+export type StorageServices = ApiKeyStore | OrganizationStore | ProjectStore | Transactor | UserStore
+
+export type ZedStorage = Layer.Layer<StorageServices, StorageError>

@@ -1,0 +1,33 @@
+import { createZed, issuePersonalApiKey, memoryStorage, type Zed } from "../src/index.js"
+
+export const ADMIN_KEY = "phx_testadminkey0000000000000000000000000000"
+export const PROJECT_KEY = "phc_testprojectkey000000000000000000000000"
+
+/** A Zed on in-memory storage, bootstrapped with known keys. */
+export const memoryZed = () =>
+  createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+
+export const issueKey = (zed: Zed, scopes: ReadonlyArray<string>, projects?: ReadonlyArray<number>) =>
+  zed.run(issuePersonalApiKey({ scopes, projects })).then(({ value }) => value)
+
+export interface Call {
+  readonly method?: string
+  readonly key?: string | null
+  readonly body?: string | undefined
+  readonly headers?: Record<string, string>
+}
+
+/** One request through the Fetch API handler, as a Next.js route would send it. */
+export const call = async (zed: Zed, path: string, { body, headers = {}, key = ADMIN_KEY, method = "GET" }: Call = {}) => {
+  const response = await zed.handler(new Request(`http://zed.test${path}`, {
+    method,
+    body: body ?? null,
+    headers: {
+      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+      ...(body === undefined ? {} : { "content-type": "application/json" }),
+      ...headers
+    }
+  }))
+  const text = await response.text()
+  return { status: response.status, headers: response.headers, text, json: text === "" ? undefined : JSON.parse(text) }
+}

@@ -1,0 +1,3 @@
+export { loadConfig, ServerConfig, storageFor } from "./config.js"
+export { renderMarkdown } from "./openapiMarkdown.js"
+export { type Running, serve, writeCredentials } from "./serve.js"

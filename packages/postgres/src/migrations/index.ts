@@ -1,0 +1,29 @@
+import { SqlClient } from "@effect/sql"
+import * as Migrator from "@effect/sql/Migrator"
+import { Effect } from "effect"
+import foundation from "./0001_foundation.js"
+
+const run = Migrator.make({})({
+  loader: Migrator.fromRecord({
+    "0001_foundation": foundation
+  })
+})
+
+/**
+ * Applies pending migrations. Instances starting together on a fresh database would race to create
+ * the migrations table, so the whole run holds an advisory lock inside one transaction, and the
+ * table (as the migrator defines it) is made first: the migrator's own probe for it fails the
+ * transaction when it is missing.
+ */
+export const migrate = Effect.gen(function*() {
+  const sql = yield* SqlClient.SqlClient
+  return yield* sql.withTransaction(Effect.gen(function*() {
+    yield* sql`SELECT pg_advisory_xact_lock(hashtext('zed.migrations'))`
+    yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+      migration_id integer PRIMARY KEY,
+      created_at timestamptz NOT NULL DEFAULT now(),
+      name text NOT NULL
+    )`
+    return yield* run
+  }))
+})
