@@ -1,7 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { fileURLToPath } from "node:url"
 
-export const BIN = fileURLToPath(new URL("../dist/bin.js", import.meta.url))
+export const BIN = fileURLToPath(new URL("../bin/zed.js", import.meta.url))
 
 export interface Started {
   readonly child: ChildProcess
