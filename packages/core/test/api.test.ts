@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { grants, type Scope, scopeObjects, type Zed } from "../src/index.js"
+import { Effect } from "effect"
+import { grants, OrganizationStore, ProjectStore, type Scope, scopeObjects, type Zed } from "../src/index.js"
 import { ADMIN_KEY, call, issueKey, memoryZed } from "./support.js"
 
 let zed: Zed
@@ -73,6 +74,19 @@ describe("scopes", () => {
     expect((await call(zed, "/api/projects/", { key: scoped, method: "POST", body: "{}" })).json.detail).toBe(
       "API keys with scoped projects are only supported on project-based endpoints."
     )
+  })
+
+  it("a project of another organization looks exactly like one that does not exist", async () => {
+    const foreign = await zed.run(Effect.gen(function*() {
+      const org = yield* (yield* OrganizationStore).create({ name: "Someone else" })
+      return yield* (yield* ProjectStore).create({ organization: org.id, name: "Theirs", timezone: "UTC", api_token: "phc_someone_elses_project_000001" })
+    }))
+    const theirs = await call(zed, `/api/projects/${foreign.id}/`)
+    const nobody = await call(zed, "/api/projects/987654/")
+    expect(theirs.status).toBe(404)
+    expect(theirs.json).toEqual(nobody.json)
+    const names = (await call(zed, "/api/projects/?limit=1000")).json.results.map((p: { name: string }) => p.name)
+    expect(names).not.toContain("Theirs")
   })
 
   it("grants access exactly when the key's scopes cover the route's", async () => {
