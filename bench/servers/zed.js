@@ -1,13 +1,19 @@
-// Zed serving the management API through nodeHandler; storage from argv[2]: "pglite" or "memory".
+// Zed serving requests through nodeHandler. Storage from argv[2]: "memory", "pglite" (in memory),
+// "pglite:<dir>" or "postgres:<url>".
 import { createServer } from "node:http"
 import { createZed, memoryStorage } from "@zed/core"
-import { pgliteStorage } from "@zed/postgres"
+import { pgliteStorage, postgresStorage } from "@zed/postgres"
 
-const KEY = process.env.BENCH_KEY
-const zed = await createZed({
-  storage: process.argv[2] === "memory" ? memoryStorage() : pgliteStorage(),
-  bootstrap: { personalApiKey: KEY }
-})
+const [kind, ...rest] = (process.argv[2] ?? "pglite").split(":")
+const where = rest.join(":")
+const storage = kind === "memory"
+  ? memoryStorage()
+  : kind === "postgres"
+  ? postgresStorage({ url: where })
+  : pgliteStorage({ dataDir: where || undefined })
+
+const zed = await createZed({ storage, bootstrap: { personalApiKey: process.env.BENCH_KEY, projectApiKey: process.env.BENCH_TOKEN } })
 const server = createServer((req, res) => void zed.nodeHandler(req, res)).listen(0, "127.0.0.1", () => {
   process.send({ port: server.address().port })
 })
+process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, ManagedRuntime } from "effect"
 import { errorReply, NotFound } from "./api/errors.js"
+import { appLayer } from "./app.js"
 import { makeApp } from "./api/handler.js"
 import { fromNodeRequest, type NodeRequestOptions, writeNodeReply } from "./api/node.js"
 import type { Reply } from "./api/reply.js"
@@ -15,7 +16,7 @@ export interface ZedOptions {
   readonly storage: ZedStorage
   /** First-start bootstrap (organization, project, admin, keys); `false` to skip it. */
   readonly bootstrap?: BootstrapOptions | false | undefined
-  /** Believe `X-Forwarded-*` headers on node:http requests (only behind a proxy you run). */
+  /** Believe `X-Forwarded-*` headers: client IP (for `$ip`), and scheme and host on node:http requests. Only behind a proxy you run. */
   readonly trustProxy?: boolean | undefined
   /** Largest request body accepted, in bytes. */
   readonly bodyLimit?: number | undefined
@@ -42,7 +43,7 @@ const notFound = errorReply(new NotFound({ detail: "Not found." }))
 
 export const createZed = async (options: ZedOptions): Promise<Zed> => {
   if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
-  const runtime = ManagedRuntime.make(options.storage)
+  const runtime = ManagedRuntime.make(appLayer(options.storage, { trustProxy: options.trustProxy ?? false }))
   try {
     await runtime.runtime()
     const bootstrapped: BootstrapResult = options.bootstrap === false

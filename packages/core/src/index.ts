@@ -12,11 +12,30 @@ export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys
 export { bootstrap, BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, type Zed, type ZedOptions } from "./createZed.js"
 export { generatePersonalApiKey, generateProjectApiKey, hashApiKey, maskApiKey } from "./domain/keys.js"
-export { type Organization, type PersonalApiKey, Project, type User, UserBasic } from "./domain/models.js"
+export {
+  DEFAULT_SETTINGS,
+  type Organization,
+  type PersonalApiKey,
+  Project,
+  ProjectSettings,
+  type User,
+  UserBasic
+} from "./domain/models.js"
 export { grants, isScope, type Scope, scopeObjects } from "./domain/scopes.js"
 export { isTimeZone } from "./domain/timezone.js"
+export { decodeCapturePayload, type CaptureInput, type DecodeResult } from "./ingest/decode.js"
+export { GROUP_TYPE_LIMIT, type GroupUpdate, groupColumns, groupTypesOf, groupUpdates } from "./ingest/groups.js"
+export { type IncomingEvent, normalizeEvent } from "./ingest/normalize.js"
+export { isUuid, uuidv5, uuidv7 } from "./ingest/uuid.js"
+export { ingest, IngestWriter } from "./ingest/writer.js"
+export { asText, filterValues, matches, OPERATORS, type Operator, type PropertyFilter } from "./persons/filters.js"
+export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
+export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
-export { memoryStorage } from "./services/memory.js"
+export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
+export { type Group, GroupStore } from "./services/GroupStore.js"
+export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { memoryStorage } from "./services/memory/index.js"
 export { OrganizationStore } from "./services/OrganizationStore.js"
 export { type NewProject, type ProjectPatch, type ProjectQuery, ProjectStore } from "./services/ProjectStore.js"
 export type { StorageServices, ZedStorage } from "./services/Storage.js"

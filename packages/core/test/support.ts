@@ -29,5 +29,6 @@ export const call = async (zed: Zed, path: string, { body, headers = {}, key = A
     }
   }))
   const text = await response.text()
-  return { status: response.status, headers: response.headers, text, json: text === "" ? undefined : JSON.parse(text) }
+  const json = response.headers.get("content-type")?.includes("json") && text !== "" ? JSON.parse(text) : undefined
+  return { status: response.status, headers: response.headers, text, json }
 }

@@ -122,7 +122,10 @@ describe("zed serve on PostgreSQL", () => {
       const tables = await client.query("SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1")
       const stored = await client.query("SELECT secure_value FROM personal_api_keys")
       await client.end()
-      expect(tables.rows.map((r) => r.tablename)).toEqual(["effect_sql_migrations", "organizations", "personal_api_keys", "projects", "users"])
+      expect(tables.rows.map((r) => r.tablename)).toEqual([
+        "effect_sql_migrations", "events", "group_type_mappings", "groups", "organizations",
+        "person_distinct_ids", "personal_api_keys", "persons", "projects", "users"
+      ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])
 
       const second = await startZed({ DATABASE_URL: db.url, ZED_DATA_DIR: dataDir })

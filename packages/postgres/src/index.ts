@@ -1,3 +1,10 @@
 export * as PgliteClient from "./PgliteClient.js"
-export { pgliteStorage, type PgliteOptions, postgresStorage, type PostgresOptions, sqlStorage } from "./storage.js"
+export {
+  pgliteStorage,
+  type PgliteOptions,
+  postgresStorage,
+  type PostgresOptions,
+  sqlStorage,
+  type SqlStorageOptions
+} from "./storage.js"
 export { type TemporaryDatabase, temporaryDatabase } from "./temporaryDatabase.js"

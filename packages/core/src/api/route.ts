@@ -9,7 +9,7 @@ import { Reply } from "./reply.js"
 import type { ZedRequest } from "./request.js"
 import { decode } from "./validation.js"
 
-export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
 
 export interface Input<P, Q, B> {
   readonly request: ZedRequest
@@ -27,6 +27,8 @@ export interface ProjectInput<P, Q, B> extends AuthedInput<P, Q, B> {
 interface Spec<P, Q, B, O, R, In> {
   readonly method: Method
   readonly path: string
+  /** More paths answering the same way (aliases). */
+  readonly aliases?: ReadonlyArray<string>
   readonly summary: string
   readonly description?: string
   /** Groups the route in the API reference. */
@@ -105,7 +107,7 @@ const make = <P, Q, B, O, R, In>(
 
 export const publicRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
   spec: Spec<P, Q, B, O, R, Input<P, Q, B>>
-): Route<R> => make([spec.path], { _tag: "Public" }, spec)
+): Route<R> => make([spec.path, ...(spec.aliases ?? [])], { _tag: "Public" }, spec)
 
 /** A management route for a personal API key holding `scope`. */
 export const apiRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(

@@ -7,6 +7,31 @@ export const Organization = Schema.Struct({
 }).annotations({ identifier: "Organization" })
 export type Organization = typeof Organization.Type
 
+/** Switches of a project that ingestion and the SDKs' remote config read (PostHog's names). */
+export const ProjectSettings = Schema.Struct({
+  anonymize_ips: Schema.Boolean.annotations({ description: "Drop the client IP (`$ip`) from captured events." }),
+  autocapture_opt_out: Schema.Boolean.annotations({ description: "Turn off posthog-js autocapture of clicks and form changes." }),
+  autocapture_exceptions_opt_in: Schema.Boolean.annotations({ description: "Let posthog-js capture uncaught exceptions." }),
+  capture_console_log_opt_in: Schema.Boolean.annotations({ description: "Record browser console logs with session recordings." }),
+  capture_performance_opt_in: Schema.Boolean.annotations({ description: "Record network timing with session recordings." }),
+  capture_dead_clicks: Schema.Boolean.annotations({ description: "Let posthog-js capture clicks that change nothing." }),
+  heatmaps_opt_in: Schema.Boolean.annotations({ description: "Let posthog-js collect heatmap data." }),
+  session_recording_opt_in: Schema.Boolean.annotations({ description: "Record sessions with posthog-js (sent to `/s/`)." })
+})
+export type ProjectSettings = typeof ProjectSettings.Type
+
+/** Everything off: a new project records nothing beyond what its SDK sends. */
+export const DEFAULT_SETTINGS: ProjectSettings = {
+  anonymize_ips: false,
+  autocapture_opt_out: false,
+  autocapture_exceptions_opt_in: false,
+  capture_console_log_opt_in: false,
+  capture_performance_opt_in: false,
+  capture_dead_clicks: false,
+  heatmaps_opt_in: false,
+  session_recording_opt_in: false
+}
+
 /** A project (1:1 with an environment) and its public project API key. */
 export const Project = Schema.Struct({
   id: Schema.Int,
@@ -18,6 +43,7 @@ export const Project = Schema.Struct({
   timezone: Schema.String,
   is_demo: Schema.Boolean,
   ingested_event: Schema.Boolean,
+  ...ProjectSettings.fields,
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Project" })

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { Project } from "../domain/models.js"
+import type { Project, ProjectSettings } from "../domain/models.js"
 import type { StorageError } from "./StorageError.js"
 
 export interface NewProject {
@@ -9,7 +9,7 @@ export interface NewProject {
   readonly api_token: string
 }
 
-export interface ProjectPatch {
+export type ProjectPatch = { readonly [K in keyof ProjectSettings]?: ProjectSettings[K] | undefined } & {
   readonly name?: string | undefined
   readonly timezone?: string | undefined
 }
@@ -26,6 +26,8 @@ export class ProjectStore extends Context.Tag("@zed/core/ProjectStore")<ProjectS
   readonly create: (input: NewProject) => Effect.Effect<Project, StorageError>
   readonly get: (id: number) => Effect.Effect<Option.Option<Project>, StorageError>
   readonly findByApiToken: (token: string) => Effect.Effect<Option.Option<Project>, StorageError>
+  /** Records that the project has received an event. */
+  readonly markIngested: (id: number) => Effect.Effect<void, StorageError>
   readonly list: (
     query: ProjectQuery
   ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Project> }, StorageError>

@@ -1,12 +1,23 @@
 import type { Layer } from "effect"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
+import type { EventStore } from "./EventStore.js"
+import type { GroupStore } from "./GroupStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
+import type { PersonStore } from "./PersonStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
 import type { StorageError } from "./StorageError.js"
 import type { Transactor } from "./Transactor.js"
 import type { UserStore } from "./UserStore.js"
 
 /** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
-export type StorageServices = ApiKeyStore | OrganizationStore | ProjectStore | Transactor | UserStore
+export type StorageServices =
+  | ApiKeyStore
+  | EventStore
+  | GroupStore
+  | OrganizationStore
+  | PersonStore
+  | ProjectStore
+  | Transactor
+  | UserStore
 
 export type ZedStorage = Layer.Layer<StorageServices, StorageError>

@@ -4,4 +4,6 @@ import { Data } from "effect"
 export class StorageError extends Data.TaggedError("StorageError")<{
   readonly message: string
   readonly cause?: unknown
+  /** Another writer got there first (a unique key, a serialization failure, a deadlock): trying again can succeed. */
+  readonly conflict?: boolean
 }> {}

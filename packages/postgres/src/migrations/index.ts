@@ -2,10 +2,12 @@ import { SqlClient } from "@effect/sql"
 import * as Migrator from "@effect/sql/Migrator"
 import { Effect } from "effect"
 import foundation from "./0001_foundation.js"
+import eventsPersons from "./0002_events_persons.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
-    "0001_foundation": foundation
+    "0001_foundation": foundation,
+    "0002_events_persons": eventsPersons
   })
 })
 

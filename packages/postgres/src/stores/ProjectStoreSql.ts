@@ -1,14 +1,17 @@
 import { SqlClient } from "@effect/sql"
-import { type Project, ProjectStore } from "@zed/core"
+import { DEFAULT_SETTINGS, type Project, ProjectStore } from "@zed/core"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
+
+const SETTINGS = Object.keys(DEFAULT_SETTINGS) as Array<keyof typeof DEFAULT_SETTINGS>
 
 export const ProjectStoreSql = Layer.effect(
   ProjectStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(
-      "id, uuid, organization_id AS organization, id AS project_id, api_token, name, timezone, is_demo, ingested_event, created_at, updated_at"
+      `id, uuid, organization_id AS organization, id AS project_id, api_token, name, timezone, is_demo, ingested_event,
+      ${SETTINGS.join(", ")}, created_at, updated_at`
     )
     return ProjectStore.of({
       create: (input) =>
@@ -19,6 +22,8 @@ export const ProjectStoreSql = Layer.effect(
       get: (id) => orStorageError(sql<Project>`SELECT ${columns} FROM projects WHERE id = ${id}`).pipe(Effect.map(Arr.head)),
       findByApiToken: (token) =>
         orStorageError(sql<Project>`SELECT ${columns} FROM projects WHERE api_token = ${token}`).pipe(Effect.map(Arr.head)),
+      markIngested: (id) =>
+        orStorageError(sql`UPDATE projects SET ingested_event = true WHERE id = ${id} AND NOT ingested_event`).pipe(Effect.asVoid),
       list: ({ ids, limit, offset, organization }) => {
         const where = ids === null
           ? sql`organization_id = ${organization}`
@@ -43,6 +48,7 @@ export const ProjectStoreSql = Layer.effect(
           UPDATE projects SET
             name = COALESCE(${patch.name ?? null}, name),
             timezone = COALESCE(${patch.timezone ?? null}, timezone),
+            ${sql.csv(SETTINGS.map((name) => sql`${sql(name)} = COALESCE(${patch[name] ?? null}::boolean, ${sql(name)})`))},
             updated_at = now()
           WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Arr.head))
     })

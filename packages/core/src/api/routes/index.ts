@@ -1,10 +1,13 @@
 import { Effect, Schema } from "effect"
-import type { StorageServices } from "../../services/Storage.js"
+import type { AppServices } from "../../app.js"
 import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
+import { captureRouteList } from "./capture.js"
 import { healthRoute } from "./health.js"
+import { personRoutes } from "./persons.js"
 import { projectRoutes } from "./projects.js"
+import { remoteConfigRoutes } from "./remoteConfig.js"
 
 let document: unknown
 
@@ -18,4 +21,11 @@ const schemaRoute = publicRoute({
 })
 
 /** Every route Zed serves. */
-export const routes: ReadonlyArray<Route<StorageServices>> = [healthRoute, schemaRoute, ...projectRoutes]
+export const routes: ReadonlyArray<Route<AppServices>> = [
+  healthRoute,
+  schemaRoute,
+  ...projectRoutes,
+  ...personRoutes,
+  ...captureRouteList,
+  ...remoteConfigRoutes
+]

@@ -1,7 +1,8 @@
 import { Effect, Option, Schema } from "effect"
 import { generateProjectApiKey } from "../../domain/keys.js"
-import { Project } from "../../domain/models.js"
+import { Project, ProjectSettings } from "../../domain/models.js"
 import { isTimeZone } from "../../domain/timezone.js"
+import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { ProjectStore } from "../../services/ProjectStore.js"
 import { requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
@@ -16,7 +17,7 @@ const TimeZone = Schema.String.pipe(
 const ProjectFields = Schema.Struct({
   name: Schema.optional(Text(200)),
   timezone: Schema.optional(TimeZone)
-})
+}).pipe(Schema.extend(Schema.partial(ProjectSettings)))
 
 const ProjectCreate = ProjectFields.annotations({ identifier: "ProjectCreate" })
 const ProjectUpdate = ProjectFields.annotations({ identifier: "ProjectUpdate" })
@@ -55,12 +56,17 @@ const create = apiRoute({
   handler: ({ body, principal }) =>
     Effect.gen(function*() {
       yield* requireUnscopedKey(principal)
-      return yield* (yield* ProjectStore).create({
+      const { name, timezone, ...settings } = body
+      const projects = yield* ProjectStore
+      const project = yield* projects.create({
         organization: principal.user.organization_id,
-        name: body.name ?? "Default project",
-        timezone: body.timezone ?? "UTC",
+        name: name ?? "Default project",
+        timezone: timezone ?? "UTC",
         api_token: generateProjectApiKey()
       })
+      return Object.keys(settings).length === 0
+        ? project
+        : Option.getOrElse(yield* projects.update(project.id, settings), () => project)
     })
 })
 
@@ -85,6 +91,7 @@ const update = environmentRoute({
   handler: ({ body, project }) =>
     Effect.gen(function*() {
       const updated = yield* (yield* ProjectStore).update(project.id, body)
+      yield* (yield* ProjectTokens).invalidate
       return yield* Option.match(updated, {
         onNone: () => Effect.fail(new NotFound({ detail: "Project not found." })),
         onSome: Effect.succeed

@@ -1,30 +1,30 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer, Option } from "effect"
-import type { Organization, PersonalApiKey, Project, User } from "../domain/models.js"
-import { ApiKeyStore } from "./ApiKeyStore.js"
-import { OrganizationStore } from "./OrganizationStore.js"
-import { ProjectStore } from "./ProjectStore.js"
-import type { ZedStorage } from "./Storage.js"
-import { Transactor } from "./Transactor.js"
-import { UserStore } from "./UserStore.js"
+import { DEFAULT_SETTINGS, type Organization, type PersonalApiKey, type Project, type User } from "../../domain/models.js"
+import { ApiKeyStore } from "../ApiKeyStore.js"
+import { OrganizationStore } from "../OrganizationStore.js"
+import { ProjectStore } from "../ProjectStore.js"
+import { Transactor } from "../Transactor.js"
+import { UserStore } from "../UserStore.js"
+import type { Journal } from "./journal.js"
 
-// In-memory storage: for domain tests without I/O and for throwaway instances. JavaScript runs one
-// synchronous block at a time, so each `Effect.sync` below is already atomic.
+// JavaScript runs one synchronous block at a time, so each `Effect.sync` below is already atomic.
 
-const makeMemory = Effect.gen(function*() {
+export const makeMemoryAccounts = (journal: Journal) => Effect.gen(function*() {
   const organizations = new Map<string, Organization>()
   const projects = new Map<number, Project>()
   const users = new Map<number, User>()
   const keys = new Map<string, PersonalApiKey>()
   let nextProjectId = 1
   let nextUserId = 1
-  const lock = yield* Effect.makeSemaphore(1)
+  const transactions = yield* Effect.makeSemaphore(1)
+  const exclusives = yield* Effect.makeSemaphore(1)
 
   const organizationStore = OrganizationStore.of({
     create: ({ name }) =>
       Effect.sync(() => {
         const org: Organization = { id: randomUUID(), name, created_at: new Date() }
-        organizations.set(org.id, org)
+        journal.set(organizations, org.id, org)
         return org
       }),
     get: (id) => Effect.sync(() => Option.fromNullable(organizations.get(id))),
@@ -46,15 +46,21 @@ const makeMemory = Effect.gen(function*() {
           timezone: input.timezone,
           is_demo: false,
           ingested_event: false,
+          ...DEFAULT_SETTINGS,
           created_at: now,
           updated_at: now
         }
-        projects.set(id, project)
+        journal.set(projects, id, project)
         return project
       }),
     get: (id) => Effect.sync(() => Option.fromNullable(projects.get(id))),
     findByApiToken: (token) =>
       Effect.sync(() => Option.fromNullable([...projects.values()].find((p) => p.api_token === token))),
+    markIngested: (id) =>
+      Effect.sync(() => {
+        const project = projects.get(id)
+        if (project !== undefined && !project.ingested_event) journal.set(projects, id, { ...project, ingested_event: true })
+      }),
     list: ({ ids, limit, offset, organization }) =>
       Effect.sync(() => {
         const all = [...projects.values()]
@@ -66,13 +72,9 @@ const makeMemory = Effect.gen(function*() {
       Effect.sync(() => {
         const current = projects.get(id)
         if (current === undefined) return Option.none()
-        const next: Project = {
-          ...current,
-          name: patch.name ?? current.name,
-          timezone: patch.timezone ?? current.timezone,
-          updated_at: new Date()
-        }
-        projects.set(id, next)
+        const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+        const next: Project = { ...current, ...defined, updated_at: new Date() }
+        journal.set(projects, id, next)
         return Option.some(next)
       })
   })
@@ -94,7 +96,7 @@ const makeMemory = Effect.gen(function*() {
           current_project_id: input.current_project_id,
           is_active: true
         }
-        users.set(user.id, user)
+        journal.set(users, user.id, user)
         return user
       }),
     get: (id) => Effect.sync(() => Option.fromNullable(users.get(id))),
@@ -107,7 +109,7 @@ const makeMemory = Effect.gen(function*() {
     create: (input) =>
       Effect.sync(() => {
         const key: PersonalApiKey = { ...input, id: randomUUID(), created_at: new Date(), last_used_at: null }
-        keys.set(key.id, key)
+        journal.set(keys, key.id, key)
         return key
       }),
     findBySecureValue: (secureValue) =>
@@ -119,20 +121,22 @@ const makeMemory = Effect.gen(function*() {
     markUsed: (id, at) =>
       Effect.sync(() => {
         const key = keys.get(id)
-        if (key !== undefined) keys.set(id, { ...key, last_used_at: at })
+        if (key !== undefined) journal.set(keys, id, { ...key, last_used_at: at })
       })
   })
 
-  const transactor = Transactor.of({ exclusive: () => lock.withPermits(1) })
+  const transactor = Transactor.of({
+    concurrency: 1,
+    soleWriter: true,
+    transaction: (effect) => transactions.withPermits(1)(journal.transaction(effect)),
+    exclusive: () => (effect) => exclusives.withPermits(1)(journal.transaction(effect))
+  })
 
-  return Layer.mergeAll(
+  return [
     Layer.succeed(OrganizationStore, organizationStore),
     Layer.succeed(ProjectStore, projectStore),
     Layer.succeed(UserStore, userStore),
     Layer.succeed(ApiKeyStore, apiKeyStore),
     Layer.succeed(Transactor, transactor)
-  )
+  ] as const
 })
-
-/** Storage held in process memory; every call builds a fresh, empty store. */
-export const memoryStorage = (): ZedStorage => Layer.unwrapEffect(makeMemory)

@@ -1,0 +1,160 @@
+import { Effect, Option, Schema } from "effect"
+import { PersonCache } from "../../ingest/personCache.js"
+import { isUuid } from "../../ingest/uuid.js"
+import { OPERATORS, PropertyFilterSchema, toFilter } from "../../persons/filters.js"
+import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
+import { EventStore } from "../../services/EventStore.js"
+import { PersonStore } from "../../services/PersonStore.js"
+import { NotFound, ValidationError } from "../errors.js"
+import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { Reply } from "../reply.js"
+import { environmentRoute } from "../route.js"
+import { check } from "../validation.js"
+
+// Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
+// identify, alias), as in PostHog.
+
+const Person = Schema.Struct({
+  id: Schema.Int,
+  uuid: Schema.UUID,
+  name: Schema.String,
+  distinct_ids: Schema.Array(Schema.String),
+  properties: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  is_identified: Schema.Boolean,
+  created_at: Schema.Date
+}).annotations({ identifier: "Person" })
+
+const toWire = (person: StoredPerson): typeof Person.Type => ({
+  id: person.id,
+  uuid: person.uuid,
+  name: displayName(person),
+  distinct_ids: sortDistinctIds(person.distinct_ids),
+  properties: person.properties,
+  is_identified: person.is_identified,
+  created_at: person.created_at
+})
+
+const Filters = Schema.parseJson(Schema.Array(PropertyFilterSchema.pipe(
+  check((f: typeof PropertyFilterSchema.Type) => f.operator === "is_set" || f.operator === "is_not_set" || f.value !== undefined,
+    "required", "A value is required for this operator.")
+))).annotations({
+  description: `JSON array of \`{"key", "value", "operator"}\`; operators: ${OPERATORS.join(", ")} (default exact).`
+})
+
+const ListParams = PageParams.pipe(Schema.extend(Schema.Struct({
+  distinct_id: Schema.optional(Schema.String.annotations({ description: "Only the person with this distinct id." })),
+  email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
+  search: Schema.optional(Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })),
+  properties: Schema.optional(Filters)
+})))
+
+const Format = Schema.optional(Schema.Literal("json", "csv"))
+
+const PersonRef = Schema.Struct({ id: Schema.String })
+
+/** A person's numeric id or uuid; anything else is a distinct id passed in the wrong place. */
+const personRef = (raw: string) =>
+  /^\d{1,15}$/.test(raw)
+    ? Effect.succeed({ id: Number(raw) })
+    : isUuid(raw)
+    ? Effect.succeed({ uuid: raw.toLowerCase() })
+    : Effect.fail(new ValidationError({
+      code: "invalid_input",
+      detail: "The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=X instead.",
+      attr: null
+    }))
+
+const findPerson = (projectId: number, raw: string) =>
+  Effect.gen(function*() {
+    const person = yield* (yield* PersonStore).get(projectId, yield* personRef(raw))
+    return yield* Option.match(person, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
+  })
+
+const csvCell = (value: unknown) => {
+  const text = typeof value === "string" ? value : JSON.stringify(value)
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+const list = environmentRoute({
+  method: "GET",
+  path: "/persons",
+  tag: "persons",
+  summary: "List persons",
+  description: "Newest first. Filters combine with AND.",
+  scope: "person:read",
+  query: ListParams,
+  response: Paginated(Person, "PaginatedPersonList"),
+  handler: ({ project, query, request }) =>
+    Effect.gen(function*() {
+      const page = toPage(query)
+      const { count, results } = yield* (yield* PersonStore).list(project.id, {
+        distinct_id: query.distinct_id,
+        email: query.email,
+        search: query.search,
+        properties: (query.properties ?? []).map(toFilter),
+        ...page
+      })
+      return paginated(request.url, page, count, results.map(toWire))
+    })
+})
+
+const values = environmentRoute({
+  method: "GET",
+  path: "/persons/values",
+  tag: "persons",
+  summary: "Values of a person property",
+  description: "The most common values of property `key` (up to 100), optionally only those containing `value`, with how many persons have each.",
+  scope: "person:read",
+  query: Schema.Struct({
+    key: Schema.String.annotations({ description: "Property name." }),
+    value: Schema.optional(Schema.String.annotations({ description: "Only values containing this text (case-insensitive)." })),
+    format: Format
+  }),
+  response: Schema.Array(Schema.Struct({ name: Schema.Unknown, count: Schema.Int })),
+  handler: ({ project, query }) =>
+    Effect.gen(function*() {
+      const rows = (yield* (yield* PersonStore).values(project.id, query.key, query.value)).map(({ count, value }) => ({ name: value, count }))
+      if (query.format !== "csv") return rows
+      const csv = ["name,count", ...rows.map((r) => `${csvCell(r.name)},${r.count}`)].join("\r\n") + "\r\n"
+      return new Reply(200, csv, { "content-type": "text/csv; charset=utf-8" })
+    })
+})
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "/persons/:id",
+  tag: "persons",
+  summary: "Retrieve a person",
+  description: "By numeric id or uuid.",
+  scope: "person:read",
+  params: PersonRef,
+  response: Person,
+  handler: ({ params, project }) => Effect.map(findPerson(project.id, params.id), toWire)
+})
+
+const remove = environmentRoute({
+  method: "DELETE",
+  path: "/persons/:id",
+  tag: "persons",
+  summary: "Delete a person",
+  description: "Removes the person and their distinct ids (a later event with one of them starts a new person). With `delete_events=true` their events are deleted too, before this answers.",
+  scope: "person:write",
+  params: PersonRef,
+  query: Schema.Struct({
+    delete_events: Schema.optional(Schema.Literal("true", "false", "1", "0").annotations({ description: "Also delete the person's events." }))
+  }),
+  status: 202,
+  handler: ({ params, project, query }) =>
+    Effect.gen(function*() {
+      const person = yield* findPerson(project.id, params.id)
+      yield* (yield* PersonStore).remove(project.id, person.id)
+      ;(yield* PersonCache).forget(project.id)
+      if (query.delete_events === "true" || query.delete_events === "1") {
+        const deleted = yield* (yield* EventStore).deleteByPerson(project.id, person.uuid)
+        yield* Effect.logInfo("person deleted with events", { person: person.uuid, events: deleted })
+      }
+      return Reply.empty(202)
+    })
+})
+
+export const personRoutes = [list, values, retrieve, remove]

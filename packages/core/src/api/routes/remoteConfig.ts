@@ -1,0 +1,106 @@
+import { Effect, Option, Schema } from "effect"
+import type { Project } from "../../domain/models.js"
+import { ProjectTokens } from "../../ingest/projectTokens.js"
+import { NotFound, ValidationError } from "../errors.js"
+import { Reply } from "../reply.js"
+import { publicRoute } from "../route.js"
+import { corsHeaders } from "./capture.js"
+
+// posthog-js loads its project's settings before anything else: `config.js` as a script tag (with
+// crossorigin, so CORS headers matter), or `config` as JSON when scripts may not load. What it reads
+// decides compression (gzip, or posthog-js sends plain JSON), where events go, and which features run.
+
+/** The remote config of a project, in the shape posthog-js reads. */
+export const remoteConfig = (project: Project) => ({
+  token: project.api_token,
+  supportedCompression: ["gzip", "gzip-js"],
+  // Feature flags come with their own issue; until then posthog-js need not ask for them.
+  hasFeatureFlags: false,
+  captureDeadClicks: project.capture_dead_clicks,
+  capturePerformance: project.capture_performance_opt_in
+    ? { network_timing: true, web_vitals: false, web_vitals_allowed_metrics: null }
+    : false,
+  autocapture_opt_out: project.autocapture_opt_out,
+  autocaptureExceptions: project.autocapture_exceptions_opt_in,
+  analytics: { endpoint: "/i/v0/e/" },
+  elementsChainAsString: true,
+  errorTracking: { autocaptureExceptions: project.autocapture_exceptions_opt_in, suppressionRules: [] },
+  logs: { captureConsoleLogs: false },
+  sessionRecording: project.session_recording_opt_in
+    ? {
+      endpoint: "/s/",
+      consoleLogRecordingEnabled: project.capture_console_log_opt_in,
+      recorderVersion: "v2",
+      sampleRate: null,
+      minimumDurationMilliseconds: null,
+      linkedFlag: null,
+      networkPayloadCapture: null,
+      masking: null,
+      urlTriggers: [],
+      urlBlocklist: [],
+      eventTriggers: [],
+      triggerMatchType: null,
+      scriptConfig: null
+    }
+    : false,
+  heatmaps: project.heatmaps_opt_in,
+  conversations: false,
+  surveys: false,
+  productTours: false,
+  defaultIdentifiedOnly: true,
+  siteApps: []
+})
+
+const TOKEN = /^[A-Za-z0-9_-]{1,200}$/
+
+const Params = Schema.Struct({ token: Schema.String })
+
+const projectFor = (token: string) =>
+  Effect.gen(function*() {
+    if (!TOKEN.test(token)) return yield* new ValidationError({ code: "invalid_input", detail: "Invalid token.", attr: "token" })
+    const project = yield* (yield* ProjectTokens).find(token)
+    return yield* Option.match(project, {
+      onNone: () => Effect.fail(new NotFound({ detail: "No project has this API key." })),
+      onSome: Effect.succeed
+    })
+  })
+
+const headers = (request: Parameters<typeof corsHeaders>[0], contentType: string) => ({
+  ...corsHeaders(request),
+  "content-type": contentType,
+  // Settings change rarely; a minute keeps page loads from asking every time.
+  "cache-control": "public, max-age=60",
+  vary: "Origin, Referer"
+})
+
+export const remoteConfigRoutes = [
+  publicRoute({
+    method: "GET",
+    path: "/array/:token/config",
+    tag: "capture",
+    summary: "Remote config of a project (JSON), as posthog-js loads it",
+    params: Params,
+    handler: ({ params, request }) =>
+      Effect.map(projectFor(params.token), (project) =>
+        new Reply(200, JSON.stringify(remoteConfig(project)), headers(request, "application/json")))
+  }),
+  publicRoute({
+    method: "GET",
+    path: "/array/:token/config.js",
+    tag: "capture",
+    summary: "Remote config of a project as a script setting window._POSTHOG_REMOTE_CONFIG",
+    params: Params,
+    handler: ({ params, request }) =>
+      Effect.map(projectFor(params.token), (project) => {
+        const { siteApps, ...config } = remoteConfig(project)
+        const script = `(function() {
+  window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};
+  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.api_token)}] = {
+    config: ${JSON.stringify(config)},
+    siteApps: ${JSON.stringify(siteApps)}
+  }
+})();`
+        return new Reply(200, script, headers(request, "application/javascript"))
+      })
+  })
+]
