@@ -16,5 +16,6 @@ export default defineWorkspace([
   project("node", "packages/node", undefined, 60_000),
   project("express", "packages/express"),
   project("next", "packages/next"),
+  project("geoip", "packages/geoip"),
   project("examples", "examples", "*/test/**/*.test.ts", 60_000)
 ])

@@ -1,9 +1,10 @@
 // `npm run bench`: runs every benchmark and records its table in docs/performance.md.
+import * as decide from "./decide.js"
 import * as ingest from "./ingest.js"
 import * as projectsList from "./projects-list.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

@@ -10,8 +10,15 @@ const KEY = "phx_standalone_example_key_0000001"
 const children: Array<ChildProcess> = []
 const dirs: Array<string> = []
 
-afterEach(() => {
-  for (const child of children.splice(0)) child.kill("SIGTERM")
+// `npm start` runs zed through a shell, so the whole process group is stopped, not only npm.
+afterEach(async () => {
+  await Promise.all(children.splice(0).map((child) =>
+    new Promise<void>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve()
+      child.once("exit", () => resolve())
+      process.kill(-child.pid!, "SIGTERM")
+    })
+  ))
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -21,6 +28,7 @@ const start = (command: string, args: Array<string>) =>
     dirs.push(dataDir)
     const child = spawn(command, args, {
       cwd: here,
+      detached: true,
       env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ZED_DATA_DIR: dataDir, ZED_PERSONAL_API_KEY: KEY }
     })
     children.push(child)

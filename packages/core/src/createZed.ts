@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, ManagedRuntime } from "effect"
+import { Effect, type Layer, ManagedRuntime } from "effect"
 import { errorReply, NotFound } from "./api/errors.js"
 import { appLayer } from "./app.js"
 import { makeApp } from "./api/handler.js"
@@ -9,6 +9,7 @@ import type { ZedRequest } from "./api/request.js"
 import { routes } from "./api/routes/index.js"
 import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web.js"
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
+import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
 
 export interface ZedOptions {
@@ -20,6 +21,8 @@ export interface ZedOptions {
   readonly trustProxy?: boolean | undefined
   /** Largest request body accepted, in bytes. */
   readonly bodyLimit?: number | undefined
+  /** Where flag evaluation finds `$geoip_*` properties: `DbipGeoIp` from `@zed/geoip`, or none (the default). */
+  readonly geoip?: Layer.Layer<GeoIp> | undefined
 }
 
 export interface Zed {
@@ -43,7 +46,7 @@ const notFound = errorReply(new NotFound({ detail: "Not found." }))
 
 export const createZed = async (options: ZedOptions): Promise<Zed> => {
   if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
-  const runtime = ManagedRuntime.make(appLayer(options.storage, { trustProxy: options.trustProxy ?? false }))
+  const runtime = ManagedRuntime.make(appLayer(options.storage, options.geoip ?? GeoIpNone, { trustProxy: options.trustProxy ?? false }))
   try {
     await runtime.runtime()
     const bootstrapped: BootstrapResult = options.bootstrap === false

@@ -15,7 +15,8 @@ export const ServerConfig = Config.all({
   projectApiKey: Config.option(Config.string("ZED_PROJECT_API_KEY")),
   personalApiKey: Config.option(Config.string("ZED_PERSONAL_API_KEY")),
   adminEmail: Config.option(Config.string("ZED_ADMIN_EMAIL")),
-  trustProxy: Config.boolean("ZED_TRUST_PROXY").pipe(Config.withDefault(false))
+  trustProxy: Config.boolean("ZED_TRUST_PROXY").pipe(Config.withDefault(false)),
+  geoip: Config.boolean("ZED_GEOIP").pipe(Config.withDefault(true))
 })
 
 export type ServerConfig = Config.Config.Success<typeof ServerConfig>

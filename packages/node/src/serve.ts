@@ -3,6 +3,7 @@ import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Credentials, createZed, type Zed } from "@zed/core"
+import { DbipGeoIp } from "@zed/geoip"
 import { Option } from "effect"
 import { type ServerConfig, storageFor } from "./config.js"
 
@@ -27,6 +28,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
   const zed = await createZed({
     storage: storageFor(config),
     trustProxy: config.trustProxy,
+    ...(config.geoip ? { geoip: DbipGeoIp } : {}),
     bootstrap: {
       projectApiKey: Option.getOrUndefined(config.projectApiKey),
       personalApiKey: Option.getOrUndefined(config.personalApiKey),

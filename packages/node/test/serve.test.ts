@@ -123,7 +123,8 @@ describe("zed serve on PostgreSQL", () => {
       const stored = await client.query("SELECT secure_value FROM personal_api_keys")
       await client.end()
       expect(tables.rows.map((r) => r.tablename)).toEqual([
-        "effect_sql_migrations", "events", "group_type_mappings", "groups", "organizations",
+        "cohort_people", "cohorts", "effect_sql_migrations", "events", "feature_flag_hash_key_overrides", "feature_flags",
+        "group_type_mappings", "groups", "organization_usage", "organizations",
         "person_distinct_ids", "personal_api_keys", "persons", "projects", "users"
       ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])

@@ -10,13 +10,17 @@ import { dataDirLock } from "./dataDirLock.js"
 import { migrate } from "./migrations/index.js"
 import * as PgliteClient from "./PgliteClient.js"
 import { ApiKeyStoreSql } from "./stores/ApiKeyStoreSql.js"
+import { CohortStoreSql } from "./stores/CohortStoreSql.js"
 import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
+import { FlagInputsSql } from "./stores/FlagInputsSql.js"
+import { FlagStoreSql } from "./stores/FlagStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
+import { UsageStoreSql } from "./stores/UsageStoreSql.js"
 import { UserStoreSql } from "./stores/UserStoreSql.js"
 
 const INT8 = 20
@@ -29,7 +33,11 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   TransactorSql(options.writeConcurrency, options.soleWriter),
   EventStoreSql(options.insertStyle),
   PersonStoreSql,
-  GroupStoreSql
+  GroupStoreSql,
+  FlagStoreSql,
+  CohortStoreSql,
+  FlagInputsSql,
+  UsageStoreSql
 )
 
 const migrations = Layer.effectDiscard(orStorageError(migrate).pipe(

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { bootstrap, EventStore, type IncomingEvent, ingest, PersonStore, type StorageServices, uuidv7 } from "@zed/core"
+import { bootstrap, EventStore, ingest, PersonStore, type StorageServices } from "@zed/core"
 import { Effect, ManagedRuntime } from "effect"
 import { postgresStorage, temporaryDatabase, type TemporaryDatabase } from "../src/index.js"
+import { incomingEvent } from "./backends.js"
 import { TEST_SERVER_URL } from "./server.js"
 
 // Two Zed instances on one database, racing: one stores an anonymous visitor's page view while the
@@ -24,15 +25,7 @@ afterAll(async () => {
   await db.drop()
 })
 
-const event = (name: string, distinctId: string, properties: Record<string, unknown>): IncomingEvent => ({
-  uuid: uuidv7(),
-  event: name,
-  distinct_id: distinctId,
-  properties,
-  timestamp: new Date(),
-  received_at: new Date(),
-  processPerson: true
-})
+const event = incomingEvent
 
 describe("concurrent writers on one PostgreSQL database", () => {
   it("never split a person when they claim the same distinct ids at once", async () => {

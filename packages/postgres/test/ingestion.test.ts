@@ -1,6 +1,3 @@
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import {
   bootstrap,
@@ -9,33 +6,20 @@ import {
   type IncomingEvent,
   ingest,
   matches,
-  memoryStorage,
   OPERATORS,
   PersonStore,
   type PropertyFilter,
-  type StorageServices,
-  type ZedStorage
+  type StorageServices
 } from "@zed/core"
 import { Effect, ManagedRuntime, Option } from "effect"
 import fc from "fast-check"
-import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
-import { TEST_SERVER_URL } from "./server.js"
+import { backends as storageBackends } from "./backends.js"
 
 // Ingestion through the storage ports must give the same persons, events and groups on every
 // backend, and SQL property filters must select exactly what the reference `matches` does.
 
 type Runtime = ManagedRuntime.ManagedRuntime<StorageServices, unknown>
-const backends: Record<string, () => Promise<{ storage: ZedStorage; cleanup: () => Promise<void> }>> = {
-  memory: async () => ({ storage: memoryStorage(), cleanup: async () => {} }),
-  pglite: async () => {
-    const dir = mkdtempSync(join(tmpdir(), "zed-ingest-"))
-    return { storage: pgliteStorage({ dataDir: join(dir, "pgdata") }), cleanup: async () => rmSync(dir, { recursive: true }) }
-  },
-  postgres: async () => {
-    const db = await temporaryDatabase(TEST_SERVER_URL)
-    return { storage: postgresStorage({ url: db.url }), cleanup: db.drop }
-  }
-}
+const backends = storageBackends("ingest")
 
 let serial = 0
 let clock = Date.parse("2026-02-01T00:00:00.000Z")
@@ -85,6 +69,13 @@ const propertyValue = fc.oneof(
   fc.boolean(),
   fc.constant(null)
 )
+const flagCalls = [
+  event("$feature_flag_called", "ada", { $feature_flag: "beta", $feature_flag_response: true }),
+  event("$feature_flag_called", "bob", { $feature_flag: "beta", $feature_flag_response: false }),
+  event("$feature_flag_called", "ada", { $feature_flag: "color", $feature_flag_response: "blue" }),
+  event("not a flag call", "ada", { $feature_flag: "gamma" })
+]
+
 const personProperties = fc.sample(fc.dictionary(fc.constantFrom("plan", "n", "flag", "name"), propertyValue, { maxKeys: 4 }), { numRuns: 40, seed: 7 })
 
 describe.each(Object.keys(backends))("%s ingestion", (name) => {
@@ -102,6 +93,9 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
     }
     // Persons for the filter property test, in project 1 too, one event each.
     await run(ingest([{ projectId: 1, events: personProperties.map((properties, i) => event("seed", `p${i}`, { $set: properties })) }]))
+    // Events carrying the same properties, for the event filter property test.
+    await run(ingest([{ projectId: 1, events: personProperties.map((properties, i) => event("probe", `p${i}`, properties, false)) }]))
+    await run(ingest([{ projectId: 1, events: flagCalls }]))
   })
   afterAll(async () => {
     await runtime.dispose()
@@ -163,6 +157,26 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
       const want = seeded.filter((p) => chosen.every((f) => matches(p.properties, f))).map((p) => p.uuid).sort()
       expect(got.results.filter((p) => /^p\d+$/.test(p.distinct_ids[0]!)).map((p) => p.uuid).sort()).toEqual(want)
     }), { numRuns: name === "memory" ? 200 : 120 })
+  })
+
+  it("selects events with property filters exactly what the reference does", async () => {
+    const probes = await run(Effect.flatMap(EventStore, (s) => s.list(1, { event: "probe", limit: 1000, offset: 0 })))
+    expect(probes).toHaveLength(personProperties.length)
+    await fc.assert(fc.asyncProperty(filters, async (fs) => {
+      const chosen = fs as ReadonlyArray<PropertyFilter>
+      const got = await run(Effect.flatMap(EventStore, (s) => s.list(1, { event: "probe", properties: chosen, limit: 1000, offset: 0 })))
+      expect(got.map((e) => e.uuid)).toEqual(probes.filter((e) => chosen.every((f) => matches(e.properties, f))).map((e) => e.uuid))
+    }), { numRuns: name === "memory" ? 200 : 120 })
+  })
+
+  it("knows each flag's last call, and finds persons by uuid", async () => {
+    const calls = await run(Effect.flatMap(EventStore, (s) => s.lastFlagCalls(1, ["beta", "color", "gamma", "never"])))
+    expect(calls).toEqual(new Map([["beta", flagCalls[1]!.timestamp], ["color", flagCalls[2]!.timestamp]]))
+    const { persons } = await run(snapshot)
+    const wanted = persons.slice(0, 2).map((p) => p.uuid)
+    const found = await run(Effect.flatMap(PersonStore, (s) => s.getMany(1, [...wanted, "00000000-0000-4000-8000-000000000000"])))
+    expect(found.map((p) => p.uuid).sort()).toEqual([...wanted].sort())
+    expect(await run(Effect.flatMap(PersonStore, (s) => s.getMany(2, wanted)))).toEqual([])
   })
 
   it("counts property values, and deletes a person's events", async () => {

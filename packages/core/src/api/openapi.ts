@@ -1,5 +1,5 @@
 import { OpenApiJsonSchema } from "@effect/platform"
-import { Option, Schema, SchemaAST } from "effect"
+import { Either, Option, Schema, SchemaAST } from "effect"
 import type { Route } from "./route.js"
 
 // The OpenAPI document is generated from the route table's own schemas, so the reference cannot
@@ -47,8 +47,14 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
     return ast.propertySignatures.map((ps) => {
       const type = typed.propertySignatures.find((t) => t.name === ps.name)!
       const ast = withoutUndefined(type.type)
-      const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(ast))
-      return { name: String(ps.name), in: "query", required: !ps.isOptional, ...(description ? { description } : {}), schema: jsonSchema(Schema.make(ast)) }
+      const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(ast)) ??
+        Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(withoutUndefined(ps.type)))
+      // The decoded side says more (an integer, a list), when it can be described; a date cannot.
+      const schema = Either.getOrElse(
+        Either.try(() => jsonSchema(Schema.make(ast))),
+        () => jsonSchema(Schema.make(withoutUndefined(ps.type)))
+      )
+      return { name: String(ps.name), in: "query", required: !ps.isOptional, ...(description ? { description } : {}), schema }
     })
   }
 

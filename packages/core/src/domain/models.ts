@@ -3,6 +3,8 @@ import { Schema } from "effect"
 export const Organization = Schema.Struct({
   id: Schema.UUID,
   name: Schema.String,
+  /** Flag evaluations allowed per calendar month; null = unlimited. */
+  flag_evaluation_quota: Schema.NullOr(Schema.Int),
   created_at: Schema.Date
 }).annotations({ identifier: "Organization" })
 export type Organization = typeof Organization.Type

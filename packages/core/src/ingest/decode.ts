@@ -175,6 +175,8 @@ const isBase64Char = (c: number) =>
  * In URL-decoded values a space is a `+` that lost its escaping.
  */
 const strictBase64 = (bytes: Uint8Array, urlDecoded: boolean): string | undefined => {
+  // Plain JSON starts with a character base64 never holds: no copy is made for it.
+  if (bytes[0] === 0x7b || bytes[0] === 0x5b) return undefined
   const chars = new Uint8Array(bytes.length)
   let n = 0
   let padding = 0

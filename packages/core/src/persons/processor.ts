@@ -33,8 +33,8 @@ export interface PersonChanges {
   readonly claimed: ReadonlyArray<{ readonly distinct_id: string; readonly person: PersonDraft }>
   /** Distinct ids that belonged to another person before this batch (merges); that person was loaded, hence locked. */
   readonly moved: ReadonlyArray<{ readonly distinct_id: string; readonly person: PersonDraft }>
-  /** Stored persons merged into others, to delete once their ids are moved. */
-  readonly deleted: ReadonlyArray<{ readonly id: number; readonly uuid: string }>
+  /** Stored persons merged into others, to delete once their ids (and flag hash keys) are moved to `into`. */
+  readonly deleted: ReadonlyArray<{ readonly id: number; readonly uuid: string; readonly into: PersonDraft }>
   /** Events stored under `from` belong to `to` now. */
   readonly repoint: ReadonlyArray<{ readonly from: string; readonly to: string }>
 }
@@ -149,7 +149,7 @@ export const processPersons = (
     return draft
   })
   const created: Array<PersonDraft> = []
-  const deleted: Array<{ id: number; uuid: string }> = []
+  const deleted: Array<{ id: number; uuid: string; into: PersonDraft }> = []
   const repoint: Array<{ from: string; to: string }> = []
   const warnings: Array<PersonWarning> = []
   const mergedInto = new Map<string, PersonDraft>()
@@ -194,7 +194,7 @@ export const processPersons = (
     other.merged = true
     mergedInto.set(other.uuid, into)
     repoint.push({ from: other.uuid, to: into.uuid })
-    if (other.id !== undefined) deleted.push({ id: other.id, uuid: other.uuid })
+    if (other.id !== undefined) deleted.push({ id: other.id, uuid: other.uuid, into })
   }
 
   const identify = (event: IncomingEvent, otherId: string, intoId: string): PersonDraft => {
@@ -245,11 +245,16 @@ export const processPersons = (
     return person.uuid
   })
 
+  // Persons merged away hand over to whoever they were merged into, at the end of the chain.
+  const survivor = (person: PersonDraft): PersonDraft => {
+    let at = person
+    while (at.merged) at = mergedInto.get(at.uuid)!
+    return at
+  }
   // Events processed before a merge later in the batch belong to the surviving person.
   const resolve = (uuid: string): string => {
-    let person = mergedInto.get(uuid)
-    while (person !== undefined && mergedInto.has(person.uuid)) person = mergedInto.get(person.uuid)
-    return person?.uuid ?? uuid
+    const into = mergedInto.get(uuid)
+    return into === undefined ? uuid : survivor(into).uuid
   }
 
   const updated = stored.filter((p) => p.changed && !p.merged)
@@ -274,7 +279,8 @@ export const processPersons = (
       updated,
       claimed,
       moved,
-      deleted,
+      // A person merged into one that is merged later in the batch hands over to the last survivor.
+      deleted: deleted.map((d) => ({ ...d, into: survivor(d.into) })),
       repoint: repoint.map(({ from, to }) => ({ from, to: resolve(to) })).filter(({ from, to }) => from !== to)
     },
     warnings

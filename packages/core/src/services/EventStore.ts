@@ -1,4 +1,5 @@
 import { Context, type Effect } from "effect"
+import type { PropertyFilter } from "../persons/filters.js"
 import type { StorageError } from "./StorageError.js"
 
 /** An event as stored: normalized, with the person it belonged to when ingested. */
@@ -16,11 +17,13 @@ export interface StoredEvent {
 }
 
 export interface EventQuery {
+  readonly uuid?: string | undefined
   readonly event?: string | undefined
   readonly distinct_id?: string | undefined
   readonly person_id?: string | undefined
   readonly after?: Date | undefined
   readonly before?: Date | undefined
+  readonly properties?: ReadonlyArray<PropertyFilter> | undefined
   readonly limit: number
   readonly offset: number
 }
@@ -35,5 +38,7 @@ export class EventStore extends Context.Tag("@zed/core/EventStore")<EventStore, 
   readonly repoint: (projectId: number, moves: ReadonlyArray<{ readonly from: string; readonly to: string }>) => Effect.Effect<void, StorageError>
   /** Newest first. */
   readonly list: (projectId: number, query: EventQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
+  /** When each of these flags was last reported called (`$feature_flag_called`), for those ever called. */
+  readonly lastFlagCalls: (projectId: number, keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Date>, StorageError>
   readonly deleteByPerson: (projectId: number, personId: string) => Effect.Effect<number, StorageError>
 }>() {}

@@ -22,6 +22,8 @@ export class PersonStore extends Context.Tag("@zed/core/PersonStore")<PersonStor
   /** Newest first. */
   readonly list: (projectId: number, query: PersonQuery) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Person> }, StorageError>
   readonly get: (projectId: number, ref: { readonly id: number } | { readonly uuid: string }) => Effect.Effect<Option.Option<Person>, StorageError>
+  /** The persons with these uuids (those that still exist), in no particular order. */
+  readonly getMany: (projectId: number, uuids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<Person>, StorageError>
   /** Deletes the person and its distinct ids (which a later event may reuse for a new person). */
   readonly remove: (projectId: number, personId: number) => Effect.Effect<void, StorageError>
   /** The most common values of a person property, optionally containing `search`, with their counts. */

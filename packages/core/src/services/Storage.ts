@@ -1,23 +1,31 @@
 import type { Layer } from "effect"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
+import type { CohortStore } from "./CohortStore.js"
 import type { EventStore } from "./EventStore.js"
+import type { FlagInputs } from "./FlagInputs.js"
+import type { FlagStore } from "./FlagStore.js"
 import type { GroupStore } from "./GroupStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
 import type { StorageError } from "./StorageError.js"
 import type { Transactor } from "./Transactor.js"
+import type { UsageStore } from "./UsageStore.js"
 import type { UserStore } from "./UserStore.js"
 
 /** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
 export type StorageServices =
   | ApiKeyStore
+  | CohortStore
   | EventStore
+  | FlagInputs
+  | FlagStore
   | GroupStore
   | OrganizationStore
   | PersonStore
   | ProjectStore
   | Transactor
+  | UsageStore
   | UserStore
 
 export type ZedStorage = Layer.Layer<StorageServices, StorageError>

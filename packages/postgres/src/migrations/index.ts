@@ -3,11 +3,13 @@ import * as Migrator from "@effect/sql/Migrator"
 import { Effect } from "effect"
 import foundation from "./0001_foundation.js"
 import eventsPersons from "./0002_events_persons.js"
+import featureFlags from "./0003_feature_flags.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_foundation": foundation,
-    "0002_events_persons": eventsPersons
+    "0002_events_persons": eventsPersons,
+    "0003_feature_flags": featureFlags
   })
 })
 

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { EventStore, type StoredEvent } from "@zed/core"
 import { Array as Arr, Effect, Layer } from "effect"
+import { propertyCondition } from "./propertyCondition.js"
 import { orStorageError } from "./sqlErrors.js"
 
 type Row = Omit<StoredEvent, "groups"> & {
@@ -29,6 +30,7 @@ export const EventStoreSql = (style: InsertStyle) => Layer.effect(
   EventStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
+    const condition = propertyCondition(sql, "properties")
     // One literal shape for every row, built in one pass: this runs for every event ingested.
     const row = (projectId: number, e: StoredEvent, properties: unknown) => ({
       project_id: projectId,
@@ -78,13 +80,24 @@ export const EventStoreSql = (style: InsertStyle) => Layer.effect(
           SELECT uuid, event, distinct_id, person_id, properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4
           FROM events WHERE ${sql.and([
             sql`project_id = ${projectId}`,
+            ...(query.uuid === undefined ? [] : [sql`uuid = ${query.uuid}`]),
             ...(query.event === undefined ? [] : [sql`event = ${query.event}`]),
             ...(query.distinct_id === undefined ? [] : [sql`distinct_id = ${query.distinct_id}`]),
             ...(query.person_id === undefined ? [] : [sql`person_id = ${query.person_id}`]),
             ...(query.after === undefined ? [] : [sql`timestamp > ${query.after}`]),
-            ...(query.before === undefined ? [] : [sql`timestamp < ${query.before}`])
+            ...(query.before === undefined ? [] : [sql`timestamp < ${query.before}`]),
+            ...(query.properties ?? []).map(condition)
           ])}
           ORDER BY timestamp DESC, uuid DESC LIMIT ${query.limit} OFFSET ${query.offset}`).pipe(Effect.map((rows) => rows.map(toEvent))),
+      // Served by the partial index events_flag_calls_idx.
+      lastFlagCalls: (projectId, keys) =>
+        keys.length === 0
+          ? Effect.succeed(new Map<string, Date>())
+          : orStorageError(sql<{ key: string; last: Date }>`
+              SELECT properties ->> '$feature_flag' AS key, max(timestamp) AS last FROM events
+              WHERE project_id = ${projectId} AND event = '$feature_flag_called'
+                AND properties ->> '$feature_flag' IN (SELECT unnest(${keys}::text[]))
+              GROUP BY 1`).pipe(Effect.map((rows) => new Map(rows.map((r) => [r.key, r.last])))),
       deleteByPerson: (projectId, personId) =>
         orStorageError(sql<{ deleted: number }>`
           WITH gone AS (DELETE FROM events WHERE project_id = ${projectId} AND person_id = ${personId} RETURNING 1)

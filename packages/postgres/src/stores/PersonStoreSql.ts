@@ -1,53 +1,24 @@
-import { SqlClient, type Statement } from "@effect/sql"
-import { asText, filterValues, type Person, type PersonChanges, PersonStore, type PropertyFilter } from "@zed/core"
+import { SqlClient } from "@effect/sql"
+import { type Person, type PersonChanges, PersonStore } from "@zed/core"
 import { Effect, Layer, Option } from "effect"
+import { escapeLike, propertyCondition } from "./propertyCondition.js"
 import { orStorageError } from "./sqlErrors.js"
 
-type Row = Omit<Person, "distinct_ids"> & { readonly distinct_ids: ReadonlyArray<string> | null }
+export type Row = Omit<Person, "distinct_ids"> & { readonly distinct_ids: ReadonlyArray<string> | null }
 
-const toPerson = (row: Row): Person => ({ ...row, distinct_ids: row.distinct_ids ?? [] })
+/** A person's columns with their distinct ids, selected from `persons` aliased `p`. */
+export const personColumns = `p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version,
+  (SELECT json_agg(d.distinct_id ORDER BY d.distinct_id) FROM person_distinct_ids d WHERE d.person_id = p.id) AS distinct_ids`
 
-const NUMERIC_TEXT = "^\\s*-?\\d+(\\.\\d+)?\\s*$"
+export const toPerson = (row: Row): Person => ({ ...row, distinct_ids: row.distinct_ids ?? [] })
 
 export const PersonStoreSql = Layer.effect(
   PersonStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`p.id, p.uuid, p.properties, p.is_identified, p.created_at, p.version,
-      (SELECT json_agg(d.distinct_id ORDER BY d.distinct_id) FROM person_distinct_ids d WHERE d.person_id = p.id) AS distinct_ids`)
+    const columns = sql.literal(personColumns)
 
-    const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
-
-    // Same meaning as `matches` in @zed/core's persons/filters (the conformance suite holds them equal).
-    const condition = (filter: PropertyFilter): Statement.Fragment => {
-      const key = filter.key
-      const text = sql`(p.properties ->> ${key})`
-      const number = sql`(CASE WHEN jsonb_typeof(p.properties -> ${key}) = 'number' OR ${text} ~ ${NUMERIC_TEXT}
-        THEN ${text}::numeric END)`
-      const values = JSON.stringify(filterValues(filter))
-      const anyOf = sql`${text} IN (SELECT json_array_elements_text(${values}::json))`
-      const like = sql`${text} ILIKE ${`%${escapeLike(asText(filter.value ?? ""))}%`}`
-      const bound = Number(filter.value)
-      switch (filter.operator) {
-        case "is_set":
-          return sql`p.properties ? ${key}`
-        case "is_not_set":
-          return sql`NOT (p.properties ? ${key})`
-        case "exact":
-          return sql`coalesce(${anyOf}, false)`
-        case "is_not":
-          return sql`NOT coalesce(${anyOf}, false)`
-        case "icontains":
-          return sql`coalesce(${like}, false)`
-        case "not_icontains":
-          return sql`NOT coalesce(${like}, false)`
-        default: {
-          if (typeof filter.value !== "number" && !(typeof filter.value === "string" && new RegExp(NUMERIC_TEXT).test(filter.value))) return sql`false`
-          const op = sql.literal({ gt: ">", gte: ">=", lt: "<", lte: "<=" }[filter.operator])
-          return sql`coalesce(${number} ${op} ${bound}, false)`
-        }
-      }
-    }
+    const condition = propertyCondition(sql, "p.properties")
 
     // New rows only: a distinct id claimed by a concurrent writer fails the insert (and the batch is
     // retried against what that writer committed) instead of being taken from it.
@@ -116,6 +87,14 @@ export const PersonStoreSql = Layer.effect(
           yield* claimIds(projectId, rows(changes.claimed))
           yield* moveIds(projectId, rows(changes.moved))
           if (changes.deleted.length > 0) {
+            const merges = JSON.stringify(changes.deleted.map((d) => ({ from_id: d.id, into_id: d.into.id ?? ids.get(d.into.uuid)! })))
+            // Experience continuity follows the person: hash keys move to the survivor (its own win).
+            yield* orStorageError(sql`
+              INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
+              SELECT o.project_id, m.into_id, o.feature_flag_key, o.hash_key
+              FROM feature_flag_hash_key_overrides o
+              JOIN json_to_recordset(${merges}::json) AS m(from_id bigint, into_id bigint) ON o.person_id = m.from_id
+              ON CONFLICT DO NOTHING`)
             yield* orStorageError(sql`DELETE FROM persons WHERE project_id = ${projectId}
               AND id IN (SELECT json_array_elements_text(${JSON.stringify(changes.deleted.map((d) => d.id))}::json)::bigint)`)
           }
@@ -148,6 +127,11 @@ export const PersonStoreSql = Layer.effect(
         orStorageError(sql<Row>`SELECT ${columns} FROM persons p WHERE p.project_id = ${projectId} AND ${
           "id" in ref ? sql`p.id = ${ref.id}` : sql`p.uuid = ${ref.uuid}`
         }`).pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPerson))),
+      getMany: (projectId, uuids) =>
+        uuids.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<Row>`SELECT ${columns} FROM persons p
+              WHERE p.project_id = ${projectId} AND p.uuid IN (SELECT unnest(${uuids}::uuid[]))`).pipe(Effect.map((rows) => rows.map(toPerson))),
       remove: (projectId, personId) =>
         orStorageError(sql`DELETE FROM persons WHERE project_id = ${projectId} AND id = ${personId}`).pipe(Effect.asVoid),
       // Ties in code-point order (COLLATE "C"), as the in-memory store sorts.

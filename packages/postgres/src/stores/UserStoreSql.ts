@@ -23,6 +23,10 @@ export const UserStoreSql = Layer.effect(
             RETURNING *
           ) SELECT ${columns} FROM u`).pipe(Effect.map((rows) => rows[0]!)),
       get: (id) => one(sql`u.id = ${id}`),
+      getMany: (ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<User>`SELECT ${columns} FROM users u WHERE u.id = ANY(${ids}::int[]) ORDER BY u.id`),
       findByEmail: (email) => one(sql`u.email = ${email}`),
       first: orStorageError(sql<User>`SELECT ${columns} FROM users u ORDER BY u.id LIMIT 1`).pipe(Effect.map(Arr.head))
     })

@@ -4,7 +4,14 @@ import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
 import { captureRouteList } from "./capture.js"
+import { cohortRoutes } from "./cohorts.js"
+import { eventRoutes } from "./events.js"
+import { featureFlagRoutes } from "./featureFlags.js"
+import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
+import { groupTypesRoute } from "./groupTypes.js"
 import { healthRoute } from "./health.js"
+import { localEvaluationRoutes } from "./localEvaluation.js"
+import { organizationRoutes } from "./organizations.js"
 import { personRoutes } from "./persons.js"
 import { projectRoutes } from "./projects.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
@@ -24,8 +31,15 @@ const schemaRoute = publicRoute({
 export const routes: ReadonlyArray<Route<AppServices>> = [
   healthRoute,
   schemaRoute,
+  ...organizationRoutes,
   ...projectRoutes,
   ...personRoutes,
+  ...eventRoutes,
+  groupTypesRoute,
+  ...featureFlagRoutes,
+  ...cohortRoutes,
   ...captureRouteList,
-  ...remoteConfigRoutes
+  ...remoteConfigRoutes,
+  ...flagsEvaluationRoutes,
+  ...localEvaluationRoutes
 ]

@@ -1,15 +1,15 @@
 import { Effect, Option, Schema } from "effect"
 import { PersonCache } from "../../ingest/personCache.js"
 import { isUuid } from "../../ingest/uuid.js"
-import { OPERATORS, PropertyFilterSchema, toFilter } from "../../persons/filters.js"
+import { toFilter } from "../../persons/filters.js"
 import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
 import { EventStore } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
 import { NotFound, ValidationError } from "../errors.js"
+import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { check } from "../validation.js"
 
 // Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
 // identify, alias), as in PostHog.
@@ -34,18 +34,11 @@ const toWire = (person: StoredPerson): typeof Person.Type => ({
   created_at: person.created_at
 })
 
-const Filters = Schema.parseJson(Schema.Array(PropertyFilterSchema.pipe(
-  check((f: typeof PropertyFilterSchema.Type) => f.operator === "is_set" || f.operator === "is_not_set" || f.value !== undefined,
-    "required", "A value is required for this operator.")
-))).annotations({
-  description: `JSON array of \`{"key", "value", "operator"}\`; operators: ${OPERATORS.join(", ")} (default exact).`
-})
-
 const ListParams = PageParams.pipe(Schema.extend(Schema.Struct({
   distinct_id: Schema.optional(Schema.String.annotations({ description: "Only the person with this distinct id." })),
   email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
   search: Schema.optional(Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })),
-  properties: Schema.optional(Filters)
+  properties: Schema.optional(PropertyFiltersParam)
 })))
 
 const Format = Schema.optional(Schema.Literal("json", "csv"))
@@ -64,7 +57,7 @@ const personRef = (raw: string) =>
       attr: null
     }))
 
-const findPerson = (projectId: number, raw: string) =>
+export const findPerson = (projectId: number, raw: string) =>
   Effect.gen(function*() {
     const person = yield* (yield* PersonStore).get(projectId, yield* personRef(raw))
     return yield* Option.match(person, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
+import { FlagDefinitions } from "../../flags/definitions.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
@@ -11,11 +12,11 @@ import { corsHeaders } from "./capture.js"
 // decides compression (gzip, or posthog-js sends plain JSON), where events go, and which features run.
 
 /** The remote config of a project, in the shape posthog-js reads. */
-export const remoteConfig = (project: Project) => ({
+export const remoteConfig = (project: Project, hasFeatureFlags: boolean) => ({
   token: project.api_token,
   supportedCompression: ["gzip", "gzip-js"],
-  // Feature flags come with their own issue; until then posthog-js need not ask for them.
-  hasFeatureFlags: false,
+  // posthog-js asks /flags on load only when there are active flags.
+  hasFeatureFlags,
   captureDeadClicks: project.capture_dead_clicks,
   capturePerformance: project.capture_performance_opt_in
     ? { network_timing: true, web_vitals: false, web_vitals_allowed_metrics: null }
@@ -55,14 +56,13 @@ const TOKEN = /^[A-Za-z0-9_-]{1,200}$/
 
 const Params = Schema.Struct({ token: Schema.String })
 
-const projectFor = (token: string) =>
+const configFor = (token: string) =>
   Effect.gen(function*() {
     if (!TOKEN.test(token)) return yield* new ValidationError({ code: "invalid_input", detail: "Invalid token.", attr: "token" })
-    const project = yield* (yield* ProjectTokens).find(token)
-    return yield* Option.match(project, {
-      onNone: () => Effect.fail(new NotFound({ detail: "No project has this API key." })),
-      onSome: Effect.succeed
-    })
+    const found = yield* (yield* ProjectTokens).find(token)
+    if (Option.isNone(found)) return yield* new NotFound({ detail: "No project has this API key." })
+    const snapshot = yield* (yield* FlagDefinitions).get(found.value.id)
+    return remoteConfig(found.value, snapshot.hasActiveFlags)
   })
 
 const headers = (request: Parameters<typeof corsHeaders>[0], contentType: string) => ({
@@ -81,8 +81,7 @@ export const remoteConfigRoutes = [
     summary: "Remote config of a project (JSON), as posthog-js loads it",
     params: Params,
     handler: ({ params, request }) =>
-      Effect.map(projectFor(params.token), (project) =>
-        new Reply(200, JSON.stringify(remoteConfig(project)), headers(request, "application/json")))
+      Effect.map(configFor(params.token), (config) => new Reply(200, JSON.stringify(config), headers(request, "application/json")))
   }),
   publicRoute({
     method: "GET",
@@ -91,11 +90,10 @@ export const remoteConfigRoutes = [
     summary: "Remote config of a project as a script setting window._POSTHOG_REMOTE_CONFIG",
     params: Params,
     handler: ({ params, request }) =>
-      Effect.map(projectFor(params.token), (project) => {
-        const { siteApps, ...config } = remoteConfig(project)
+      Effect.map(configFor(params.token), ({ siteApps, ...config }) => {
         const script = `(function() {
   window._POSTHOG_REMOTE_CONFIG = window._POSTHOG_REMOTE_CONFIG || {};
-  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(project.api_token)}] = {
+  window._POSTHOG_REMOTE_CONFIG[${JSON.stringify(config.token)}] = {
     config: ${JSON.stringify(config)},
     siteApps: ${JSON.stringify(siteApps)}
   }

@@ -23,11 +23,23 @@ export const makeMemoryAccounts = (journal: Journal) => Effect.gen(function*() {
   const organizationStore = OrganizationStore.of({
     create: ({ name }) =>
       Effect.sync(() => {
-        const org: Organization = { id: randomUUID(), name, created_at: new Date() }
+        const org: Organization = { id: randomUUID(), name, flag_evaluation_quota: null, created_at: new Date() }
         journal.set(organizations, org.id, org)
         return org
       }),
     get: (id) => Effect.sync(() => Option.fromNullable(organizations.get(id))),
+    update: (id, patch) =>
+      Effect.sync(() => {
+        const org = organizations.get(id)
+        if (org === undefined) return Option.none()
+        const next: Organization = {
+          ...org,
+          name: patch.name ?? org.name,
+          flag_evaluation_quota: patch.flag_evaluation_quota === undefined ? org.flag_evaluation_quota : patch.flag_evaluation_quota
+        }
+        journal.set(organizations, id, next)
+        return Option.some(next)
+      }),
     any: Effect.sync(() => organizations.size > 0)
   })
 
@@ -100,6 +112,7 @@ export const makeMemoryAccounts = (journal: Journal) => Effect.gen(function*() {
         return user
       }),
     get: (id) => Effect.sync(() => Option.fromNullable(users.get(id))),
+    getMany: (ids) => Effect.sync(() => ids.flatMap((id) => users.get(id) ?? [])),
     findByEmail: (email) =>
       Effect.sync(() => Option.fromNullable([...users.values()].find((u) => u.email === email))),
     first: Effect.sync(() => Option.fromNullable(users.get(Math.min(...users.keys()))))

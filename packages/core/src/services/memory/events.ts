@@ -1,4 +1,5 @@
 import { Effect } from "effect"
+import { matches } from "../../persons/filters.js"
 import { EventStore, type StoredEvent } from "../EventStore.js"
 import type { Journal } from "./journal.js"
 
@@ -32,15 +33,28 @@ export const makeMemoryEvents = (journal: Journal) => {
       Effect.sync(() =>
         [...of(projectId).values()]
           .filter((e) =>
+            (query.uuid === undefined || e.uuid === query.uuid) &&
             (query.event === undefined || e.event === query.event) &&
             (query.distinct_id === undefined || e.distinct_id === query.distinct_id) &&
             (query.person_id === undefined || e.person_id === query.person_id) &&
             (query.after === undefined || e.timestamp > query.after) &&
-            (query.before === undefined || e.timestamp < query.before)
+            (query.before === undefined || e.timestamp < query.before) &&
+            (query.properties ?? []).every((f) => matches(e.properties, f))
           )
           .sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime() || (a.uuid < b.uuid ? 1 : -1))
           .slice(query.offset, query.offset + query.limit)
       ),
+    lastFlagCalls: (projectId, keys) =>
+      Effect.sync(() => {
+        const wanted = new Set(keys)
+        const last = new Map<string, Date>()
+        for (const e of of(projectId).values()) {
+          const key = e.properties["$feature_flag"]
+          if (e.event !== "$feature_flag_called" || typeof key !== "string" || !wanted.has(key)) continue
+          if ((last.get(key)?.getTime() ?? -Infinity) < e.timestamp.getTime()) last.set(key, e.timestamp)
+        }
+        return last
+      }),
     deleteByPerson: (projectId, personId) =>
       Effect.sync(() => {
         const stored = of(projectId)

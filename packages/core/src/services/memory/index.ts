@@ -1,13 +1,21 @@
 import { Effect, Layer } from "effect"
+import { CohortStore } from "../CohortStore.js"
 import { EventStore } from "../EventStore.js"
+import { FlagInputs } from "../FlagInputs.js"
+import { FlagStore } from "../FlagStore.js"
 import { GroupStore } from "../GroupStore.js"
 import { PersonStore } from "../PersonStore.js"
 import type { ZedStorage } from "../Storage.js"
+import { UsageStore } from "../UsageStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
+import { makeMemoryCohorts } from "./cohorts.js"
+import { makeMemoryFlagInputs } from "./flagInputs.js"
+import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
 import { makeMemoryGroups } from "./groups.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
+import { makeMemoryUsage } from "./usage.js"
 
 /**
  * Storage held in process memory, for domain tests without I/O; every call builds a fresh, empty
@@ -16,11 +24,19 @@ import { makeMemoryPersons } from "./persons.js"
 export const memoryStorage = (): ZedStorage =>
   Layer.unwrapEffect(Effect.suspend(() => {
     const journal = makeJournal()
+    const persons = makeMemoryPersons(journal)
+    const groups = makeMemoryGroups(journal)
+    const cohorts = makeMemoryCohorts(journal, persons.store)
+    const flagInputs = makeMemoryFlagInputs({ ...persons, persons: persons.store, groups, isMember: cohorts.isMember })
     return Effect.map(makeMemoryAccounts(journal), (accounts) =>
       Layer.mergeAll(
         ...accounts,
         Layer.succeed(EventStore, makeMemoryEvents(journal)),
-        Layer.succeed(PersonStore, makeMemoryPersons(journal)),
-        Layer.succeed(GroupStore, makeMemoryGroups(journal))
+        Layer.succeed(PersonStore, persons.store),
+        Layer.succeed(GroupStore, groups),
+        Layer.succeed(FlagStore, makeMemoryFlags(journal)),
+        Layer.succeed(CohortStore, cohorts.store),
+        Layer.succeed(FlagInputs, flagInputs),
+        Layer.succeed(UsageStore, makeMemoryUsage(journal))
       ))
   }))

@@ -16,6 +16,8 @@ interface Row {
 export const makeMemoryPersons = (journal: Journal) => {
   const persons = new Map<number, Row & { project_id: number }>()
   const distinctIds = new Map<string, number>() // `${project}:${distinct_id}` → person id
+  // Experience continuity: person id → flag key → hash key (they follow the person in merges).
+  const hashKeys = new Map<number, Readonly<Record<string, string>>>()
   let nextId = 1
   const key = (projectId: number, distinctId: string) => `${projectId}:${distinctId}`
 
@@ -31,7 +33,7 @@ export const makeMemoryPersons = (journal: Journal) => {
   const inProject = (projectId: number) => [...persons.values()].filter((p) => p.project_id === projectId)
   const newestFirst = (a: Row, b: Row) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
 
-  return PersonStore.of({
+  const store = PersonStore.of({
     load: (projectId, ids) =>
       Effect.sync(() => {
         const found = new Set(ids.map((id) => distinctIds.get(key(projectId, id))).filter((id) => id !== undefined))
@@ -52,7 +54,13 @@ export const makeMemoryPersons = (journal: Journal) => {
         for (const { distinct_id, person } of [...changes.claimed, ...changes.moved]) {
           journal.set(distinctIds, key(projectId, distinct_id), person.id ?? ids.get(person.uuid)!)
         }
-        for (const { id } of changes.deleted) journal.delete(persons, id)
+        for (const { id, into } of changes.deleted) {
+          const target = into.id ?? ids.get(into.uuid)!
+          const moved = hashKeys.get(id)
+          if (moved !== undefined) journal.set(hashKeys, target, { ...moved, ...hashKeys.get(target) })
+          journal.delete(hashKeys, id)
+          journal.delete(persons, id)
+        }
         return ids
       }),
     list: (projectId, query) =>
@@ -72,10 +80,16 @@ export const makeMemoryPersons = (journal: Journal) => {
         const row = "id" in ref ? persons.get(ref.id) : inProject(projectId).find((p) => p.uuid === ref.uuid)
         return row === undefined || row.project_id !== projectId ? Option.none() : Option.some(view(row))
       }),
+    getMany: (projectId, uuids) =>
+      Effect.sync(() => {
+        const wanted = new Set(uuids)
+        return inProject(projectId).filter((p) => wanted.has(p.uuid)).map(view)
+      }),
     remove: (projectId, personId) =>
       Effect.sync(() => {
         if (persons.get(personId)?.project_id !== projectId) return
         journal.delete(persons, personId)
+        journal.delete(hashKeys, personId)
         for (const [k, id] of [...distinctIds]) if (id === personId) journal.delete(distinctIds, k)
       }),
     values: (projectId, key, search) =>
@@ -96,4 +110,17 @@ export const makeMemoryPersons = (journal: Journal) => {
           .slice(0, 100)
       })
   })
+
+  return {
+    store,
+    /** The person id a distinct id belongs to, if any. */
+    personOf: (projectId: number, distinctId: string): number | undefined => distinctIds.get(key(projectId, distinctId)),
+    hashKeysOf: (personId: number): Readonly<Record<string, string>> => hashKeys.get(personId) ?? {},
+    /** Adds overrides for the flag keys a person has none for yet. */
+    addHashKeys: (personId: number, flagKeys: ReadonlyArray<string>, hashKey: string): void => {
+      const current = hashKeys.get(personId) ?? {}
+      const missing = flagKeys.filter((k) => !Object.hasOwn(current, k))
+      if (missing.length > 0) journal.set(hashKeys, personId, { ...current, ...Object.fromEntries(missing.map((k) => [k, hashKey])) })
+    }
+  }
 }

@@ -1,0 +1,222 @@
+import { Effect, Option, Schema } from "effect"
+import { FlagDefinitions } from "../../flags/definitions.js"
+import type { PropertyGroup } from "../../flags/model.js"
+import { FLAG_OPERATORS } from "../../flags/properties.js"
+import { displayName, sortDistinctIds } from "../../persons/model.js"
+import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
+import { NotFound, ValidationError } from "../errors.js"
+import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { Reply } from "../reply.js"
+import { environmentRoute } from "../route.js"
+import { check } from "../validation.js"
+
+// Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
+// is), static ones listing persons.
+
+interface GroupInput {
+  readonly type: "AND" | "OR"
+  readonly values: ReadonlyArray<GroupInput | Schema.Schema.Type<typeof CohortFilter>>
+}
+
+const CohortFilter = Schema.Struct({
+  key: Schema.String,
+  value: Schema.optional(Schema.Unknown),
+  operator: Schema.optional(Schema.String.pipe(
+    check((op: string) => op === "in" || op === "not_in" || (FLAG_OPERATORS as ReadonlyArray<string>).includes(op),
+      "invalid_input", (op: string) => `Unknown operator "${op}".`)
+  )),
+  type: Schema.optional(Schema.Literal("person", "cohort")),
+  negation: Schema.optional(Schema.Boolean)
+})
+
+const Group: Schema.Schema<GroupInput> = Schema.Struct({
+  type: Schema.Literal("AND", "OR"),
+  values: Schema.Array(Schema.Union(Schema.suspend((): Schema.Schema<GroupInput> => Group), CohortFilter))
+}).annotations({ identifier: "PropertyGroup" })
+
+const Filters = Schema.Struct({ properties: Group }).annotations({ description: "`{properties: {type: AND|OR, values: [...]}}`" })
+
+const Cohort = Schema.Struct({
+  id: Schema.Int,
+  name: Schema.String,
+  description: Schema.String,
+  filters: Schema.NullOr(Schema.Struct({ properties: Schema.Unknown })),
+  is_static: Schema.Boolean,
+  deleted: Schema.Boolean,
+  version: Schema.Int,
+  count: Schema.NullOr(Schema.Int),
+  created_at: Schema.Date,
+  updated_at: Schema.Date
+}).annotations({ identifier: "Cohort" })
+
+const wire = ({ properties, created_by: _, ...cohort }: StoredCohort): typeof Cohort.Type => ({
+  ...cohort,
+  filters: properties === null ? null : { properties }
+})
+
+const Ref = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+
+const find = (projectId: number, id: number) =>
+  Effect.flatMap(Effect.flatMap(CohortStore, (s) => s.get(projectId, id)), Option.match({
+    onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+    onSome: Effect.succeed
+  }))
+
+const invalidate = (projectId: number) => Effect.flatMap(FlagDefinitions, (d) => d.invalidate(projectId))
+
+const list = environmentRoute({
+  method: "GET",
+  path: "/cohorts",
+  tag: "cohorts",
+  summary: "List cohorts",
+  scope: "cohort:read",
+  query: PageParams,
+  response: Paginated(Cohort, "PaginatedCohortList"),
+  handler: ({ project, query, request }) =>
+    Effect.gen(function*() {
+      const page = toPage(query)
+      const { count, results } = yield* (yield* CohortStore).list(project.id, page)
+      return paginated(request.url, page, count, results.map(wire))
+    })
+})
+
+const create = environmentRoute({
+  method: "POST",
+  path: "/cohorts",
+  tag: "cohorts",
+  summary: "Create a cohort",
+  description: "Dynamic (`filters` of person properties) or static (`is_static: true`, members added afterwards).",
+  scope: "cohort:write",
+  body: Schema.Struct({
+    name: Schema.String,
+    description: Schema.optional(Schema.String),
+    filters: Schema.optional(Filters),
+    is_static: Schema.optional(Schema.Boolean)
+  }).annotations({ identifier: "CohortCreate" }),
+  response: Cohort,
+  status: 201,
+  handler: ({ body, principal, project }) =>
+    Effect.gen(function*() {
+      const is_static = body.is_static ?? false
+      if (!is_static && body.filters === undefined) {
+        return yield* new ValidationError({ code: "required", detail: "A dynamic cohort needs filters.", attr: "filters" })
+      }
+      const cohort = yield* (yield* CohortStore).create(project.id, {
+        name: body.name,
+        description: body.description ?? "",
+        properties: is_static ? null : (body.filters!.properties satisfies PropertyGroup),
+        is_static,
+        created_by: principal.user.id
+      })
+      yield* invalidate(project.id)
+      return wire(cohort)
+    })
+})
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "/cohorts/:id",
+  tag: "cohorts",
+  summary: "Retrieve a cohort",
+  scope: "cohort:read",
+  params: Ref,
+  response: Cohort,
+  handler: ({ params, project }) => Effect.map(find(project.id, params.id), wire)
+})
+
+const update = environmentRoute({
+  method: "PATCH",
+  path: "/cohorts/:id",
+  tag: "cohorts",
+  summary: "Update a cohort (also soft-deletes it with {\"deleted\": true})",
+  scope: "cohort:write",
+  params: Ref,
+  body: Schema.Struct({
+    name: Schema.optional(Schema.String),
+    description: Schema.optional(Schema.String),
+    filters: Schema.optional(Filters),
+    deleted: Schema.optional(Schema.Boolean)
+  }).annotations({ identifier: "CohortUpdate" }),
+  response: Cohort,
+  handler: ({ body, params, project }) =>
+    Effect.gen(function*() {
+      const cohort = yield* find(project.id, params.id)
+      if (cohort.is_static && body.filters !== undefined) {
+        return yield* new ValidationError({ code: "invalid_input", detail: "A static cohort has members, not filters.", attr: "filters" })
+      }
+      const updated = yield* (yield* CohortStore).update(project.id, params.id, {
+        name: body.name,
+        description: body.description,
+        properties: body.filters?.properties,
+        deleted: body.deleted
+      })
+      yield* invalidate(project.id)
+      return wire(Option.getOrElse(updated, () => cohort))
+    })
+})
+
+const remove = environmentRoute({
+  method: "DELETE",
+  path: "/cohorts/:id",
+  tag: "cohorts",
+  summary: "Not allowed: delete with PATCH {\"deleted\": true}",
+  scope: "cohort:write",
+  handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
+})
+
+const Member = Schema.Struct({
+  id: Schema.Int,
+  uuid: Schema.UUID,
+  name: Schema.String,
+  distinct_ids: Schema.Array(Schema.String),
+  properties: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  created_at: Schema.Date
+}).annotations({ identifier: "CohortMember" })
+
+const members = environmentRoute({
+  method: "GET",
+  path: "/cohorts/:id/persons",
+  tag: "cohorts",
+  summary: "List a static cohort's persons",
+  scope: "cohort:read",
+  params: Ref,
+  query: PageParams,
+  response: Paginated(Member, "PaginatedCohortMemberList"),
+  handler: ({ params, project, query, request }) =>
+    Effect.gen(function*() {
+      yield* find(project.id, params.id)
+      const page = toPage(query)
+      const { count, results } = yield* (yield* CohortStore).persons(project.id, params.id, page)
+      return paginated(request.url, page, count, results.map((p) => ({
+        id: p.id,
+        uuid: p.uuid,
+        name: displayName(p),
+        distinct_ids: sortDistinctIds(p.distinct_ids),
+        properties: p.properties,
+        created_at: p.created_at
+      })))
+    })
+})
+
+const addPersons = environmentRoute({
+  method: "PATCH",
+  path: "/cohorts/:id/add_persons_to_static_cohort",
+  tag: "cohorts",
+  summary: "Add persons to a static cohort",
+  description: "`{person_ids: [uuid, …]}`; persons already in the cohort, or unknown, are skipped.",
+  scope: "cohort:write",
+  params: Ref,
+  body: Schema.Struct({ person_ids: Schema.Array(Schema.UUID) }),
+  response: Schema.Struct({ success: Schema.Boolean, added: Schema.Int }),
+  handler: ({ body, params, project }) =>
+    Effect.gen(function*() {
+      const cohort = yield* find(project.id, params.id)
+      if (!cohort.is_static) {
+        return yield* new ValidationError({ code: "invalid_input", detail: "Only static cohorts have members added.", attr: null })
+      }
+      const added = yield* (yield* CohortStore).addPersons(project.id, params.id, body.person_ids)
+      return { success: true, added }
+    })
+})
+
+export const cohortRoutes = [list, create, retrieve, update, remove, members, addPersons]

@@ -1,0 +1,56 @@
+import { Effect, Option, Schema } from "effect"
+import { Organization } from "../../domain/models.js"
+import { OrganizationStore } from "../../services/OrganizationStore.js"
+import { type Principal, requireUnscopedKey } from "../auth.js"
+import { NotFound } from "../errors.js"
+import { apiRoute } from "../route.js"
+import { check, Text } from "../validation.js"
+
+// The key owner's organization: `@current` or its id. Another organization is as absent as one that
+// does not exist.
+
+const Ref = Schema.Struct({ id: Schema.String })
+
+const own = (principal: Principal, id: string) =>
+  Effect.gen(function*() {
+    yield* requireUnscopedKey(principal)
+    const wanted = id === "@current" ? principal.user.organization_id : id
+    const found = wanted === principal.user.organization_id ? yield* (yield* OrganizationStore).get(wanted) : Option.none()
+    return yield* Option.match(found, { onNone: () => Effect.fail(new NotFound({ detail: "Organization not found." })), onSome: Effect.succeed })
+  })
+
+const retrieve = apiRoute({
+  method: "GET",
+  path: "/api/organizations/:id",
+  tag: "organizations",
+  summary: "Retrieve an organization",
+  scope: "organization:read",
+  params: Ref,
+  response: Organization,
+  handler: ({ params, principal }) => own(principal, params.id)
+})
+
+const update = apiRoute({
+  method: "PATCH",
+  path: "/api/organizations/:id",
+  tag: "organizations",
+  summary: "Update an organization",
+  description: "`flag_evaluation_quota`: flag evaluation requests allowed per calendar month (null for no limit); past it, /decide and /flags answer `quotaLimited`.",
+  scope: "organization:write",
+  params: Ref,
+  body: Schema.Struct({
+    name: Schema.optional(Text(64)),
+    flag_evaluation_quota: Schema.optional(Schema.NullOr(Schema.Int.pipe(
+      check((n: number) => n >= 0, "min_value", "Ensure this value is greater than or equal to 0.")
+    )))
+  }).annotations({ identifier: "OrganizationUpdate" }),
+  response: Organization,
+  handler: ({ body, params, principal }) =>
+    Effect.gen(function*() {
+      const org = yield* own(principal, params.id)
+      const updated = yield* (yield* OrganizationStore).update(org.id, body)
+      return Option.getOrElse(updated, () => org)
+    })
+})
+
+export const organizationRoutes = [retrieve, update]

@@ -1,0 +1,83 @@
+import { Cache, Context, Duration, Effect, Layer } from "effect"
+import { CohortStore } from "../services/CohortStore.js"
+import type { StoredFlag } from "../services/FlagStore.js"
+import { FlagStore } from "../services/FlagStore.js"
+import { GroupStore } from "../services/GroupStore.js"
+import type { StorageError } from "../services/StorageError.js"
+import { referencedCohorts } from "./cohorts.js"
+import type { CohortDefinition, FlagCondition } from "./model.js"
+
+/** A project's flags and what evaluating them needs, read once and kept in memory. */
+export interface FlagSnapshot {
+  /** Live flags (active or not), by id. */
+  readonly flags: ReadonlyArray<StoredFlag>
+  readonly cohorts: ReadonlyMap<number, CohortDefinition>
+  /** Group type index → name, and name → index. */
+  readonly groupTypes: ReadonlyMap<number, string>
+  readonly groupTypeIndex: ReadonlyMap<string, number>
+  /** Live flags by key. */
+  readonly byKey: ReadonlyMap<string, StoredFlag>
+  /** Static cohorts the flags refer to, directly or through other cohorts: their membership is read per request. */
+  readonly staticCohortIds: ReadonlyArray<number>
+  /** Active flags with experience continuity: they need the person's hash key overrides. */
+  readonly continuityKeys: ReadonlyArray<string>
+  /** Whether any flag is active: posthog-js only asks for flags then. */
+  readonly hasActiveFlags: boolean
+}
+
+export class FlagDefinitions extends Context.Tag("@zed/core/FlagDefinitions")<FlagDefinitions, {
+  readonly get: (projectId: number) => Effect.Effect<FlagSnapshot, StorageError>
+  /** Drop the project's snapshot after a change made here (other instances catch up within the TTL). */
+  readonly invalidate: (projectId: number) => Effect.Effect<void>
+}>() {}
+
+/** How long a snapshot serves other instances' changes late. */
+const TTL = Duration.seconds(15)
+
+const conditionsOf = (flag: StoredFlag): ReadonlyArray<FlagCondition> => [
+  ...(flag.filters.groups ?? []),
+  ...(flag.filters.super_groups ?? []),
+  ...(flag.filters.holdout_groups ?? [])
+]
+
+export const snapshotOf = (
+  flags: ReadonlyArray<StoredFlag>,
+  cohorts: ReadonlyMap<number, CohortDefinition>,
+  groupTypes: ReadonlyMap<number, string>
+): FlagSnapshot => {
+  const referenced = referencedCohorts(flags.flatMap((f) => conditionsOf(f).flatMap((c) => c.properties ?? [])), cohorts)
+  return {
+    flags,
+    cohorts,
+    groupTypes,
+    groupTypeIndex: new Map([...groupTypes].map(([index, name]) => [name, index])),
+    byKey: new Map(flags.map((f) => [f.key, f])),
+    staticCohortIds: [...referenced].filter((id) => cohorts.get(id)?.is_static === true),
+    continuityKeys: flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key),
+    hasActiveFlags: flags.some((f) => f.active)
+  }
+}
+
+export const FlagDefinitionsLive = Layer.effect(
+  FlagDefinitions,
+  Effect.gen(function*() {
+    const flags = yield* FlagStore
+    const cohorts = yield* CohortStore
+    const groups = yield* GroupStore
+    const cache = yield* Cache.make({
+      capacity: 10_000,
+      timeToLive: TTL,
+      lookup: (projectId: number) =>
+        Effect.map(
+          Effect.all([flags.all(projectId), cohorts.all(projectId), groups.types(projectId)], { concurrency: "unbounded" }),
+          ([all, stored, types]) =>
+            snapshotOf(
+              all,
+              new Map(stored.map((c) => [c.id, { id: c.id, is_static: c.is_static, properties: c.properties }])),
+              new Map([...types].map(([name, index]) => [index, name]))
+            )
+        )
+    })
+    return FlagDefinitions.of({ get: (projectId) => cache.get(projectId), invalidate: (projectId) => cache.invalidate(projectId) })
+  })
+)

@@ -1,0 +1,73 @@
+import { SqlClient } from "@effect/sql"
+import { CohortStore, type PropertyGroup, type StoredCohort } from "@zed/core"
+import { Array as Arr, Effect, Layer, Option } from "effect"
+import { personColumns, type Row as PersonRow, toPerson } from "./PersonStoreSql.js"
+import { orStorageError } from "./sqlErrors.js"
+
+type Row = Omit<StoredCohort, "properties"> & { readonly filters: { readonly properties?: PropertyGroup } | null }
+
+// Stored as PostHog keeps cohorts: `filters: {properties: <group>}`.
+const toCohort = ({ filters, ...row }: Row): StoredCohort => ({ ...row, properties: filters?.properties ?? null })
+
+export const CohortStoreSql = Layer.effect(
+  CohortStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(`c.id, c.name, c.description, c.filters, c.is_static, c.deleted, c.version, c.created_by,
+      c.created_at, c.updated_at,
+      CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count`)
+    const filters = (properties: PropertyGroup | null) => (properties === null ? null : JSON.stringify({ properties }))
+    return CohortStore.of({
+      list: (projectId, page) =>
+        orStorageError(Effect.all([
+          sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted
+            ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM cohorts WHERE project_id = ${projectId} AND NOT deleted`
+        ])).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toCohort) }))),
+      get: (projectId, id) =>
+        orStorageError(sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND c.id = ${id} AND NOT c.deleted`)
+          .pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort))),
+      create: (projectId, cohort) =>
+        orStorageError(sql<Row>`
+          WITH c AS (
+            INSERT INTO cohorts (project_id, name, description, filters, is_static, created_by)
+            VALUES (${projectId}, ${cohort.name}, ${cohort.description}, ${filters(cohort.properties)}::jsonb, ${cohort.is_static}, ${cohort.created_by})
+            RETURNING *
+          ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => toCohort(rows[0]!))),
+      update: (projectId, id, patch) =>
+        orStorageError(sql<Row>`
+          WITH c AS (
+            UPDATE cohorts SET
+              name = COALESCE(${patch.name ?? null}, name),
+              description = COALESCE(${patch.description ?? null}, description),
+              filters = ${patch.properties === undefined ? sql`filters` : sql`${filters(patch.properties)}::jsonb`},
+              deleted = COALESCE(${patch.deleted ?? null}, deleted),
+              version = version + 1,
+              updated_at = now()
+            WHERE project_id = ${projectId} AND id = ${id} AND NOT deleted
+            RETURNING *
+          ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort))),
+      all: (projectId) =>
+        orStorageError(sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted ORDER BY c.id`)
+          .pipe(Effect.map((rows) => rows.map(toCohort))),
+      addPersons: (projectId, cohortId, uuids) =>
+        uuids.length === 0
+          ? Effect.succeed(0)
+          : orStorageError(sql<{ added: number }>`
+              WITH added AS (
+                INSERT INTO cohort_people (cohort_id, person_id)
+                SELECT ${cohortId}, p.id FROM unnest(${uuids}::uuid[]) AS wanted(uuid)
+                JOIN persons p ON p.project_id = ${projectId} AND p.uuid = wanted.uuid
+                ON CONFLICT DO NOTHING RETURNING 1
+              ) SELECT count(*)::int AS added FROM added`).pipe(Effect.map((rows) => rows[0]!.added)),
+      persons: (projectId, cohortId, page) =>
+        orStorageError(Effect.all([
+          sql<PersonRow>`SELECT ${sql.literal(personColumns)} FROM cohort_people m JOIN persons p ON p.id = m.person_id
+            WHERE m.cohort_id = ${cohortId} AND p.project_id = ${projectId}
+            ORDER BY p.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM cohort_people m JOIN persons p ON p.id = m.person_id
+            WHERE m.cohort_id = ${cohortId} AND p.project_id = ${projectId}`
+        ])).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toPerson) })))
+    })
+  })
+)
