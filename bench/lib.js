@@ -2,11 +2,24 @@ import { fork } from "node:child_process"
 import { readFileSync, writeFileSync } from "node:fs"
 import autocannon from "autocannon"
 
-/** Starts a bench server in its own process (so the load generator does not share its core). */
+/**
+ * Starts a bench server in its own process (so the load generator does not share its core). `stop`
+ * kills it; `close` disconnects it and waits for it to exit, for servers that shut down on
+ * disconnect (closing their storage properly).
+ */
 export const startServer = (script, args, env) =>
   new Promise((resolve, reject) => {
     const child = fork(new URL(script, import.meta.url), args, { env: { ...process.env, ...env }, stdio: "inherit" })
-    child.once("message", ({ port }) => resolve({ url: `http://127.0.0.1:${port}`, stop: () => child.kill() }))
+    const exited = new Promise((done) => child.once("exit", done))
+    child.once("message", ({ port }) =>
+      resolve({
+        url: `http://127.0.0.1:${port}`,
+        stop: () => child.kill(),
+        close: () => {
+          child.disconnect()
+          return exited
+        }
+      }))
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)))
   })
 

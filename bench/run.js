@@ -2,9 +2,10 @@
 import * as decide from "./decide.js"
 import * as ingest from "./ingest.js"
 import * as projectsList from "./projects-list.js"
+import * as query from "./query.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

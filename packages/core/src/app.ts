@@ -4,6 +4,7 @@ import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
 import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
+import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
 import { ZedConfig } from "./services/ZedConfig.js"
@@ -17,6 +18,7 @@ export type AppServices =
   | IngestWriter
   | PersonCache
   | ProjectTokens
+  | QueryRunner
   | ZedConfig
 
 export const appLayer = (
@@ -30,6 +32,7 @@ export const appLayer = (
       ProjectTokensLive,
       FlagDefinitionsLive,
       FlagQuotaLive,
+      QueryRunnerLive,
       geoip,
       Layer.succeed(ZedConfig, config)
     )),

@@ -11,6 +11,10 @@ export { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { bootstrap, BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, type Zed, type ZedOptions } from "./createZed.js"
+export { DEMO_EVENT_NAMES } from "./demo/catalog.js"
+export { DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, demoEvents, type DemoOptions, DemoOptionsError } from "./demo/generate.js"
+export { DemoLoadError, loadDemoData, type LoadDemoOptions } from "./demo/load.js"
+export type { DemoEvent } from "./demo/session.js"
 export { FlagDefinitions, type FlagSnapshot } from "./flags/definitions.js"
 export { definitionsDocument } from "./flags/localEvaluation.js"
 export { billingPeriod, FlagQuota } from "./flags/quota.js"
@@ -35,16 +39,51 @@ export { asText, filterValues, matches, OPERATORS, type Operator, type PropertyF
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
 export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
 export * from "./flags/index.js"
+export * from "./zedql/index.js"
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
 export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
 export { UsageStore } from "./services/UsageStore.js"
+export {
+  type PropertyDefinition,
+  PropertyDefinitions,
+  type PropertyOwner,
+  type PropertyType
+} from "./services/PropertyDefinitions.js"
+export { type CachedResponse, QueryCache } from "./services/QueryCache.js"
+export {
+  type ExecuteRequest,
+  QueryCancelled,
+  QueryExecutor,
+  QueryFailed,
+  QueryTimeout,
+  type ResultColumn,
+  type ResultSet
+} from "./services/QueryExecutor.js"
+export { type QueryProgress, type QueryStatus, QueryStatusStore } from "./services/QueryStatusStore.js"
+export {
+  type BackgroundAction,
+  cacheExpiry,
+  type CacheDecision,
+  type CacheSituation,
+  cacheTargetAge,
+  decideCaching,
+  isStale,
+  nextAllowedClientRefresh,
+  type QueryFreshness,
+  RefreshMode,
+  refreshMode,
+  type Staleness,
+  ZEDQL_STALENESS
+} from "./queries/cachePolicy.js"
+export { cacheKey, type CacheKeyInput } from "./queries/cacheKey.js"
 export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { type Group, GroupStore } from "./services/GroupStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
 export { memoryStorage } from "./services/memory/index.js"
+export { processQueryStores } from "./services/memory/queries.js"
 export { OrganizationStore } from "./services/OrganizationStore.js"
 export { type NewProject, type ProjectPatch, type ProjectQuery, ProjectStore } from "./services/ProjectStore.js"
 export type { StorageServices, ZedStorage } from "./services/Storage.js"

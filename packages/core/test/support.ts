@@ -32,3 +32,16 @@ export const call = async (zed: Zed, path: string, { body, headers = {}, key = A
   const json = response.headers.get("content-type")?.includes("json") && text !== "" ? JSON.parse(text) : undefined
   return { status: response.status, headers: response.headers, text, json }
 }
+
+/** A query API request body for ZedQL text, with the request's other fields. */
+export const zedqlRequest = (query: string, fields: Record<string, unknown> = {}) => ({ query: { kind: "ZedQLQuery", query }, ...fields })
+
+/** `POST /api/environments/:project/query/`. */
+export const postQuery = (zed: Zed, project: number, body: unknown, key: string = ADMIN_KEY) =>
+  call(zed, `/api/environments/${project}/query/`, { method: "POST", body: JSON.stringify(body), key })
+
+/** Stores events through `/batch/` as an import sends them: timestamps are kept. */
+export const importEvents = async (zed: Zed, token: string, batch: ReadonlyArray<Record<string, unknown>>) => {
+  const res = await call(zed, "/batch/", { method: "POST", key: null, body: JSON.stringify({ api_key: token, historical_migration: true, batch }) })
+  if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${res.text}`)
+}

@@ -1,16 +1,19 @@
 import { writeFileSync } from "node:fs"
 import { parseArgs } from "node:util"
-import { createZed, issuePersonalApiKey, openApiDocument, routes, VERSION } from "@zed/core"
+import { createZed, DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, issuePersonalApiKey, loadDemoData, openApiDocument, routes, VERSION } from "@zed/core"
+import { Option } from "effect"
 import { loadConfig, storageFor } from "./config.js"
 import { renderMarkdown } from "./openapiMarkdown.js"
-import { serve } from "./serve.js"
+import { serve, writeCredentials } from "./serve.js"
 
 const usage = `Usage:
   zed serve                                   start the server (PORT, ZED_DATA_DIR, DATABASE_URL, …)
   zed keys create --scopes <a:read,b:write|*> [--project <id>]… [--label <text>] [--user <email>]
                                               issue a personal API key (printed once)
   zed openapi [--json <file>] [--markdown <file>]
-                                              write the API reference (stdout when no file is given)`
+                                              write the API reference (stdout when no file is given)
+  zed demo --events <n> [--seed <n>] [--end <YYYY-MM-DD>] [--project <id>]
+                                              load generated demo events (${DEFAULT_DEMO_DAYS} days up to --end, default today UTC)`
 
 const commands: Record<string, (args: Array<string>) => Promise<void>> = {
   serve: async () => {
@@ -51,6 +54,49 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
     }
   },
 
+  demo: async (args) => {
+    const { values } = parseArgs({
+      args,
+      options: { events: { type: "string" }, seed: { type: "string" }, end: { type: "string" }, project: { type: "string" } }
+    })
+    if (values.events === undefined) throw new UsageError("zed demo needs --events")
+    const events = integerArg("--events", values.events, 1)
+    const seed = values.seed === undefined ? DEFAULT_DEMO_SEED : integerArg("--seed", values.seed, Number.MIN_SAFE_INTEGER)
+    const project = values.project === undefined ? 1 : integerArg("--project", values.project, 1)
+    const end = values.end === undefined ? startOfUtcDay(new Date()) : dayArg(values.end)
+    const config = await loadConfig()
+    // A fresh store is set up as `zed serve` would set it up, so the data has a project to go to.
+    const zed = await createZed({
+      storage: storageFor(config),
+      bootstrap: {
+        projectApiKey: Option.getOrUndefined(config.projectApiKey),
+        personalApiKey: Option.getOrUndefined(config.personalApiKey),
+        adminEmail: Option.getOrUndefined(config.adminEmail)
+      }
+    })
+    try {
+      if (zed.bootstrap.created) console.error(`Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`)
+      const started = performance.now()
+      const rate = (loaded: number) => `${Math.round(loaded / ((performance.now() - started) / 1000))} events/s`
+      let reported = 0
+      const loaded = await loadDemoData(zed, {
+        events,
+        seed,
+        end,
+        project,
+        onProgress: (done, total) => {
+          if (done === total || done - reported < total / 10) return
+          reported = done
+          console.error(`  ${done} of ${total} events, ${rate(done)}`)
+        }
+      })
+      const seconds = (performance.now() - started) / 1000
+      console.log(`Loaded ${loaded} demo events (seed ${seed}, up to ${end.toISOString().slice(0, 10)}) into project ${project} in ${seconds.toFixed(1)} s, ${rate(loaded)}`)
+    } finally {
+      await zed.close()
+    }
+  },
+
   openapi: async (args) => {
     const { values } = parseArgs({ args, options: { json: { type: "string" }, markdown: { type: "string" } } })
     const doc = openApiDocument(routes, VERSION)
@@ -61,6 +107,22 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
 }
 
 class UsageError extends Error {}
+
+const integerArg = (flag: string, text: string, min: number): number => {
+  const value = Number(text)
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) throw new UsageError(`${flag} takes a whole number${min > 0 ? ` from ${min}` : ""}, not "${text}"`)
+  return value
+}
+
+const dayArg = (text: string): Date => {
+  const day = new Date(`${text}T00:00:00Z`)
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(text) || Number.isNaN(day.getTime()) || day.toISOString().slice(0, 10) !== text) {
+    throw new UsageError(`--end takes a date as YYYY-MM-DD, not "${text}"`)
+  }
+  return day
+}
+
+const startOfUtcDay = (now: Date): Date => new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()))
 
 export const main = async (argv: Array<string>): Promise<void> => {
   const [command = "", ...args] = argv

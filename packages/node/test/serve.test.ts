@@ -125,7 +125,7 @@ describe("zed serve on PostgreSQL", () => {
       expect(tables.rows.map((r) => r.tablename)).toEqual([
         "cohort_people", "cohorts", "effect_sql_migrations", "events", "feature_flag_hash_key_overrides", "feature_flags",
         "group_type_mappings", "groups", "organization_usage", "organizations",
-        "person_distinct_ids", "personal_api_keys", "persons", "projects", "users"
+        "person_distinct_ids", "personal_api_keys", "persons", "projects", "property_definitions", "query_cache", "query_statuses", "users"
       ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])
 

@@ -1,4 +1,5 @@
 export * as PgliteClient from "./PgliteClient.js"
+export * as PgliteThread from "./pgliteThread.js"
 export {
   pgliteStorage,
   type PgliteOptions,

@@ -1,14 +1,15 @@
-import { mkdirSync } from "node:fs"
-import { dirname, resolve } from "node:path"
-import { PGlite } from "@electric-sql/pglite"
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join, resolve } from "node:path"
 import type { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
-import { StorageError, type ZedStorage } from "@zed/core"
+import { processQueryStores, type QueryCache, type QueryExecutor, type QueryStatusStore, StorageError, type ZedStorage } from "@zed/core"
 import { Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { dataDirLock } from "./dataDirLock.js"
 import { migrate } from "./migrations/index.js"
 import * as PgliteClient from "./PgliteClient.js"
+import { open as openPgliteThread, PgliteThread } from "./pgliteThread.js"
 import { ApiKeyStoreSql } from "./stores/ApiKeyStoreSql.js"
 import { CohortStoreSql } from "./stores/CohortStoreSql.js"
 import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
@@ -18,6 +19,12 @@ import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
+import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
+import { QueryCacheSql } from "./stores/QueryCacheSql.js"
+import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
+import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
+import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
+import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
 import { UsageStoreSql } from "./stores/UsageStoreSql.js"
@@ -37,7 +44,10 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   FlagStoreSql,
   CohortStoreSql,
   FlagInputsSql,
-  UsageStoreSql
+  UsageStoreSql,
+  PropertyDefinitionsSql,
+  options.queryStores,
+  options.queryExecutor
 )
 
 const migrations = Layer.effectDiscard(orStorageError(migrate).pipe(
@@ -50,6 +60,10 @@ export interface SqlStorageOptions {
   /** Whether this process is the database's only writer (true only for an embedded database). */
   readonly soleWriter: boolean
   readonly insertStyle: InsertStyle
+  /** How ZedQL runs on this client: stopping a statement differs from one engine to another. */
+  readonly queryExecutor: Layer.Layer<QueryExecutor, StorageError, SqlClient.SqlClient>
+  /** Where query results and background statuses are kept. */
+  readonly queryStores: Layer.Layer<QueryCache | QueryStatusStore, never, SqlClient.SqlClient>
 }
 
 /** The storage ports over any SQL client speaking Postgres, migrated before first use. */
@@ -57,28 +71,38 @@ export const sqlStorage = (client: Layer.Layer<SqlClient.SqlClient, StorageError
   stores(options).pipe(Layer.provide(migrations), Layer.provide(client))
 
 export interface PgliteOptions {
-  /** Directory of the database; in memory when absent. */
+  /** Directory of the database; a temporary one, removed on close, when absent. */
   readonly dataDir?: string | undefined
 }
 
-/** The embedded store: PostgreSQL in WebAssembly, in this process, with its data under `dataDir`. */
+const temporaryDirectory = Effect.acquireRelease(
+  Effect.sync(() => mkdtempSync(join(tmpdir(), "zed-pglite-"))),
+  (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
+)
+
+/** The embedded store: PostgreSQL in WebAssembly, on a thread of this process, with its data under `dataDir`. */
 export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
-  const open = Effect.gen(function*() {
-    const dataDir = options.dataDir === undefined ? undefined : resolve(options.dataDir)
-    if (dataDir !== undefined) {
+  const thread = Layer.scoped(
+    PgliteThread,
+    Effect.gen(function*() {
+      // Stopping a statement reopens the directory on a new thread, so a database that is not kept
+      // still lives in a directory: in memory, it would be lost with the thread.
+      if (options.dataDir === undefined) return yield* openPgliteThread(join(yield* temporaryDirectory, "pgdata"))
+      const dataDir = resolve(options.dataDir)
       mkdirSync(dirname(dataDir), { recursive: true })
       yield* dataDirLock(`${dataDir}.lock`)
-    }
-    return yield* Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => PGlite.create(dataDir, { parsers: { [INT8]: (value: string) => Number(value) } }),
-        catch: (cause) => new StorageError({ message: `could not open PGlite at ${dataDir ?? "memory"}`, cause })
-      }),
-      (db) => Effect.promise(() => db.close())
-    )
-  })
-  // One session, and the data directory's lock makes this process its only writer.
-  return sqlStorage(Layer.unwrapScoped(Effect.map(open, PgliteClient.layer)), { writeConcurrency: 1, soleWriter: true, insertStyle: "json" })
+      return yield* openPgliteThread(dataDir)
+    })
+  )
+  // One session, and the data directory's lock makes this process its only writer. The client and
+  // the query executor share the one thread (a layer is built once).
+  return sqlStorage(Layer.provide(PgliteClient.layer, thread), {
+    writeConcurrency: 1,
+    soleWriter: true,
+    insertStyle: "json",
+    queryStores: processQueryStores,
+    queryExecutor: Layer.provide(QueryExecutorPglite, thread)
+  }).pipe(Layer.map(cacheRequestReads))
 }
 
 export interface PostgresOptions {
@@ -107,7 +131,10 @@ export const postgresStorage = (options: PostgresOptions): ZedStorage => {
     {
       writeConcurrency: options.writeConcurrency ?? Math.max(1, Math.min(4, Math.floor(connections / 2))),
       soleWriter: false,
-      insertStyle: "values"
+      insertStyle: "values",
+      // In the database, so that any instance answers for a query another one runs.
+      queryStores: Layer.merge(QueryCacheSql, QueryStatusStoreSql),
+      queryExecutor: QueryExecutorPg
     }
   )
 }

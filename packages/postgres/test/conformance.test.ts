@@ -94,6 +94,8 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
     expect(after.updated_at.getTime()).toBeGreaterThanOrEqual(before.updated_at.getTime())
     expect(Option.getOrThrow(await run(projects.update(2, { timezone: "Asia/Tokyo" }))).name).toBe("Renamed")
     expect(Option.isNone(await run(projects.update(4242, { name: "x" })))).toBe(true)
+    // Reads after a write see it, whatever a store keeps between requests.
+    expect(Option.getOrThrow(await run(projects.get(2)))).toMatchObject({ name: "Renamed", timezone: "Asia/Tokyo" })
   })
 
   it("keeps users and finds personal API keys by digest together with their owner", async () => {

@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { describe, expect, it } from "@effect/vitest"
 import {
-  bootstrap,
   CohortStore,
   FlagInputs,
   FlagStore,
@@ -8,11 +7,10 @@ import {
   OrganizationStore,
   PersonStore,
   ProjectStore,
-  type StorageServices,
   UsageStore
 } from "@zed/core"
-import { Effect, ManagedRuntime, Option } from "effect"
-import { backends as storageBackends, incomingEvent } from "./backends.js"
+import { Effect, Option } from "effect"
+import { backends as storageBackends, incomingEvent, suiteStorage } from "./backends.js"
 
 // The flag and cohort stores and the one-round-trip flag inputs, alike on every backend.
 
@@ -33,20 +31,7 @@ const flag = (key: string) => ({
 })
 
 describe.each(Object.keys(backends))("%s", (name) => {
-  let runtime: ManagedRuntime.ManagedRuntime<StorageServices, unknown>
-  let cleanup: () => Promise<void>
-  const run = <A, E>(effect: Effect.Effect<A, E, StorageServices>) => runtime.runPromise(effect)
-
-  beforeAll(async () => {
-    const backend = await backends[name]!()
-    cleanup = backend.cleanup
-    runtime = ManagedRuntime.make(backend.storage)
-    await run(bootstrap())
-  })
-  afterAll(async () => {
-    await runtime.dispose()
-    await cleanup()
-  })
+  const { run } = suiteStorage(backends[name]!)
 
   it("flags: create, find, list, update (version bump), unique live keys, soft delete", async () => {
     const flags = await run(FlagStore)

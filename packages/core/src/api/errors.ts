@@ -35,6 +35,17 @@ export class UnsupportedMediaType extends Data.TaggedError("UnsupportedMediaType
 
 export class PayloadTooLarge extends Data.TaggedError("PayloadTooLarge")<{ readonly limit: number }> {}
 
+/** A query the query API cannot run as written, with where in its text the problem is. */
+export class QueryInvalid extends Data.TaggedError("QueryInvalid")<{
+  readonly code: string
+  readonly detail: string
+  readonly start: number | null
+  readonly end: number | null
+}> {}
+
+/** A feature this install cannot serve (e.g. text-to-SQL without a language model). */
+export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly detail: string }> {}
+
 export type ApiError =
   | ValidationError
   | InvalidRequest
@@ -45,6 +56,8 @@ export type ApiError =
   | MethodNotAllowed
   | UnsupportedMediaType
   | PayloadTooLarge
+  | QueryInvalid
+  | NotImplemented
 
 export interface ErrorBody {
   readonly type: string
@@ -82,6 +95,11 @@ export const errorReply = (error: ApiError): Reply => {
     case "PayloadTooLarge":
       return body(413, "invalid_request", "payload_too_large",
         `Request body is larger than the limit of ${error.limit} bytes.`)
+    case "QueryInvalid":
+      // The position (character offsets into the query) rides along with the usual four fields.
+      return Reply.json(400, { type: "validation_error", code: error.code, detail: error.detail, attr: null, start: error.start, end: error.end })
+    case "NotImplemented":
+      return body(501, "server_error", "not_implemented", error.detail)
   }
 }
 

@@ -5,11 +5,14 @@ import { EventStore } from "../services/EventStore.js"
 import { GroupStore } from "../services/GroupStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { ProjectStore } from "../services/ProjectStore.js"
+import { type PropertyDefinition, PropertyDefinitions } from "../services/PropertyDefinitions.js"
 import { StorageError } from "../services/StorageError.js"
 import { Transactor } from "../services/Transactor.js"
 import { groupColumns, groupTypesOf, groupUpdates } from "./groups.js"
 import type { IncomingEvent } from "./normalize.js"
 import { noPersonCache, PersonCache } from "./personCache.js"
+import { propertyDefinitionsOf } from "./propertyTypes.js"
+import { makeRecordedDefinitions, type RecordedDefinitions } from "./recordedDefinitions.js"
 
 /** Writes captured events durably; `write` completes only once they are committed. */
 export class IngestWriter extends Context.Tag("@zed/core/IngestWriter")<IngestWriter, {
@@ -37,19 +40,22 @@ const MAX_ROUNDS = 8
 
 /**
  * One attempt at storing a group of submissions, inside a transaction: per project, person
- * processing in arrival order, then events, persons and groups written. Events are inserted before
- * their persons are saved: if any turns out to be stored already (an SDK retry), the attempt fails
- * so it can be rolled back and made again without them, and a retry never re-applies old updates.
+ * processing in arrival order, then events, persons, groups and new property definitions written.
+ * Events are inserted before their persons are saved: if any turns out to be stored already (an SDK
+ * retry), the attempt fails so it can be rolled back and made again without them, and a retry never
+ * re-applies old updates.
  */
 const attempt = (
   submissions: ReadonlyArray<Omit<Submission, "done">>,
   skip: ReadonlySet<string>,
-  cache: PersonCache["Type"]
+  cache: PersonCache["Type"],
+  recorded: RecordedDefinitions
 ) =>
   Effect.gen(function*() {
     const events = yield* EventStore
     const persons = yield* PersonStore
     const groups = yield* GroupStore
+    const propertyDefinitions = yield* PropertyDefinitions
     const byProject = new Map<number, Map<string, IncomingEvent>>()
     for (const { events: batch, projectId } of submissions) {
       const unique = byProject.get(projectId) ?? new Map<string, IncomingEvent>()
@@ -58,7 +64,11 @@ const attempt = (
       }
       byProject.set(projectId, unique)
     }
-    const written: Array<{ readonly projectId: number; readonly persons: ReadonlyArray<Person> }> = []
+    const written: Array<{
+      readonly projectId: number
+      readonly persons: ReadonlyArray<Person>
+      readonly definitions: ReadonlyArray<PropertyDefinition>
+    }> = []
     for (const [projectId, unique] of byProject) {
       const fresh = [...unique.values()]
       if (fresh.length === 0) continue
@@ -84,9 +94,12 @@ const attempt = (
       const ids = yield* persons.save(projectId, changes)
       yield* groups.upsert(projectId, groupUpdates(fresh, mapping))
       yield* events.repoint(projectId, changes.repoint)
+      const definitions = propertyDefinitionsOf(fresh, mapping, recorded.known(projectId))
+      if (definitions.length > 0) yield* propertyDefinitions.record(projectId, definitions)
       written.push({
         projectId,
-        persons: touched.map(({ changed: _, merged: __, stored_ids: ___, ...draft }) => ({ ...draft, id: draft.id ?? ids.get(draft.uuid)! }))
+        persons: touched.map(({ changed: _, merged: __, stored_ids: ___, ...draft }) => ({ ...draft, id: draft.id ?? ids.get(draft.uuid)! })),
+        definitions
       })
     }
     return written
@@ -97,14 +110,21 @@ const attempt = (
  * already stored (same project and uuid) are skipped with everything they would have done; a
  * transaction that lost a race with another writer is made again.
  */
-export const ingest = (submissions: ReadonlyArray<Omit<Submission, "done">>, cache: PersonCache["Type"] = noPersonCache) =>
+export const ingest = (
+  submissions: ReadonlyArray<Omit<Submission, "done">>,
+  cache: PersonCache["Type"] = noPersonCache,
+  recorded: RecordedDefinitions = makeRecordedDefinitions()
+) =>
   Effect.gen(function*() {
     const transactor = yield* Transactor
     const skip = new Set<string>()
     for (let round = 0; ; round++) {
-      const result = yield* Effect.either(transactor.transaction(attempt(submissions, skip, cache)))
+      const result = yield* Effect.either(transactor.transaction(attempt(submissions, skip, cache, recorded)))
       if (Either.isRight(result)) {
-        for (const { persons, projectId } of result.right) cache.remember(projectId, persons)
+        for (const { definitions, persons, projectId } of result.right) {
+          cache.remember(projectId, persons)
+          recorded.remember(projectId, definitions)
+        }
         return [...new Set(submissions.map((s) => s.projectId))]
       }
       const failure = result.left
@@ -127,8 +147,10 @@ export const IngestWriterLive = Layer.scoped(
   Effect.gen(function*() {
     const projects = yield* ProjectStore
     const cache = yield* PersonCache
-    const stores = yield* Effect.context<EventStore | GroupStore | PersonStore | Transactor>()
+    const stores = yield* Effect.context<EventStore | GroupStore | PersonStore | PropertyDefinitions | Transactor>()
     const { concurrency } = yield* Transactor
+    // Property definitions this process has committed, so that only new ones are written.
+    const recorded = makeRecordedDefinitions()
     // Projects this process has already recorded as having received events.
     const ingested = new Set<number>()
     const markIngested = (projectIds: ReadonlyArray<number>) =>
@@ -137,7 +159,7 @@ export const IngestWriterLive = Layer.scoped(
 
     // A transient failure (a dropped connection, say) gets one more try before the requests see 503.
     const commit = (group: ReadonlyArray<Submission>) =>
-      Effect.flatMap(ingest(group, cache), markIngested).pipe(
+      Effect.flatMap(ingest(group, cache, recorded), markIngested).pipe(
         Effect.retry({ times: 1 }),
         // No one traces ingestion: spans per statement would cost more than the statements' encoding.
         Effect.withTracerEnabled(false),

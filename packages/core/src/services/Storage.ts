@@ -8,6 +8,10 @@ import type { GroupStore } from "./GroupStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
+import type { PropertyDefinitions } from "./PropertyDefinitions.js"
+import type { QueryCache } from "./QueryCache.js"
+import type { QueryExecutor } from "./QueryExecutor.js"
+import type { QueryStatusStore } from "./QueryStatusStore.js"
 import type { StorageError } from "./StorageError.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
@@ -24,6 +28,10 @@ export type StorageServices =
   | OrganizationStore
   | PersonStore
   | ProjectStore
+  | PropertyDefinitions
+  | QueryCache
+  | QueryExecutor
+  | QueryStatusStore
   | Transactor
   | UsageStore
   | UserStore

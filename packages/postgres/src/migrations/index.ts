@@ -4,12 +4,16 @@ import { Effect } from "effect"
 import foundation from "./0001_foundation.js"
 import eventsPersons from "./0002_events_persons.js"
 import featureFlags from "./0003_feature_flags.js"
+import queries from "./0004_queries.js"
+import propertyDefinitions from "./0005_property_definitions.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
     "0001_foundation": foundation,
     "0002_events_persons": eventsPersons,
-    "0003_feature_flags": featureFlags
+    "0003_feature_flags": featureFlags,
+    "0004_queries": queries,
+    "0005_property_definitions": propertyDefinitions
   })
 })
 

@@ -14,6 +14,7 @@ import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
 import { personRoutes } from "./persons.js"
 import { projectRoutes } from "./projects.js"
+import { queryRoutes } from "./query.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 
 let document: unknown
@@ -35,6 +36,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...projectRoutes,
   ...personRoutes,
   ...eventRoutes,
+  ...queryRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,

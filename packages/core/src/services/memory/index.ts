@@ -5,6 +5,10 @@ import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
 import { GroupStore } from "../GroupStore.js"
 import { PersonStore } from "../PersonStore.js"
+import { PropertyDefinitions } from "../PropertyDefinitions.js"
+import { QueryCache } from "../QueryCache.js"
+import { QueryExecutor } from "../QueryExecutor.js"
+import { QueryStatusStore } from "../QueryStatusStore.js"
 import type { ZedStorage } from "../Storage.js"
 import { UsageStore } from "../UsageStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
@@ -15,6 +19,8 @@ import { makeMemoryEvents } from "./events.js"
 import { makeMemoryGroups } from "./groups.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
+import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
+import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryUsage } from "./usage.js"
 
 /**
@@ -37,6 +43,10 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(FlagStore, makeMemoryFlags(journal)),
         Layer.succeed(CohortStore, cohorts.store),
         Layer.succeed(FlagInputs, flagInputs),
-        Layer.succeed(UsageStore, makeMemoryUsage(journal))
+        Layer.succeed(UsageStore, makeMemoryUsage(journal)),
+        Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),
+        Layer.succeed(QueryCache, makeMemoryQueryCache(journal)),
+        Layer.succeed(QueryStatusStore, makeMemoryQueryStatuses(journal)),
+        Layer.succeed(QueryExecutor, memoryQueryExecutor)
       ))
   }))

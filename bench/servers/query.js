@@ -1,0 +1,65 @@
+// Zed over the query benchmark's data set. Storage from argv[2]: "pglite:<dir>" or "postgres:<url>";
+// the demo data set from BENCH_EVENTS, BENCH_SEED and BENCH_END. Whatever of it the store lacks is
+// loaded through /batch/ first (loading is idempotent on event uuids, so an interrupted load just
+// resumes), then the project's time zone is set to BENCH_TIMEZONE and Zed serves over HTTP. Only this
+// process can open a PGlite data directory, so the raw baseline reaches PGlite here too: `POST
+// /__raw` runs the SQL in its body through the store's query executor, outside Zed's query API.
+import { randomUUID } from "node:crypto"
+import { createServer } from "node:http"
+import { createZed, loadDemoData, QueryExecutor } from "@zed/core"
+import { pgliteStorage, postgresStorage } from "@zed/postgres"
+import { Effect } from "effect"
+
+const [kind, ...rest] = process.argv[2].split(":")
+const where = rest.join(":")
+if (!["pglite", "postgres"].includes(kind) || where === "") throw new Error("usage: query.js pglite:<dir> | postgres:<url>")
+const { BENCH_END, BENCH_EVENTS, BENCH_KEY, BENCH_SEED, BENCH_TIMEZONE, BENCH_TOKEN } = process.env
+const events = Number(BENCH_EVENTS)
+
+const zed = await createZed({
+  storage: kind === "postgres" ? postgresStorage({ url: where }) : pgliteStorage({ dataDir: where }),
+  bootstrap: { personalApiKey: BENCH_KEY, projectApiKey: BENCH_TOKEN }
+})
+
+const api = async (method, path, body) => {
+  const response = await zed.handler(new Request(`http://bench${path}`, {
+    method,
+    headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
+    body: JSON.stringify(body)
+  }))
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  return response.json()
+}
+const stored = async () => {
+  const { results } = await api("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" }, refresh: "force_blocking" })
+  return results[0][0]
+}
+
+if (await stored() < events) {
+  const started = performance.now()
+  await loadDemoData(zed, {
+    events,
+    seed: Number(BENCH_SEED),
+    end: new Date(BENCH_END),
+    onProgress: (done, total) => done % 100_000 === 0 && console.error(`  loaded ${done} of ${total} events (${Math.round((performance.now() - started) / 1000)} s)`)
+  })
+}
+const count = await stored()
+if (count !== events) throw new Error(`the store holds ${count} events, not ${events}: remove ${where}`)
+await api("PATCH", "/api/projects/1/", { timezone: BENCH_TIMEZONE })
+
+const raw = (sql) =>
+  zed.run(Effect.flatMap(QueryExecutor, (executor) =>
+    executor.execute({ sql, params: [], timezone: BENCH_TIMEZONE, timeoutMs: 600_000, executionId: randomUUID() })))
+
+const server = createServer((req, res) => {
+  if (req.url !== "/__raw") return void zed.nodeHandler(req, res)
+  const chunks = []
+  req.on("data", (chunk) => chunks.push(chunk))
+  req.on("end", () =>
+    raw(Buffer.concat(chunks).toString("utf8")).then(
+      ({ rows }) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(rows, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
+      (error) => res.writeHead(500).end(String(error?.message ?? error))
+    ))
+}).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
+process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))

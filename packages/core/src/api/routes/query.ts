@@ -1,0 +1,114 @@
+import { Effect, Option, Schema } from "effect"
+import { type QueryRunError, QueryRunner } from "../../queries/runner.js"
+import type { StorageError } from "../../services/StorageError.js"
+import { QueryRequest } from "../../queries/request.js"
+import { NotFound, NotImplemented, QueryInvalid, ValidationError } from "../errors.js"
+import { Reply } from "../reply.js"
+import { environmentRoute } from "../route.js"
+import { check } from "../validation.js"
+
+// The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
+
+/** Query failures the caller can fix become 400s with the message (and where it applies, the position). */
+const invalid = (error: QueryRunError): Effect.Effect<never, QueryInvalid | StorageError> => {
+  switch (error._tag) {
+    case "ZedQLSyntaxError":
+      return Effect.fail(new QueryInvalid({ code: "zedql_syntax_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
+    case "ZedQLQueryError":
+      return Effect.fail(new QueryInvalid({ code: "zedql_query_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
+    case "QueryFailed":
+      return Effect.fail(new QueryInvalid({ code: "zedql_error", detail: error.message, start: null, end: null }))
+    case "QueryTimeout":
+      return Effect.fail(new QueryInvalid({
+        code: "query_timeout",
+        detail: `Query took longer than ${Math.round(error.timeoutMs / 1000)} seconds and was stopped: narrow it (a date range, a LIMIT) or run it with refresh=async.`,
+        start: null,
+        end: null
+      }))
+    case "QueryCancelled":
+      return Effect.fail(new QueryInvalid({ code: "query_cancelled", detail: "Query was cancelled.", start: null, end: null }))
+    case "StorageError":
+      return Effect.fail(error)
+  }
+}
+
+const QueryId = Schema.Struct({ id: Schema.String })
+
+const create = environmentRoute({
+  method: "POST",
+  path: "/query",
+  tag: "query",
+  summary: "Run a query",
+  description: "Runs `{\"query\": {\"kind\": \"ZedQLQuery\", \"query\": \"SELECT …\"}}` under the refresh mode asked for (default `blocking`). " +
+    "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
+  scope: "query:read",
+  body: QueryRequest,
+  response: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "QueryResponse" }),
+  handler: ({ body, project }) =>
+    Effect.flatMap(QueryRunner, (runner) => runner.run(project, body)).pipe(
+      Effect.catchAll(invalid),
+      Effect.map((answer) => Reply.json(answer.status, answer.body))
+    )
+})
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "/query/:id",
+  tag: "query",
+  summary: "Status of a background query",
+  description: "202 while it runs, 200 once complete (`results` holds the response), 400 if it failed on the query's account (`error_message`), 500 otherwise; 404 when unknown or expired.",
+  scope: "query:read",
+  params: QueryId,
+  handler: ({ params, project }) =>
+    Effect.flatMap(QueryRunner, (runner) => runner.status(project, params.id)).pipe(
+      Effect.flatMap(Option.match({
+        onNone: () => Effect.fail(new NotFound({ detail: "Query not found." })),
+        onSome: (answer) => Effect.succeed(Reply.json(answer.status, answer.body))
+      }))
+    )
+})
+
+const cancel = environmentRoute({
+  method: "DELETE",
+  path: "/query/:id",
+  tag: "query",
+  summary: "Cancel a background query",
+  description: "Stops the statement computing it (the database stops working on it) and forgets the query. 204.",
+  scope: "query:read",
+  params: QueryId,
+  handler: ({ params, project }) =>
+    Effect.flatMap(QueryRunner, (runner) => runner.cancel(project, params.id)).pipe(
+      Effect.flatMap((found) => found ? Effect.succeed(Reply.empty(204)) : Effect.fail(new NotFound({ detail: "Query not found." })))
+    )
+})
+
+const checkAuthForAsync = environmentRoute({
+  method: "POST",
+  path: "/query/check_auth_for_async",
+  tag: "query",
+  summary: "Check that the caller may run background queries",
+  description: "A pre-flight check before an async query: 200 with no body when the key holds query:read for the project.",
+  scope: "query:read",
+  handler: () => Effect.succeed(Reply.empty(200))
+})
+
+const Prompt = Schema.String.pipe(
+  check((p: string) => p.trim() !== "", "required", "A prompt is required."),
+  check((p: string) => p.length <= 400, "too_long", "The prompt is longer than 400 characters.")
+)
+
+const draftSql = environmentRoute({
+  method: "GET",
+  path: "/query/draft_sql",
+  tag: "query",
+  summary: "Draft ZedQL from a prompt (text-to-SQL)",
+  description: "Needs a language model, which this install does not have: a valid request answers 501.",
+  scope: "query:read",
+  query: Schema.Struct({ prompt: Schema.optional(Prompt), current_query: Schema.optional(Schema.String) }),
+  handler: ({ query }) =>
+    query.prompt === undefined
+      ? Effect.fail(new ValidationError({ code: "required", detail: "A prompt is required.", attr: "prompt" }))
+      : Effect.fail(new NotImplemented({ detail: "Drafting SQL from a prompt needs a language model; none is configured in this install." }))
+})
+
+export const queryRoutes = [create, checkAuthForAsync, draftSql, retrieve, cancel]

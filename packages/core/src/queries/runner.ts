@@ -1,0 +1,307 @@
+import { randomUUID } from "node:crypto"
+import { Cache, Context, Duration, Effect, Exit, FiberMap, Layer, Option, Schedule } from "effect"
+import type { Project } from "../domain/models.js"
+import { PropertyDefinitions, type PropertyType } from "../services/PropertyDefinitions.js"
+import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
+import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
+import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
+import type { StorageError } from "../services/StorageError.js"
+import { compileZedQL } from "../zedql/compile.js"
+import type { ZedQLError } from "../zedql/errors.js"
+import { dateBound } from "../zedql/filters.js"
+import { jsonRows } from "../zedql/results.js"
+import { clickhouseName } from "../zedql/types.js"
+import { cacheExpiry, cacheTargetAge, decideCaching, nextAllowedClientRefresh, type RefreshMode, refreshMode, ZEDQL_STALENESS } from "./cachePolicy.js"
+import { cacheKey } from "./cacheKey.js"
+import { effectiveQuery, placeholderValues, type QueryRequest, type ZedQLQueryNode } from "./request.js"
+
+// The query API's engine: the refresh policy decides between the cache, computing now and
+// computing in the background; background runs are tracked in the status store (so any instance
+// can answer a poll) and can be stopped for real.
+
+/** How long a query may run: blocking requests wait for it; background ones may take longer. */
+export const BLOCKING_TIMEOUT = Duration.seconds(60)
+export const ASYNC_TIMEOUT = Duration.seconds(600)
+/** How long a background query's status is kept after it ends (PostHog: 10 minutes). */
+const STATUS_TTL = Duration.minutes(10)
+const CLEANUP_EVERY = Duration.minutes(1)
+/** How often a background query checks that it was not cancelled from another instance. */
+const CANCEL_CHECK_EVERY = Duration.seconds(1)
+
+export type QueryRunError = ZedQLError | QueryTimeout | QueryCancelled | QueryFailed | StorageError
+
+/** An answer: the HTTP status (202 while a background query runs) and the body. */
+export interface QueryAnswer {
+  readonly status: 200 | 202 | 400 | 500
+  readonly body: Record<string, unknown>
+}
+
+export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<QueryRunner, {
+  readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+  /** A background query's status; none when unknown or expired. */
+  readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
+  /** Stops a background query and forgets it; answers whether there was one. */
+  readonly cancel: (project: Project, id: string) => Effect.Effect<boolean, StorageError>
+}>() {}
+
+const iso = (date: Date | null) => date?.toISOString() ?? null
+
+const statusJson = (s: QueryStatus) => ({
+  ...s,
+  start_time: iso(s.start_time),
+  pickup_time: iso(s.pickup_time),
+  end_time: iso(s.end_time),
+  expiration_time: iso(s.expiration_time)
+})
+
+const plus = (date: Date, duration: Duration.Duration) => new Date(date.getTime() + Duration.toMillis(duration))
+
+/** A date range's end, when it is a fixed date: results of a past range never go stale. */
+const fixedDateTo = (node: ZedQLQueryNode): Date | null => {
+  const to = node.filters?.dateRange?.date_to
+  if (to == null || dateBound(to)?.node !== "Call") return null
+  const parsed = Date.parse(to)
+  return Number.isNaN(parsed) ? null : new Date(parsed)
+}
+
+/** What the user sees of a failed query: the message of their mistakes, nothing of ours. */
+const userMessage = (error: QueryRunError): string | null => {
+  switch (error._tag) {
+    case "ZedQLSyntaxError":
+    case "ZedQLQueryError":
+    case "QueryFailed":
+      return error.message
+    case "QueryTimeout":
+      return `Query took longer than ${Math.round(error.timeoutMs / 1000)} seconds and was stopped`
+    case "QueryCancelled":
+      return "Query was cancelled"
+    case "StorageError":
+      return null
+  }
+}
+
+export const QueryRunnerLive = Layer.scoped(
+  QueryRunner,
+  Effect.gen(function*() {
+    const executor = yield* QueryExecutor
+    const cache = yield* QueryCache
+    const statuses = yield* QueryStatusStore
+    const definitions = yield* PropertyDefinitions
+    const background = yield* FiberMap.make<string>()
+
+    // Property types change rarely (a new key) and only widen: a minute late is fine.
+    const propertyTypes = yield* Cache.make({
+      capacity: 1000,
+      timeToLive: Duration.minutes(1),
+      lookup: (projectId: number) =>
+        Effect.map(definitions.list(projectId), (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const)))
+    })
+
+    /** Computes a query: compile, run, shape the response. */
+    const compute = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, executionId: string, timeout: Duration.Duration) =>
+      Effect.gen(function*() {
+        const started = performance.now()
+        const types = yield* propertyTypes.get(project.id)
+        const compiled = yield* compileZedQL(node.query, {
+          projectId: project.id,
+          timezone: project.timezone,
+          values: placeholderValues(node),
+          filters: node.filters ?? undefined,
+          propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
+        })
+        const compiledAt = performance.now()
+        const result = yield* executor.execute({
+          sql: compiled.sql,
+          params: compiled.params,
+          timezone: project.timezone,
+          timeoutMs: Duration.toMillis(timeout),
+          executionId
+        })
+        const executedAt = performance.now()
+        let rows = jsonRows(result.rows, compiled.columns.map((c) => c.type))
+        const hasMore = compiled.page !== null && rows.length > compiled.page.limit
+        if (hasMore) rows = rows.slice(0, compiled.page!.limit)
+        const lastRefresh = new Date()
+        const response: Record<string, unknown> = {
+          results: rows,
+          columns: compiled.columns.map((c) => c.name),
+          types: compiled.columns.map((c) => [c.name, clickhouseName(c.type, project.timezone)]),
+          zedql: compiled.zedql,
+          query: node.query,
+          timings: [
+            { k: "./compile", t: (compiledAt - started) / 1000 },
+            { k: "./execute", t: (executedAt - compiledAt) / 1000 },
+            { k: ".", t: (performance.now() - started) / 1000 }
+          ],
+          ...(compiled.page ? { hasMore, limit: compiled.page.limit, offset: compiled.page.offset } : {}),
+          error: null,
+          explain: null,
+          metadata: null,
+          modifiers: node.modifiers ?? {},
+          timezone: project.timezone,
+          cache_key: key,
+          last_refresh: lastRefresh.toISOString(),
+          cache_target_age: cacheTargetAge(lastRefresh, ZEDQL_STALENESS, mode).toISOString(),
+          next_allowed_client_refresh: nextAllowedClientRefresh(lastRefresh).toISOString()
+        }
+        yield* cache.put(project.id, { key, response, lastRefresh, expiresAt: cacheExpiry(lastRefresh) })
+        return response
+      })
+
+    const fromCache = (entry: CachedResponse, status: QueryStatus | null) => ({
+      ...(entry.response as Record<string, unknown>),
+      is_cached: true,
+      query_status: status === null ? null : statusJson(status)
+    })
+
+    const newStatus = (project: Project, id: string, async: boolean, timeout: Duration.Duration): QueryStatus => {
+      const now = new Date()
+      return {
+        id,
+        team_id: project.id,
+        query_async: async,
+        complete: false,
+        error: false,
+        error_message: null,
+        results: null,
+        start_time: now,
+        pickup_time: null,
+        end_time: null,
+        expiration_time: plus(now, Duration.sum(timeout, STATUS_TTL)),
+        task_id: randomUUID(),
+        insight_id: null,
+        dashboard_id: null,
+        labels: null,
+        query_progress: null
+      }
+    }
+
+    // Another instance cancels by forgetting the status and stopping the statement: one that
+    // cancelled before the statement started had nothing to stop, so a run watches its status.
+    const whenForgotten = (project: Project, id: string) =>
+      Effect.suspend(() => statuses.get(project.id, id, new Date())).pipe(
+        Effect.repeat({ schedule: Schedule.spaced(CANCEL_CHECK_EVERY), until: Option.isNone }),
+        Effect.zipRight(Effect.fail(new QueryCancelled())),
+        Effect.catchTag("StorageError", () => Effect.never)
+      )
+
+    /** A blocking run the client named: while it runs, its status lets DELETE …/query/:id stop it. */
+    const named = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, id: string) =>
+      Effect.acquireUseRelease(
+        Effect.suspend(() => {
+          const status: QueryStatus = { ...newStatus(project, id, false, BLOCKING_TIMEOUT), pickup_time: new Date() }
+          return Effect.as(statuses.put(status), status)
+        }),
+        (status) => Effect.raceFirst(compute(project, node, key, mode, status.task_id!, BLOCKING_TIMEOUT), whenForgotten(project, id)),
+        // The answer goes to the caller: nothing is left to poll.
+        () => Effect.ignore(statuses.remove(project.id, id))
+      )
+
+    /** Starts computing in the background, tracked under `id`; answers its status. */
+    const start = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, id: string) =>
+      Effect.gen(function*() {
+        const status = newStatus(project, id, true, ASYNC_TIMEOUT)
+        yield* statuses.put(status)
+        const run = Effect.gen(function*() {
+          const picked = { ...status, pickup_time: new Date() }
+          // Cancelled before it started: nothing to run.
+          if (!(yield* statuses.update(picked))) return
+          const exit = yield* Effect.exit(compute(project, node, key, mode, status.task_id!, ASYNC_TIMEOUT).pipe(Effect.raceFirst(whenForgotten(project, id))))
+          // Cancelled: whoever cancelled already forgot the status.
+          if (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "QueryCancelled") return
+          const end = new Date()
+          yield* statuses.update(Exit.match(exit, {
+            onSuccess: (response): QueryStatus => ({ ...picked, complete: true, results: { ...response, is_cached: false }, end_time: end, expiration_time: plus(end, STATUS_TTL) }),
+            onFailure: (cause): QueryStatus => {
+              const error = cause._tag === "Fail" ? cause.error : null
+              return { ...picked, complete: true, error: true, error_message: error ? userMessage(error) : null, end_time: end, expiration_time: plus(end, STATUS_TTL) }
+            }
+          }))
+        }).pipe(
+          Effect.catchAll((error) => Effect.logWarning("query status could not be recorded", error.message))
+        )
+        yield* FiberMap.run(background, `${project.id}:${id}`, run)
+        return status
+      })
+
+    // Expired statuses and results are dropped now and then, by every instance.
+    const sweep = Effect.gen(function*() {
+      const now = new Date()
+      yield* statuses.removeExpired(now)
+      yield* cache.removeExpired(now)
+    }).pipe(Effect.catchAll((error) => Effect.logWarning("expired query statuses and results could not be removed", error.message)))
+    yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(CLEANUP_EVERY)))
+
+    const runningStatus = (project: Project, id: string) =>
+      Effect.map(statuses.get(project.id, id, new Date()), Option.filter((s) => !s.complete))
+
+    return QueryRunner.of({
+      run: (project, request) =>
+        Effect.gen(function*() {
+          const node = effectiveQuery(request)
+          const mode = refreshMode(request.refresh, request.async)
+          const key = cacheKey({
+            queryRunner: "ZedQLQueryRunner",
+            query: { ...node, kind: "ZedQLQuery" },
+            teamId: project.id,
+            modifiers: node.modifiers ?? {},
+            limitContext: request.limit_context ?? "query",
+            timezone: project.timezone,
+            weekStartDay: 0
+          })
+          // A background computation is named by the client's id, or by what it computes.
+          const id = request.client_query_id ?? key
+          const running = Option.getOrNull(yield* runningStatus(project, id))
+          const cached = Option.getOrNull(yield* cache.get(project.id, key))
+          const decision = decideCaching({
+            mode,
+            cached,
+            now: new Date(),
+            query: { staleness: ZEDQL_STALENESS, dateTo: fixedDateTo(node) },
+            backgroundRunning: running !== null
+          })
+          const backgroundStatus = (action: "none" | "join" | "start") =>
+            action === "start" ? Effect.map(start(project, node, key, mode, id), (s) => s as QueryStatus | null) : Effect.succeed(action === "join" ? running : null)
+          switch (decision._tag) {
+            case "Compute": {
+              const response = yield* (request.client_query_id == null
+                ? compute(project, node, key, mode, randomUUID(), BLOCKING_TIMEOUT)
+                : named(project, node, key, mode, request.client_query_id))
+              return { status: 200, body: { ...response, is_cached: false, query_status: null } } as QueryAnswer
+            }
+            case "Cached": {
+              const status = yield* backgroundStatus(decision.background)
+              return { status: status !== null && !status.complete ? 202 : 200, body: fromCache(decision.entry, status) } as QueryAnswer
+            }
+            case "Miss": {
+              const status = yield* backgroundStatus(decision.background)
+              return { status: status !== null ? 202 : 200, body: { cache_key: key, query_status: status === null ? null : statusJson(status) } } as QueryAnswer
+            }
+            case "Status": {
+              const status = (yield* backgroundStatus(decision.background))!
+              return { status: 202, body: { query_status: statusJson(status) } } as QueryAnswer
+            }
+          }
+        }),
+
+      status: (project, id) =>
+        Effect.map(statuses.get(project.id, id, new Date()), Option.map((s): QueryAnswer => ({
+          status: !s.complete ? 202 : !s.error ? 200 : s.error_message !== null ? 400 : 500,
+          body: { query_status: statusJson(s) }
+        }))),
+
+      cancel: (project, id) =>
+        Effect.gen(function*() {
+          const status = yield* statuses.get(project.id, id, new Date())
+          if (Option.isNone(status)) return false
+          yield* statuses.remove(project.id, id)
+          if (!status.value.complete) {
+            // Here: stop the fiber, which stops its statement. Elsewhere: stop the statement.
+            yield* FiberMap.remove(background, `${project.id}:${id}`)
+            if (status.value.task_id !== null) yield* executor.cancel(status.value.task_id)
+          }
+          return true
+        })
+    })
+  })
+)

@@ -1,0 +1,6 @@
+export { type CompiledZedQL, compileZedQL, type CompileOptions, QUERY_DEFAULT_LIMIT, QUERY_MAX_LIMIT } from "./compile.js"
+export { type Span, type ZedQLError, ZedQLQueryError, ZedQLSyntaxError } from "./errors.js"
+export { QueryFilters } from "./filters.js"
+export type { Dialect, PrintedQuery, PrintOptions } from "./printer.js"
+export { postgres } from "./postgres/print.js"
+export { clickhouseName, type ZType } from "./types.js"
