@@ -164,12 +164,19 @@ export class Resolver {
     const selectEnv: Env = { ...BASE_ENV, aggregates: true }
     const columns: Array<RColumn> = node.select.flatMap((item) => this.selectItem(item, scope, selectEnv, windowNames))
     const where = [node.prewhere, node.where].filter((e): e is A.Expr => e != null).map((e) => this.expr(e, scope, BASE_ENV, windowNames))
+    const aliases = new Set(node.select.flatMap((item) => (item.node === "Alias" ? [item.alias] : [])))
     const at = (e: A.Expr): RExpr => {
       // GROUP BY 2 and ORDER BY 2 mean the second column, as in ClickHouse.
       if (e.node === "Constant" && typeof e.value === "number" && Number.isInteger(e.value)) {
         const column = columns[e.value - 1]
         if (column === undefined) refuse(`There is no column ${e.value} to refer to`, e)
         return column!.expr
+      }
+      // A column's alias is that very column: resolved again, a subquery in it would read other
+      // table aliases, and Postgres would not see it as the grouped expression.
+      if (e.node === "Field" && e.chain.length === 1 && aliases.has(String(e.chain[0]))) {
+        const column = columns.find((c) => c.name === e.chain[0])
+        if (column !== undefined) return column.expr
       }
       return this.expr(e, scope, selectEnv, windowNames)
     }

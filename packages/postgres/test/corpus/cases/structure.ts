@@ -10,6 +10,11 @@ export const subqueries: Array<Case> = [
     expected: (m) => [[count(m, (e) => e.event === "document_created" && signedUp(m).has(e.distinctId))]]
   },
   {
+    name: "GROUP BY and ORDER BY the alias of an expression holding a subquery",
+    query: "SELECT if(distinct_id IN (SELECT distinct_id FROM events WHERE event = 'signed_up'), 'signed up', 'other') AS who, count() FROM events WHERE event = '$pageview' GROUP BY who ORDER BY who",
+    expected: (m) => ordered(counted(pageviews(m), (e) => (signedUp(m).has(e.distinctId) ? "signed up" : "other")), 0)
+  },
+  {
     name: "FROM a subquery",
     query: "SELECT count(), max(c), avg(c) FROM (SELECT distinct_id, count() AS c FROM events GROUP BY distinct_id)",
     expected: (m) => {
