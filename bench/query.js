@@ -4,26 +4,9 @@
 // Both must give the same rows before anything is timed; then each query runs BENCH_QUERY_REPETITIONS
 // (default 5) times each way, interleaved, and medians are reported.
 //
-// The data set (1,000,000 demo events; BENCH_QUERY_EVENTS=n for a quicker run) is loaded through
-// Zed's /batch/ once per store and kept between runs, keyed by its size, seed and end: in the
-// database zed_bench_query_<key> on the PostgreSQL server, and in <tmpdir>/zed-bench-query/<key> for
-// PGlite. The server process counts the stored events on start and loads whatever is missing (two to
-// four minutes for a million); drop the database or remove the directory to load afresh.
-import { cpus, tmpdir } from "node:os"
-import { join } from "node:path"
-import { DEFAULT_DEMO_DAYS } from "@zed/core"
-import pg from "pg"
-import { record, startServer } from "./lib.js"
-
-const TOKEN = "phc_benchmark_project_token_0000000001"
-const KEY = "phx_benchmark_key_00000000000000000001"
-const EVENTS = Number(process.env.BENCH_QUERY_EVENTS ?? 1_000_000)
-const SEED = 1
-const END = "2026-03-02T00:00:00.000Z"
-const TIMEZONE = "America/New_York"
-const REPETITIONS = Number(process.env.BENCH_QUERY_REPETITIONS ?? 5)
-const SERVER_URL = process.env.ZED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const DATA_KEY = `${EVENTS}_s${SEED}_${END.slice(0, 10).replaceAll("-", "")}`
+// The data set and its stores are bench/queryData.js's.
+import { record } from "./lib.js"
+import { api, median, ms, rawRunner, REPETITIONS, runLine, start, STORES, timed } from "./queryData.js"
 
 /**
  * Each question in ZedQL and in SQL as one would write it by hand against Zed's tables (the project's
@@ -162,89 +145,11 @@ const sameResults = (query, zed, raw) => {
   return z.length
 }
 
-// --- The stores.
-
-const withClient = async (url, use) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
-
-/** The benchmark's own database on the PostgreSQL server, kept between runs. */
-const postgresDatabase = async () => {
-  const name = `zed_bench_query_${DATA_KEY}`
-  await withClient(SERVER_URL, async (client) => {
-    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name])
-    if (rowCount === 0) await client.query(`CREATE DATABASE ${name}`)
-  })
-  const url = new URL(SERVER_URL)
-  url.pathname = `/${name}`
-  return url.toString()
-}
-
-/** Runs hand-written SQL: on the server with a client of its own, on PGlite in Zed's process (the only one that may open it). */
-const rawRunner = async (store, server) => {
-  if (store === "PGlite") {
-    return {
-      query: async (sql) => {
-        const response = await fetch(`${server.url}/__raw`, { method: "POST", body: sql })
-        if (!response.ok) throw new Error(`raw SQL failed: ${await response.text()}`)
-        return response.json()
-      },
-      close: async () => {}
-    }
-  }
-  const client = new pg.Client({
-    connectionString: server.databaseUrl,
-    types: { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? Number : oid === 1082 ? String : pg.types.getTypeParser(oid, format)) }
-  })
-  await client.connect()
-  await client.query(`SET TimeZone = '${TIMEZONE}'`)
-  return {
-    query: async (sql) => (await client.query({ text: sql, rowMode: "array" })).rows,
-    close: () => client.end()
-  }
-}
-
-const start = async (store) => {
-  const env = { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN, BENCH_EVENTS: String(EVENTS), BENCH_SEED: String(SEED), BENCH_END: END, BENCH_TIMEZONE: TIMEZONE }
-  if (store === "PGlite") return startServer("./servers/query.js", [`pglite:${join(tmpdir(), "zed-bench-query", DATA_KEY)}`], env)
-  const databaseUrl = await postgresDatabase()
-  const server = await startServer("./servers/query.js", [`postgres:${databaseUrl}`], env)
-  // Statistics as autovacuum would have them by now, whether or not the data was just loaded.
-  await withClient(databaseUrl, (client) => client.query("VACUUM ANALYZE"))
-  return { ...server, databaseUrl }
-}
-
-const zedQuery = async (server, query) => {
-  const response = await fetch(`${server.url}/api/environments/1/query/`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: JSON.stringify({ query: { kind: "ZedQLQuery", query: query.zedql }, refresh: "force_blocking" })
-  })
-  const body = await response.json()
-  if (!response.ok) throw new Error(`${query.name}: Zed answered ${response.status}: ${JSON.stringify(body)}`)
-  return body
-}
+const zedQuery = (server, query) =>
+  api(server, "POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: query.zedql }, refresh: "force_blocking" })
 
 /** What Zed says its compile step took (parse, resolve, print), in ms. */
 const compileMs = (response) => response.timings.find((t) => t.k === "./compile").t * 1000
-
-const timed = async (work) => {
-  const started = performance.now()
-  const result = await work()
-  return { ms: performance.now() - started, result }
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  const mid = sorted.length >> 1
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2
-}
 
 /** Per query: Zed's and the raw median milliseconds, with the rows they agreed on. */
 const measure = async (store) => {
@@ -287,15 +192,13 @@ const measure = async (store) => {
 }
 
 const geomean = (values) => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length)
-const ms = (value) => (value >= 100 ? Math.round(value).toString() : value.toFixed(1))
 
 export const run = async () => {
-  const stores = (process.env.BENCH_STORES ?? "PostgreSQL server,PGlite").split(",")
   const results = []
-  for (const store of stores) results.push({ store, queries: await measure(store) })
+  for (const store of STORES) results.push({ store, queries: await measure(store) })
   const header = results.flatMap(({ store }) => [`${store}: Zed ms`, "of which compile (first run)", "SQL ms", "Zed / SQL"])
   const table = [
-    `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; ${EVENTS} demo events (seed ${SEED}, ${DEFAULT_DEMO_DAYS} days to ${END.slice(0, 10)}), project time zone ${TIMEZONE}; median of ${REPETITIONS} runs each, Zed and SQL interleaved; ${stores.join(" and ")}.`,
+    runLine("Zed and SQL interleaved"),
     "",
     `| Query | rows | ${header.join(" | ")} |`,
     `|---|---:|${header.map(() => "---:").join("|")}|`,

@@ -1,11 +1,12 @@
 // `npm run bench`: runs every benchmark and records its table in docs/performance.md.
 import * as decide from "./decide.js"
 import * as ingest from "./ingest.js"
+import * as insights from "./insights.js"
 import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

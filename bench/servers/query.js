@@ -3,10 +3,12 @@
 // loaded through /batch/ first (loading is idempotent on event uuids, so an interrupted load just
 // resumes), then the project's time zone is set to BENCH_TIMEZONE and Zed serves over HTTP. Only this
 // process can open a PGlite data directory, so the raw baseline reaches PGlite here too: `POST
-// /__raw` runs the SQL in its body through the store's query executor, outside Zed's query API.
+// /__raw` runs `{sql, params}` through the store's query executor, outside Zed's query API. `POST
+// /__compile` answers the `{sql, params}` Zed's query runner prints for the ZedQL in its
+// body, with the milliseconds compiling took (`ms`).
 import { randomUUID } from "node:crypto"
 import { createServer } from "node:http"
-import { createZed, loadDemoData, QueryExecutor } from "@zed/core"
+import { compileZedQL, createZed, loadDemoData, PropertyDefinitions, QueryExecutor } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Effect } from "effect"
 
@@ -48,17 +50,30 @@ const count = await stored()
 if (count !== events) throw new Error(`the store holds ${count} events, not ${events}: remove ${where}`)
 await api("PATCH", "/api/projects/1/", { timezone: BENCH_TIMEZONE })
 
-const raw = (sql) =>
+const raw = ({ sql, params }) =>
   zed.run(Effect.flatMap(QueryExecutor, (executor) =>
-    executor.execute({ sql, params: [], timezone: BENCH_TIMEZONE, timeoutMs: 600_000, executionId: randomUUID() })))
+    executor.execute({ sql, params, timezone: BENCH_TIMEZONE, timeoutMs: 600_000, executionId: randomUUID() })))
+    .then(({ rows }) => rows)
+
+/** As the query runner compiles: the project's id, time zone and property types. */
+const compile = (text) =>
+  zed.run(Effect.gen(function*() {
+    const types = new Map((yield* (yield* PropertyDefinitions).list(1)).map((d) => [`${d.owner}:${d.key}`, d.propertyType]))
+    const started = performance.now()
+    const { params, sql } = yield* compileZedQL(text, { projectId: 1, timezone: BENCH_TIMEZONE, propertyType: (owner, key) => types.get(`${owner}:${key}`) })
+    return { sql, params, ms: performance.now() - started }
+  }))
+
+const ROUTES = { "/__raw": (body) => raw(JSON.parse(body)), "/__compile": compile }
 
 const server = createServer((req, res) => {
-  if (req.url !== "/__raw") return void zed.nodeHandler(req, res)
+  const route = ROUTES[req.url]
+  if (route === undefined) return void zed.nodeHandler(req, res)
   const chunks = []
   req.on("data", (chunk) => chunks.push(chunk))
   req.on("end", () =>
-    raw(Buffer.concat(chunks).toString("utf8")).then(
-      ({ rows }) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(rows, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
+    route(Buffer.concat(chunks).toString("utf8")).then(
+      (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
       (error) => res.writeHead(500).end(String(error?.message ?? error))
     ))
 }).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))

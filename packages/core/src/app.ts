@@ -4,6 +4,7 @@ import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
 import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
+import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
@@ -16,6 +17,7 @@ export type AppServices =
   | FlagQuota
   | GeoIp
   | IngestWriter
+  | InsightCompute
   | PersonCache
   | ProjectTokens
   | QueryRunner
@@ -32,7 +34,7 @@ export const appLayer = (
       ProjectTokensLive,
       FlagDefinitionsLive,
       FlagQuotaLive,
-      QueryRunnerLive,
+      InsightComputeLive.pipe(Layer.provideMerge(QueryRunnerLive)),
       geoip,
       Layer.succeed(ZedConfig, config)
     )),

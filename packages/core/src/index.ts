@@ -78,9 +78,25 @@ export {
   ZEDQL_STALENESS
 } from "./queries/cachePolicy.js"
 export { cacheKey, type CacheKeyInput } from "./queries/cacheKey.js"
+export { type PlanRequest, type QueryAnswer, QueryRunner, QueryRunnerLive } from "./queries/runner.js"
+export type { InsightContext, InsightPlan } from "./insights/plan.js"
 export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { type Group, GroupStore } from "./services/GroupStore.js"
+export {
+  type ActivityEntry,
+  type Dashboard,
+  type DashboardTile,
+  type InsightPatch,
+  type InsightQuery,
+  InsightStore,
+  type NewActivity,
+  type NewDashboard,
+  type NewInsight,
+  type SharingConfiguration,
+  type StoredInsight
+} from "./services/InsightStore.js"
+export { InsightCompute, type InsightComputed, InsightComputeLive } from "./insights/compute.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { processQueryStores } from "./services/memory/queries.js"

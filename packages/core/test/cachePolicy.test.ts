@@ -6,6 +6,7 @@ import {
   cacheExpiry,
   cacheTargetAge,
   decideCaching,
+  intervalStaleness,
   isStale,
   nextAllowedClientRefresh,
   RefreshMode,
@@ -255,5 +256,20 @@ describe("invariants", () => {
       const ended = { ...s, query: { ...s.query, dateTo: new Date(s.cached!.lastRefresh.getTime() - before) } }
       expect(fresh(ended)).toBe(true)
     }))
+  })
+})
+
+describe("intervalStaleness", () => {
+  it("gives an insight's interval PostHog's thresholds, normal and lazy, a day's for anything else", () => {
+    const hours = (interval: string | null | undefined) => {
+      const { lazy, normal } = intervalStaleness(interval)
+      return [Duration.toHours(normal), Duration.toHours(lazy)]
+    }
+    expect(hours("minute")).toEqual([5 / 60, 15 / 60])
+    expect(hours("hour")).toEqual([1, 2])
+    expect(hours("Day")).toEqual([6, 12])
+    expect(hours("week")).toEqual([24, 24])
+    expect(hours("Month")).toEqual([24, 24])
+    for (const other of [null, undefined, "quarter", "constructor"]) expect(hours(other)).toEqual([6, 12])
   })
 })

@@ -123,9 +123,10 @@ describe("zed serve on PostgreSQL", () => {
       const stored = await client.query("SELECT secure_value FROM personal_api_keys")
       await client.end()
       expect(tables.rows.map((r) => r.tablename)).toEqual([
-        "cohort_people", "cohorts", "effect_sql_migrations", "events", "feature_flag_hash_key_overrides", "feature_flags",
-        "group_type_mappings", "groups", "organization_usage", "organizations",
-        "person_distinct_ids", "personal_api_keys", "persons", "projects", "property_definitions", "query_cache", "query_statuses", "users"
+        "activity_log", "cohort_people", "cohorts", "dashboard_tiles", "dashboards", "effect_sql_migrations", "events",
+        "feature_flag_hash_key_overrides", "feature_flags", "group_type_mappings", "groups", "insights", "organization_usage", "organizations",
+        "person_distinct_ids", "personal_api_keys", "persons", "projects", "property_definitions", "query_cache", "query_statuses",
+        "sharing_configurations", "users"
       ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])
 

@@ -16,6 +16,7 @@ import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
 import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
+import { InsightStoreSql } from "./stores/InsightStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
@@ -43,6 +44,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   GroupStoreSql,
   FlagStoreSql,
   CohortStoreSql,
+  InsightStoreSql,
   FlagInputsSql,
   UsageStoreSql,
   PropertyDefinitionsSql,

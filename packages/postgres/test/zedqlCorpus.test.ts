@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, demoEvents, loadDemoData, type Zed } from "@zed/core"
-import { backends } from "./backends.js"
+import { describe, expect, it } from "@effect/vitest"
+import { demoEvents } from "@zed/core"
 import { CASES } from "./corpus/cases/index.js"
 import { demoModel } from "./corpus/model.js"
 import { closeTo } from "./corpus/rows.js"
+import { demoZed } from "./demoZed.js"
 
 // ZedQL against the demo data, through the query API, on both SQL stores: each query's result must
 // be what the generated events say (worked out in ./corpus without Zed), in a project whose time
@@ -11,8 +11,6 @@ import { closeTo } from "./corpus/rows.js"
 
 const TIME_ZONE = "America/New_York"
 const DEMO = { events: 6000, seed: 5, end: new Date("2026-03-20T00:00:00.000Z"), days: 28 }
-const ADMIN_KEY = "phx_zedqlcorpusadminkey000000000000000000000"
-const PROJECT_KEY = "phc_zedqlcorpusprojectkey0000000000000000000"
 
 const model = demoModel([...demoEvents(DEMO)], TIME_ZONE)
 
@@ -23,30 +21,7 @@ it("has the clocks change inside the data, and at least 60 queries", () => {
 })
 
 describe.each(["pglite", "postgres"])("the ZedQL corpus on %s", (name) => {
-  let zed: Zed
-  let cleanup: () => Promise<void>
-
-  const request = async (method: string, path: string, body: unknown) => {
-    const response = await zed.handler(new Request(`http://zed.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    }))
-    return { status: response.status, json: await response.json() }
-  }
-
-  beforeAll(async () => {
-    const backend = await backends("zedql-corpus")[name]!()
-    cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
-    expect(await loadDemoData(zed, DEMO)).toBe(DEMO.events)
-    const patched = await request("PATCH", "/api/projects/1/", { timezone: TIME_ZONE })
-    expect(patched.json.timezone).toBe(TIME_ZONE)
-  })
-  afterAll(async () => {
-    await zed?.close()
-    await cleanup?.()
-  })
+  const { request } = demoZed(name, DEMO, TIME_ZONE)
 
   it.each(CASES)("$name", async (c) => {
     const now = Date.now()

@@ -57,9 +57,6 @@ const expected = (ast: SchemaAST.AST): string => {
   }
 }
 
-const isAbsentMember = (ast: SchemaAST.AST) =>
-  SchemaAST.isUndefinedKeyword(ast) || (SchemaAST.isLiteral(ast) && ast.literal === null)
-
 const shown = (actual: unknown): string => {
   try {
     return JSON.stringify(actual) ?? String(actual)
@@ -77,12 +74,10 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
     case "Composite": {
       const issues = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]) as ReadonlyArray<ParseResult.ParseIssue>
       if (!SchemaAST.isUnion(issue.ast)) return firstFailure(issues[0]!, path)
-      // An optional or nullable field is a union with undefined/null: when the value has the field's
-      // real type but fails one of its checks, that check's failure is the one to report.
-      const real = issues.filter((i) => !(i._tag === "Type" && isAbsentMember(i.ast)))
-      return real.length === 1 && real[0]!._tag !== "Type"
-        ? firstFailure(real[0]!, path)
-        : typeFailure(issue.ast, issue.actual, path)
+      // When the value has the type of exactly one member (an optional or nullable field's real
+      // type, or one shape of several) but fails inside it, that failure is the one to report.
+      const deeper = issues.filter((i) => i._tag !== "Type")
+      return deeper.length === 1 ? firstFailure(deeper[0]!, path) : typeFailure(issue.ast, issue.actual, path)
     }
     case "Refinement": {
       if (issue.kind === "From") return firstFailure(issue.issue, path)

@@ -29,6 +29,20 @@ export interface Staleness {
 /** ZedQL queries take the "day" row of PostHog's thresholds. */
 export const ZEDQL_STALENESS: Staleness = { normal: Duration.hours(6), lazy: Duration.hours(12) }
 
+/** PostHog's thresholds by an insight's interval: finer intervals go stale sooner. */
+const INTERVAL_STALENESS: Readonly<Record<string, Staleness>> = {
+  minute: { normal: Duration.minutes(5), lazy: Duration.minutes(15) },
+  hour: { normal: Duration.hours(1), lazy: Duration.hours(2) },
+  day: ZEDQL_STALENESS,
+  week: { normal: Duration.days(1), lazy: Duration.days(1) },
+  month: { normal: Duration.days(1), lazy: Duration.days(1) }
+}
+
+/** The staleness of an insight by its interval (retention: its period); an unknown or no interval as a day's. */
+export const intervalStaleness = (interval: string | null | undefined): Staleness =>
+  (interval != null && Object.hasOwn(INTERVAL_STALENESS, interval.toLowerCase()) ? INTERVAL_STALENESS[interval.toLowerCase()] : undefined) ??
+    ZEDQL_STALENESS
+
 /** How soon a client may ask to recompute a ZedQL query (`next_allowed_client_refresh`). */
 const ZEDQL_REFRESH_INTERVAL = Duration.minutes(1)
 

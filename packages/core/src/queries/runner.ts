@@ -6,12 +6,23 @@ import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
 import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
 import type { StorageError } from "../services/StorageError.js"
-import { compileZedQL } from "../zedql/compile.js"
 import type { ZedQLError } from "../zedql/errors.js"
 import { dateBound } from "../zedql/filters.js"
 import { jsonRows } from "../zedql/results.js"
 import { clickhouseName } from "../zedql/types.js"
-import { cacheExpiry, cacheTargetAge, decideCaching, nextAllowedClientRefresh, type RefreshMode, refreshMode, ZEDQL_STALENESS } from "./cachePolicy.js"
+import type { InsightPlan } from "../insights/plan.js"
+import { type CompileOptions, compileZedQL } from "../zedql/compile.js"
+import {
+  cacheExpiry,
+  cacheTargetAge,
+  decideCaching,
+  intervalStaleness,
+  nextAllowedClientRefresh,
+  type QueryFreshness,
+  type RefreshMode,
+  refreshMode,
+  ZEDQL_STALENESS
+} from "./cachePolicy.js"
 import { cacheKey } from "./cacheKey.js"
 import { effectiveQuery, placeholderValues, type QueryRequest, type ZedQLQueryNode } from "./request.js"
 
@@ -36,8 +47,32 @@ export interface QueryAnswer {
   readonly body: Record<string, unknown>
 }
 
+/** An insight query planned into ZedQL statements; `query` (the node) names it in the cache. */
+export interface PlanRequest {
+  readonly kind: string
+  readonly query: Readonly<Record<string, unknown>>
+  readonly plan: InsightPlan
+  /** The insight's interval (retention: its period), which sets how soon a result goes stale. */
+  readonly interval?: string | null | undefined
+  /** The end of the insight's date range when it is fixed: a result of a past range never goes stale. */
+  readonly dateTo?: Date | null | undefined
+  readonly refresh?: RefreshMode | boolean | null | undefined
+  readonly client_query_id?: string | null | undefined
+}
+
+/** What the runner computes and caches: a ZedQL query, or an insight's plan. */
+interface Job {
+  readonly key: string
+  readonly mode: RefreshMode
+  readonly freshness: QueryFreshness
+  /** The response, from statements run as `executionId` and stopped past `timeout`. */
+  readonly compute: (executionId: string, timeout: Duration.Duration) => Effect.Effect<Record<string, unknown>, QueryRunError>
+}
+
 export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<QueryRunner, {
   readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+  /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
+  readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
   /** A background query's status; none when unknown or expired. */
   readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
   /** Stops a background query and forgets it; answers whether there was one. */
@@ -97,16 +132,14 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.map(definitions.list(projectId), (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const)))
     })
 
-    /** Computes a query: compile, run, shape the response. */
-    const compute = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, executionId: string, timeout: Duration.Duration) =>
+    /** Compiles and runs one ZedQL statement as `executionId`, its rows as JSON values. */
+    const execute = (project: Project, text: string, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
       Effect.gen(function*() {
-        const started = performance.now()
         const types = yield* propertyTypes.get(project.id)
-        const compiled = yield* compileZedQL(node.query, {
+        const compiled = yield* compileZedQL(text, {
+          ...options,
           projectId: project.id,
           timezone: project.timezone,
-          values: placeholderValues(node),
-          filters: node.filters ?? undefined,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
         })
         const compiledAt = performance.now()
@@ -117,34 +150,68 @@ export const QueryRunnerLive = Layer.scoped(
           timeoutMs: Duration.toMillis(timeout),
           executionId
         })
-        const executedAt = performance.now()
-        let rows = jsonRows(result.rows, compiled.columns.map((c) => c.type))
-        const hasMore = compiled.page !== null && rows.length > compiled.page.limit
-        if (hasMore) rows = rows.slice(0, compiled.page!.limit)
+        return { compiled, compiledAt, rows: jsonRows(result.rows, compiled.columns.map((c) => c.type)) }
+      })
+
+    /** A ZedQL query's response: its page of rows, their columns and types, the normalized query. */
+    const zedqlJob = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode): Job => ({
+      key,
+      mode,
+      freshness: { staleness: ZEDQL_STALENESS, dateTo: fixedDateTo(node) },
+      compute: (executionId, timeout) =>
+        Effect.gen(function*() {
+          const started = performance.now()
+          const { compiled, compiledAt, rows: all } = yield* execute(project, node.query, { values: placeholderValues(node), filters: node.filters ?? undefined }, executionId, timeout)
+          const executedAt = performance.now()
+          const hasMore = compiled.page !== null && all.length > compiled.page.limit
+          return {
+            results: hasMore ? all.slice(0, compiled.page!.limit) : all,
+            columns: compiled.columns.map((c) => c.name),
+            types: compiled.columns.map((c) => [c.name, clickhouseName(c.type, project.timezone)]),
+            zedql: compiled.zedql,
+            query: node.query,
+            timings: [
+              { k: "./compile", t: (compiledAt - started) / 1000 },
+              { k: "./execute", t: (executedAt - compiledAt) / 1000 },
+              { k: ".", t: (performance.now() - started) / 1000 }
+            ],
+            ...(compiled.page ? { hasMore, limit: compiled.page.limit, offset: compiled.page.offset } : {}),
+            error: null,
+            explain: null,
+            metadata: null,
+            modifiers: node.modifiers ?? {}
+          }
+        })
+    })
+
+    /** An insight's response: its plan's statements run one after another, their rows shaped. */
+    const planJob = (project: Project, request: PlanRequest, key: string, mode: RefreshMode): Job => ({
+      key,
+      mode,
+      freshness: { staleness: intervalStaleness(request.interval), dateTo: request.dateTo ?? null },
+      compute: (executionId, timeout) =>
+        Effect.gen(function*() {
+          const started = performance.now()
+          const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+          for (const text of request.plan.queries) results.push((yield* execute(project, text, {}, executionId, timeout)).rows)
+          return { results: request.plan.shape(results), zedql: request.plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
+        })
+    })
+
+    /** Computes a job and keeps its response in the cache. */
+    const compute = (project: Project, job: Job, executionId: string, timeout: Duration.Duration) =>
+      Effect.gen(function*() {
+        const body = yield* job.compute(executionId, timeout)
         const lastRefresh = new Date()
         const response: Record<string, unknown> = {
-          results: rows,
-          columns: compiled.columns.map((c) => c.name),
-          types: compiled.columns.map((c) => [c.name, clickhouseName(c.type, project.timezone)]),
-          zedql: compiled.zedql,
-          query: node.query,
-          timings: [
-            { k: "./compile", t: (compiledAt - started) / 1000 },
-            { k: "./execute", t: (executedAt - compiledAt) / 1000 },
-            { k: ".", t: (performance.now() - started) / 1000 }
-          ],
-          ...(compiled.page ? { hasMore, limit: compiled.page.limit, offset: compiled.page.offset } : {}),
-          error: null,
-          explain: null,
-          metadata: null,
-          modifiers: node.modifiers ?? {},
+          ...body,
           timezone: project.timezone,
-          cache_key: key,
+          cache_key: job.key,
           last_refresh: lastRefresh.toISOString(),
-          cache_target_age: cacheTargetAge(lastRefresh, ZEDQL_STALENESS, mode).toISOString(),
+          cache_target_age: cacheTargetAge(lastRefresh, job.freshness.staleness, job.mode).toISOString(),
           next_allowed_client_refresh: nextAllowedClientRefresh(lastRefresh).toISOString()
         }
-        yield* cache.put(project.id, { key, response, lastRefresh, expiresAt: cacheExpiry(lastRefresh) })
+        yield* cache.put(project.id, { key: job.key, response, lastRefresh, expiresAt: cacheExpiry(lastRefresh) })
         return response
       })
 
@@ -186,19 +253,19 @@ export const QueryRunnerLive = Layer.scoped(
       )
 
     /** A blocking run the client named: while it runs, its status lets DELETE …/query/:id stop it. */
-    const named = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, id: string) =>
+    const named = (project: Project, job: Job, id: string) =>
       Effect.acquireUseRelease(
         Effect.suspend(() => {
           const status: QueryStatus = { ...newStatus(project, id, false, BLOCKING_TIMEOUT), pickup_time: new Date() }
           return Effect.as(statuses.put(status), status)
         }),
-        (status) => Effect.raceFirst(compute(project, node, key, mode, status.task_id!, BLOCKING_TIMEOUT), whenForgotten(project, id)),
+        (status) => Effect.raceFirst(compute(project, job, status.task_id!, BLOCKING_TIMEOUT), whenForgotten(project, id)),
         // The answer goes to the caller: nothing is left to poll.
         () => Effect.ignore(statuses.remove(project.id, id))
       )
 
     /** Starts computing in the background, tracked under `id`; answers its status. */
-    const start = (project: Project, node: ZedQLQueryNode, key: string, mode: RefreshMode, id: string) =>
+    const start = (project: Project, job: Job, id: string) =>
       Effect.gen(function*() {
         const status = newStatus(project, id, true, ASYNC_TIMEOUT)
         yield* statuses.put(status)
@@ -206,7 +273,7 @@ export const QueryRunnerLive = Layer.scoped(
           const picked = { ...status, pickup_time: new Date() }
           // Cancelled before it started: nothing to run.
           if (!(yield* statuses.update(picked))) return
-          const exit = yield* Effect.exit(compute(project, node, key, mode, status.task_id!, ASYNC_TIMEOUT).pipe(Effect.raceFirst(whenForgotten(project, id))))
+          const exit = yield* Effect.exit(compute(project, job, status.task_id!, ASYNC_TIMEOUT).pipe(Effect.raceFirst(whenForgotten(project, id))))
           // Cancelled: whoever cancelled already forgot the status.
           if (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "QueryCancelled") return
           const end = new Date()
@@ -235,53 +302,55 @@ export const QueryRunnerLive = Layer.scoped(
     const runningStatus = (project: Project, id: string) =>
       Effect.map(statuses.get(project.id, id, new Date()), Option.filter((s) => !s.complete))
 
+    /** Answers for a job under its refresh mode: from the cache, computed now, or in the background. */
+    const answer = (project: Project, job: Job, clientQueryId: string | null | undefined) =>
+      Effect.gen(function*() {
+        // A background computation is named by the client's id, or by what it computes.
+        const id = clientQueryId ?? job.key
+        const running = Option.getOrNull(yield* runningStatus(project, id))
+        const cached = Option.getOrNull(yield* cache.get(project.id, job.key))
+        const decision = decideCaching({ mode: job.mode, cached, now: new Date(), query: job.freshness, backgroundRunning: running !== null })
+        const backgroundStatus = (action: "none" | "join" | "start") =>
+          action === "start" ? Effect.map(start(project, job, id), (s) => s as QueryStatus | null) : Effect.succeed(action === "join" ? running : null)
+        switch (decision._tag) {
+          case "Compute": {
+            const response = yield* (clientQueryId == null
+              ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT)
+              : named(project, job, clientQueryId))
+            return { status: 200, body: { ...response, is_cached: false, query_status: null } } as QueryAnswer
+          }
+          case "Cached": {
+            const status = yield* backgroundStatus(decision.background)
+            return { status: status !== null && !status.complete ? 202 : 200, body: fromCache(decision.entry, status) } as QueryAnswer
+          }
+          case "Miss": {
+            const status = yield* backgroundStatus(decision.background)
+            return { status: status !== null ? 202 : 200, body: { cache_key: job.key, query_status: status === null ? null : statusJson(status) } } as QueryAnswer
+          }
+          case "Status": {
+            const status = (yield* backgroundStatus(decision.background))!
+            return { status: 202, body: { query_status: statusJson(status) } } as QueryAnswer
+          }
+        }
+      })
+
+    const keyOf = (project: Project, runner: string, query: Readonly<Record<string, unknown>>, modifiers: unknown, limitContext: string) =>
+      cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
+
     return QueryRunner.of({
       run: (project, request) =>
-        Effect.gen(function*() {
+        Effect.suspend(() => {
           const node = effectiveQuery(request)
           const mode = refreshMode(request.refresh, request.async)
-          const key = cacheKey({
-            queryRunner: "ZedQLQueryRunner",
-            query: { ...node, kind: "ZedQLQuery" },
-            teamId: project.id,
-            modifiers: node.modifiers ?? {},
-            limitContext: request.limit_context ?? "query",
-            timezone: project.timezone,
-            weekStartDay: 0
-          })
-          // A background computation is named by the client's id, or by what it computes.
-          const id = request.client_query_id ?? key
-          const running = Option.getOrNull(yield* runningStatus(project, id))
-          const cached = Option.getOrNull(yield* cache.get(project.id, key))
-          const decision = decideCaching({
-            mode,
-            cached,
-            now: new Date(),
-            query: { staleness: ZEDQL_STALENESS, dateTo: fixedDateTo(node) },
-            backgroundRunning: running !== null
-          })
-          const backgroundStatus = (action: "none" | "join" | "start") =>
-            action === "start" ? Effect.map(start(project, node, key, mode, id), (s) => s as QueryStatus | null) : Effect.succeed(action === "join" ? running : null)
-          switch (decision._tag) {
-            case "Compute": {
-              const response = yield* (request.client_query_id == null
-                ? compute(project, node, key, mode, randomUUID(), BLOCKING_TIMEOUT)
-                : named(project, node, key, mode, request.client_query_id))
-              return { status: 200, body: { ...response, is_cached: false, query_status: null } } as QueryAnswer
-            }
-            case "Cached": {
-              const status = yield* backgroundStatus(decision.background)
-              return { status: status !== null && !status.complete ? 202 : 200, body: fromCache(decision.entry, status) } as QueryAnswer
-            }
-            case "Miss": {
-              const status = yield* backgroundStatus(decision.background)
-              return { status: status !== null ? 202 : 200, body: { cache_key: key, query_status: status === null ? null : statusJson(status) } } as QueryAnswer
-            }
-            case "Status": {
-              const status = (yield* backgroundStatus(decision.background))!
-              return { status: 202, body: { query_status: statusJson(status) } } as QueryAnswer
-            }
-          }
+          const key = keyOf(project, "ZedQLQueryRunner", { ...node, kind: "ZedQLQuery" }, node.modifiers ?? {}, request.limit_context ?? "query")
+          return answer(project, zedqlJob(project, node, key, mode), request.client_query_id)
+        }),
+
+      runPlan: (project, request) =>
+        Effect.suspend(() => {
+          const mode = refreshMode(request.refresh)
+          const key = keyOf(project, `${request.kind}Runner`, request.query, {}, "query")
+          return answer(project, planJob(project, request, key, mode), request.client_query_id)
         }),
 
       status: (project, id) =>

@@ -5,6 +5,7 @@ import type { EventStore } from "./EventStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { GroupStore } from "./GroupStore.js"
+import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
@@ -25,6 +26,7 @@ export type StorageServices =
   | FlagInputs
   | FlagStore
   | GroupStore
+  | InsightStore
   | OrganizationStore
   | PersonStore
   | ProjectStore

@@ -6,6 +6,7 @@ import eventsPersons from "./0002_events_persons.js"
 import featureFlags from "./0003_feature_flags.js"
 import queries from "./0004_queries.js"
 import propertyDefinitions from "./0005_property_definitions.js"
+import insights from "./0006_insights.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -13,7 +14,8 @@ const run = Migrator.make({})({
     "0002_events_persons": eventsPersons,
     "0003_feature_flags": featureFlags,
     "0004_queries": queries,
-    "0005_property_definitions": propertyDefinitions
+    "0005_property_definitions": propertyDefinitions,
+    "0006_insights": insights
   })
 })
 

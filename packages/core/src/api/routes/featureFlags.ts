@@ -10,12 +10,12 @@ import { CohortStore } from "../../services/CohortStore.js"
 import { EventStore } from "../../services/EventStore.js"
 import { type FlagPatch, FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
-import { UserStore } from "../../services/UserStore.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { environmentRoute } from "../route.js"
+import { userLookup } from "../users.js"
 import { check } from "../validation.js"
 
 // Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); every write invalidates the
@@ -142,14 +142,7 @@ const simple = (flag: StoredFlag) => {
 const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
   Effect.gen(function*() {
     const calls = yield* (yield* EventStore).lastFlagCalls(projectId, flags.map((f) => f.key))
-    const ids = [...new Set(flags.flatMap((f) => [f.created_by, f.last_modified_by]).filter((id): id is number => id !== null))]
-    const users = new Map((yield* (yield* UserStore).getMany(ids)).map((u) => [u.id, u]))
-    const user = (id: number | null) => {
-      const found = id === null ? undefined : users.get(id)
-      if (found === undefined) return null
-      const { current_project_id: _, is_active: __, organization_id: ___, ...basic } = found
-      return basic
-    }
+    const user = yield* userLookup(flags.flatMap((f) => [f.created_by, f.last_modified_by]))
     return flags.map((flag): typeof FeatureFlag.Type => ({
       id: flag.id,
       key: flag.key,

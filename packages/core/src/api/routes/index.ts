@@ -5,17 +5,20 @@ import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
+import { dashboardRoutes } from "./dashboards.js"
 import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
 import { healthRoute } from "./health.js"
+import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
 import { personRoutes } from "./persons.js"
 import { projectRoutes } from "./projects.js"
 import { queryRoutes } from "./query.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
+import { sharingRoutes } from "./sharing.js"
 
 let document: unknown
 
@@ -37,6 +40,9 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...personRoutes,
   ...eventRoutes,
   ...queryRoutes,
+  ...insightRoutes,
+  ...sharingRoutes,
+  ...dashboardRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,

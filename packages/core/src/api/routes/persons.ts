@@ -5,6 +5,7 @@ import { toFilter } from "../../persons/filters.js"
 import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
 import { EventStore } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
+import { csvCell } from "../csv.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
@@ -62,11 +63,6 @@ export const findPerson = (projectId: number, raw: string) =>
     const person = yield* (yield* PersonStore).get(projectId, yield* personRef(raw))
     return yield* Option.match(person, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
   })
-
-const csvCell = (value: unknown) => {
-  const text = typeof value === "string" ? value : JSON.stringify(value)
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
 
 const list = environmentRoute({
   method: "GET",

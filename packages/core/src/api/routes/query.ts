@@ -10,7 +10,7 @@ import { check } from "../validation.js"
 // The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
 
 /** Query failures the caller can fix become 400s with the message (and where it applies, the position). */
-const invalid = (error: QueryRunError): Effect.Effect<never, QueryInvalid | StorageError> => {
+export const queryFailure = (error: QueryRunError): Effect.Effect<never, QueryInvalid | StorageError> => {
   switch (error._tag) {
     case "ZedQLSyntaxError":
       return Effect.fail(new QueryInvalid({ code: "zedql_syntax_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
@@ -46,7 +46,7 @@ const create = environmentRoute({
   response: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "QueryResponse" }),
   handler: ({ body, project }) =>
     Effect.flatMap(QueryRunner, (runner) => runner.run(project, body)).pipe(
-      Effect.catchAll(invalid),
+      Effect.catchAll(queryFailure),
       Effect.map((answer) => Reply.json(answer.status, answer.body))
     )
 })

@@ -4,6 +4,7 @@ import { EventStore } from "../EventStore.js"
 import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
 import { GroupStore } from "../GroupStore.js"
+import { InsightStore } from "../InsightStore.js"
 import { PersonStore } from "../PersonStore.js"
 import { PropertyDefinitions } from "../PropertyDefinitions.js"
 import { QueryCache } from "../QueryCache.js"
@@ -17,6 +18,7 @@ import { makeMemoryFlagInputs } from "./flagInputs.js"
 import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
 import { makeMemoryGroups } from "./groups.js"
+import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
@@ -42,6 +44,7 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(GroupStore, groups),
         Layer.succeed(FlagStore, makeMemoryFlags(journal)),
         Layer.succeed(CohortStore, cohorts.store),
+        Layer.succeed(InsightStore, makeMemoryInsights(journal)),
         Layer.succeed(FlagInputs, flagInputs),
         Layer.succeed(UsageStore, makeMemoryUsage(journal)),
         Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),

@@ -1,0 +1,23 @@
+// CSV renderings of API responses: nested objects are flattened into dotted column names
+// (`created_by.email`), lists and other values written as JSON.
+
+export const csvCell = (value: unknown) => {
+  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)
+  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
+}
+
+const flatten = (value: Record<string, unknown>, prefix = "", into: Map<string, unknown> = new Map()) => {
+  for (const [key, v] of Object.entries(value)) {
+    if (typeof v === "object" && v !== null && !Array.isArray(v)) flatten(v as Record<string, unknown>, `${prefix}${key}.`, into)
+    else into.set(`${prefix}${key}`, v)
+  }
+  return into
+}
+
+/** One row per object; the columns are every flattened key, in order of first appearance. */
+export const csvRows = (rows: ReadonlyArray<Record<string, unknown>>): string => {
+  const flat = rows.map((row) => flatten(row))
+  const columns = [...new Set(flat.flatMap((row) => [...row.keys()]))]
+  const lines = [columns.map(csvCell).join(","), ...flat.map((row) => columns.map((c) => csvCell(row.get(c))).join(","))]
+  return lines.join("\r\n") + "\r\n"
+}

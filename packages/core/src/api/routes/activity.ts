@@ -1,0 +1,110 @@
+import { Effect, Schema } from "effect"
+import { type ActivityEntry, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
+import { UserStore } from "../../services/UserStore.js"
+import { IntFromString } from "../validation.js"
+
+// The activity log of insights (PostHog's activity_logging): one entry per create, update,
+// delete, restore and sharing change, naming the user and the fields that changed.
+
+export interface Change {
+  readonly field: string
+  readonly before: unknown
+  readonly after: unknown
+}
+
+const SCOPE = "Insight"
+const DEFAULT_LIMIT = 10
+
+/** PostHog's actions: a field that had no value was `created`, one that lost it `deleted`. */
+const action = (change: Change) =>
+  change.before === null || change.before === undefined ? "created" : change.after === null ? "deleted" : "changed"
+
+/**
+ * Records an activity; an update that changed nothing is not recorded, nor is anything about an
+ * insight with neither a name nor a derived name (PostHog's rules).
+ */
+export const logInsightActivity = (
+  projectId: number,
+  userId: number | null,
+  insight: StoredInsight,
+  activity: string,
+  changes: ReadonlyArray<Change>
+) =>
+  Effect.gen(function*() {
+    if (insight.name === null && insight.derived_name === null) return
+    if (activity === "updated" && changes.length === 0) return
+    yield* (yield* InsightStore).logActivity(projectId, {
+      user_id: userId,
+      activity,
+      scope: SCOPE,
+      item_id: String(insight.id),
+      detail: {
+        id: null,
+        changes: changes.length === 0 ? null : changes.map((c) => ({ type: SCOPE, action: action(c), field: c.field, before: c.before, after: c.after })),
+        merge: null,
+        trigger: null,
+        name: insight.name ?? insight.derived_name,
+        short_id: insight.short_id,
+        type: null
+      }
+    })
+  })
+
+const ActivityUser = Schema.Struct({
+  first_name: Schema.String,
+  email: Schema.NullOr(Schema.String),
+  is_system: Schema.optional(Schema.Boolean)
+})
+
+const Activity = Schema.Struct({
+  id: Schema.String,
+  user: ActivityUser,
+  activity: Schema.String,
+  scope: Schema.String,
+  item_id: Schema.String,
+  detail: Schema.Unknown,
+  created_at: Schema.Date
+}).annotations({ identifier: "ActivityLogEntry" })
+
+export const ActivityPage = Schema.Struct({
+  results: Schema.Array(Activity),
+  next: Schema.NullOr(Schema.String),
+  previous: Schema.NullOr(Schema.String),
+  total_count: Schema.Int
+}).annotations({ identifier: "ActivityLogPage" })
+
+const SYSTEM = { first_name: "System", email: null, is_system: true }
+
+const withUsers = (entries: ReadonlyArray<ActivityEntry>) =>
+  Effect.gen(function*() {
+    const ids = [...new Set(entries.map((e) => e.user_id).filter((id): id is number => id !== null))]
+    const users = new Map((yield* (yield* UserStore).getMany(ids)).map((u) => [u.id, { first_name: u.first_name, email: u.email }]))
+    return entries.map(({ user_id, ...entry }) => ({ ...entry, user: (user_id === null ? undefined : users.get(user_id)) ?? SYSTEM }))
+  })
+
+/** Page-numbered links, as PostHog's activity pagination has them. */
+const pageLink = (url: URL, page: number) => {
+  const link = new URL(url)
+  link.searchParams.set("page", String(page))
+  return link.toString()
+}
+
+/** The query parameters of activity pages. */
+export const ActivityParams = Schema.Struct({
+  limit: Schema.optional(IntFromString(1)),
+  page: Schema.optional(IntFromString(1))
+})
+
+/** One page of an insight's activity (of every insight's without one), newest first. */
+export const activityPage = (projectId: number, insightId: number | undefined, query: typeof ActivityParams.Type, url: URL) =>
+  Effect.gen(function*() {
+    const limit = query.limit ?? DEFAULT_LIMIT
+    const page = query.page ?? 1
+    const { count, results } = yield* (yield* InsightStore).activity(projectId, SCOPE, insightId === undefined ? undefined : String(insightId), { limit, offset: (page - 1) * limit })
+    return {
+      results: yield* withUsers(results),
+      next: page * limit < count ? pageLink(url, page + 1) : null,
+      previous: page > 1 ? pageLink(url, page - 1) : null,
+      total_count: count
+    }
+  })

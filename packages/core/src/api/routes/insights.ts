@@ -1,0 +1,359 @@
+import { randomInt } from "node:crypto"
+import { Effect, Option, Schema } from "effect"
+import type { Project } from "../../domain/models.js"
+import { UserBasic } from "../../domain/models.js"
+import { InsightCompute, NOTHING_COMPUTED } from "../../insights/compute.js"
+import { queryNodeProblem, withDashboardFilters } from "../../insights/queryNode.js"
+import { RefreshMode } from "../../queries/cachePolicy.js"
+import { type InsightPatch, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
+import { Transactor } from "../../services/Transactor.js"
+import { csvRows } from "../csv.js"
+import { NotFound, ValidationError } from "../errors.js"
+import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { Reply } from "../reply.js"
+import { environmentRoute } from "../route.js"
+import { userLookup } from "../users.js"
+import { check, IntFromString } from "../validation.js"
+import { ActivityPage, ActivityParams, activityPage, type Change, logInsightActivity } from "./activity.js"
+import { queryFailure } from "./query.js"
+
+// Saved insights (PostHog's `/insights/`). The query node is stored as sent; what it computes comes
+// from `InsightCompute` under the request's refresh mode (`force_cache` by default, which never
+// computes). Deleting is soft (PATCH {"deleted": true}); DELETE answers 405.
+
+const SHORT_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+const shortId = () => Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
+
+/** PostHog's access levels: 21 = everyone in the project can edit / can view, 37 = only collaborators / can edit. */
+const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
+
+const QueryNode = Schema.Unknown.pipe(
+  check((node: unknown) => queryNodeProblem(node) === undefined, "parse_error", (node: unknown) => queryNodeProblem(node)!)
+).annotations({ identifier: "InsightQueryNode", description: "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)." })
+
+const Tags = Schema.Array(Schema.String)
+
+const InsightFields = Schema.Struct({
+  name: Schema.optional(Schema.NullOr(Schema.String)),
+  derived_name: Schema.optional(Schema.NullOr(Schema.String)),
+  description: Schema.optional(Schema.NullOr(Schema.String)),
+  filters: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  query: Schema.optional(Schema.NullOr(QueryNode)),
+  order: Schema.optional(Schema.NullOr(Schema.Int)),
+  deleted: Schema.optional(Schema.Boolean),
+  dashboards: Schema.optional(Schema.Array(Schema.Int).annotations({ description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)." })),
+  tags: Schema.optional(Tags),
+  favorited: Schema.optional(Schema.Boolean),
+  saved: Schema.optional(Schema.Boolean)
+}).annotations({ identifier: "InsightWrite" })
+type InsightInput = typeof InsightFields.Type
+
+const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
+
+export const Insight = Schema.Struct({
+  id: Schema.Int,
+  short_id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  derived_name: Schema.NullOr(Schema.String),
+  filters: Schema.Unknown,
+  query: Schema.Unknown,
+  order: Schema.NullOr(Schema.Int),
+  deleted: Schema.Boolean,
+  dashboards: Schema.Array(Schema.Int),
+  dashboard_tiles: Schema.Array(Tile),
+  last_refresh: Schema.NullOr(Schema.Date),
+  cache_target_age: Schema.NullOr(Schema.Date),
+  next_allowed_client_refresh: Schema.NullOr(Schema.Date),
+  result: Schema.Unknown,
+  hasMore: Schema.NullOr(Schema.Boolean),
+  columns: Schema.NullOr(Schema.Array(Schema.String)),
+  created_at: Schema.Date,
+  created_by: Schema.NullOr(UserBasic),
+  description: Schema.String,
+  updated_at: Schema.Date,
+  tags: Tags,
+  favorited: Schema.Boolean,
+  saved: Schema.Boolean,
+  last_modified_at: Schema.Date,
+  last_modified_by: Schema.NullOr(UserBasic),
+  is_sample: Schema.Boolean,
+  effective_restriction_level: Schema.Int,
+  effective_privilege_level: Schema.Int,
+  user_access_level: Schema.NullOr(Schema.String),
+  timezone: Schema.String,
+  is_cached: Schema.Boolean,
+  query_status: Schema.Unknown,
+  /** The ZedQL that produced the result (PostHog's `hogql`). */
+  zedql: Schema.NullOr(Schema.String),
+  types: Schema.NullOr(Schema.Array(Schema.Unknown))
+}).annotations({ identifier: "Insight" })
+type Insight = typeof Insight.Type
+const encodeInsights = Schema.encode(Schema.Array(Insight))
+
+/** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
+const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
+  strict: false,
+  decode: (raw) => (["true", "1", "yes", ""].includes(raw.toLowerCase()) ? "force_blocking" : raw),
+  encode: (mode) => mode
+}).annotations({ description: "How to get results (default force_cache: only from the cache, never computing)." })
+
+const ReadParams = Schema.Struct({
+  format: Schema.optional(Schema.Literal("json", "csv")),
+  refresh: Schema.optional(Refresh)
+})
+
+/** How the insights are shown: to the project's members, or on a public sharing link. */
+export type Viewer = "member" | "public"
+
+/** Insights as the API shows them, with tiles, users and what the compute service has for each. */
+export const presentInsights = (project: Project, insights: ReadonlyArray<StoredInsight>, options: {
+  readonly refresh: RefreshMode
+  readonly viewer: Viewer
+  readonly dashboardFilters?: Record<string, unknown> | undefined
+}) =>
+  Effect.gen(function*() {
+    const tiles = yield* (yield* InsightStore).tiles(insights.map((i) => i.id))
+    const user = yield* userLookup(options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by]))
+    const compute = yield* InsightCompute
+    return yield* Effect.forEach(insights, (insight) =>
+      Effect.gen(function*() {
+        const query = options.dashboardFilters === undefined ? insight.query : withDashboardFilters(insight.query, options.dashboardFilters)
+        const computed = insight.query === null ? NOTHING_COMPUTED : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
+        const own = tiles.filter((t) => t.insight_id === insight.id)
+        const member = options.viewer === "member"
+        return {
+          ...insight,
+          query,
+          dashboards: own.filter((t) => !t.deleted).map((t) => t.dashboard_id),
+          dashboard_tiles: own.map(({ id, dashboard_id, deleted }) => ({ id, dashboard_id, deleted })),
+          ...computed,
+          created_by: user(insight.created_by),
+          last_modified_by: user(insight.last_modified_by),
+          is_sample: false,
+          effective_restriction_level: member ? Levels.editable : Levels.restricted,
+          effective_privilege_level: member ? Levels.edit : Levels.view,
+          user_access_level: member ? "editor" : "viewer",
+          timezone: project.timezone
+        } satisfies Insight
+      }))
+  })
+
+/** JSON as the response schema gives it, or CSV with one row per insight. */
+const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A) =>
+  format !== "csv"
+    ? Effect.succeed(json(rows))
+    : Effect.map(Effect.orDie(encodeInsights(rows)), (encoded) =>
+      new Reply(200, csvRows(encoded as ReadonlyArray<Record<string, unknown>>), { "content-type": "text/csv; charset=utf-8" }))
+
+export const InsightRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+
+const notFound = () => new NotFound({ detail: "Not found." })
+
+/** A live insight of the project, or 404. */
+export const findInsight = (projectId: number, id: number, includeDeleted = false) =>
+  Effect.flatMap(Effect.flatMap(InsightStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
+    onNone: () => Effect.fail(notFound()),
+    onSome: Effect.succeed
+  }))
+
+const checkDashboards = (projectId: number, ids: ReadonlyArray<number> | undefined) =>
+  Effect.gen(function*() {
+    if (ids === undefined) return
+    const found = yield* (yield* InsightStore).getDashboards(projectId, ids)
+    const missing = ids.find((id) => !found.some((d) => d.id === id))
+    if (missing !== undefined) {
+      return yield* new ValidationError({ code: "invalid_input", detail: `Dashboard ${missing} does not exist.`, attr: "dashboards" })
+    }
+  })
+
+/** The dashboards' names, for activity: PostHog logs them as lists of {id, name}. */
+const dashboardsNamed = (projectId: number, ids: ReadonlyArray<number>) =>
+  Effect.map(Effect.flatMap(InsightStore, (s) => s.getDashboards(projectId, ids)), (ds) => ds.map((d) => ({ id: d.id, name: d.name })))
+
+const list = environmentRoute({
+  method: "GET",
+  path: "/insights",
+  tag: "insights",
+  summary: "List insights",
+  description: "Live insights, newest first. `favorited` filters by its presence alone; `saved=true` also takes insights on a dashboard.",
+  scope: "insight:read",
+  query: PageParams.pipe(Schema.extend(ReadParams), Schema.extend(Schema.Struct({
+    created_by: Schema.optional(IntFromString(0)),
+    short_id: Schema.optional(Schema.String),
+    saved: Schema.optional(Schema.Literal("true", "false")),
+    favorited: Schema.optional(Schema.String),
+    search: Schema.optional(Schema.String.annotations({ description: "Part of the name, derived name, description or a tag." }))
+  }))),
+  response: Paginated(Insight, "PaginatedInsightList"),
+  handler: ({ project, query, request }) =>
+    Effect.gen(function*() {
+      const page = toPage(query)
+      const { count, results } = yield* (yield* InsightStore).list(project.id, {
+        created_by: query.created_by,
+        short_id: query.short_id,
+        saved: query.saved === undefined ? undefined : query.saved === "true",
+        favorited: query.favorited === undefined ? undefined : true,
+        search: query.search,
+        ...page
+      })
+      const rows = yield* presentInsights(project, results, { refresh: query.refresh ?? "force_cache", viewer: "member" })
+      return yield* respond(query.format, rows, (rows) => paginated(request.url, page, count, rows))
+    })
+})
+
+const create = environmentRoute({
+  method: "POST",
+  path: "/insights",
+  tag: "insights",
+  summary: "Create an insight",
+  scope: "insight:write",
+  query: Schema.Struct({ format: Schema.optional(Schema.Literal("json", "csv")) }),
+  body: InsightFields,
+  response: Insight,
+  status: 201,
+  handler: ({ body, principal, project }) =>
+    Effect.gen(function*() {
+      yield* checkDashboards(project.id, body.dashboards)
+      const store = yield* InsightStore
+      const insight = yield* (yield* Transactor).transaction(Effect.gen(function*() {
+        const insight = yield* store.create(project.id, {
+          short_id: shortId(),
+          name: body.name ?? null,
+          derived_name: body.derived_name ?? null,
+          description: body.description ?? "",
+          filters: body.filters ?? {},
+          query: body.query ?? null,
+          order: body.order ?? null,
+          deleted: body.deleted ?? false,
+          favorited: body.favorited ?? false,
+          saved: body.saved ?? false,
+          tags: body.tags ?? [],
+          created_by: principal.user.id
+        })
+        if (body.dashboards !== undefined) yield* store.placeOn(insight.id, body.dashboards)
+        yield* logInsightActivity(project.id, principal.user.id, insight, "created", [])
+        return insight
+      }))
+      return (yield* presentInsights(project, [insight], { refresh: "force_cache", viewer: "member" }))[0]!
+    })
+})
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "/insights/:id",
+  tag: "insights",
+  summary: "Retrieve an insight",
+  description: "With `from_dashboard`, that dashboard's date range and property filters are applied to the returned `query` (and to what is computed).",
+  scope: "insight:read",
+  params: InsightRef,
+  query: ReadParams.pipe(Schema.extend(Schema.Struct({ from_dashboard: Schema.optional(IntFromString(1)) }))),
+  response: Insight,
+  handler: ({ params, project, query }) =>
+    Effect.gen(function*() {
+      const insight = yield* findInsight(project.id, params.id)
+      let dashboardFilters: Record<string, unknown> | undefined
+      if (query.from_dashboard !== undefined) {
+        const [dashboard] = yield* (yield* InsightStore).getDashboards(project.id, [query.from_dashboard])
+        if (dashboard === undefined) return yield* new ValidationError({ code: "invalid_input", detail: `Dashboard ${query.from_dashboard} does not exist.`, attr: "from_dashboard" })
+        dashboardFilters = dashboard.filters
+      }
+      const rows = yield* presentInsights(project, [insight], { refresh: query.refresh ?? "force_cache", viewer: "member", dashboardFilters })
+      return yield* respond(query.format, rows, (rows) => rows[0]!)
+    })
+})
+
+/** The fields activity logs (PostHog's list, minus those Zed does not keep). */
+const LOGGED = ["name", "derived_name", "description", "filters", "query", "deleted", "favorited", "tags"] as const
+/** Changes to these move `last_modified_at`. */
+const MATERIAL = new Set<string>(["name", "derived_name", "description", "filters", "query", "tags"])
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+const changesOf = (before: StoredInsight, body: InsightInput): Array<Change> =>
+  LOGGED.flatMap((field) => {
+    const raw = body[field]
+    if (raw === undefined) return []
+    const after = field === "description" ? raw ?? "" : raw
+    return same(before[field], after) ? [] : [{ field, before: before[field], after }]
+  })
+
+const update = environmentRoute({
+  method: "PATCH",
+  path: "/insights/:id",
+  tag: "insights",
+  summary: "Update an insight (soft-deletes it with {\"deleted\": true}, restores it with {\"deleted\": false})",
+  scope: "insight:write",
+  params: InsightRef,
+  query: Schema.Struct({ format: Schema.optional(Schema.Literal("json", "csv")) }),
+  body: InsightFields,
+  response: Insight,
+  handler: ({ body, params, principal, project }) =>
+    Effect.gen(function*() {
+      // A deleted insight answers only the PATCH that restores it.
+      const before = yield* findInsight(project.id, params.id, body.deleted === false)
+      yield* checkDashboards(project.id, body.dashboards)
+      const store = yield* InsightStore
+      const changes = changesOf(before, body)
+      const tilesBefore = (yield* store.tiles([before.id])).filter((t) => !t.deleted).map((t) => t.dashboard_id)
+      const movedTiles = body.dashboards !== undefined && !same([...tilesBefore].sort(), [...body.dashboards].sort())
+      if (movedTiles) {
+        changes.push({ field: "dashboards", before: yield* dashboardsNamed(project.id, tilesBefore), after: yield* dashboardsNamed(project.id, body.dashboards!) })
+      }
+      const { dashboards, ...fields } = body
+      const patch: InsightPatch = {
+        ...fields,
+        description: body.description === null ? "" : body.description,
+        // Any update saves the insight, as in PostHog.
+        saved: body.saved ?? true,
+        last_modified_by: principal.user.id,
+        material: changes.some((c) => MATERIAL.has(c.field))
+      }
+      const updated = yield* (yield* Transactor).transaction(Effect.gen(function*() {
+        const updated = yield* Effect.flatMap(store.update(project.id, params.id, patch), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
+        if (dashboards !== undefined && movedTiles) yield* store.placeOn(updated.id, dashboards)
+        if (before.deleted !== updated.deleted) yield* store.markTiles(updated.id, updated.deleted)
+        const activity = before.deleted === updated.deleted ? "updated" : updated.deleted ? "deleted" : "restored"
+        yield* logInsightActivity(project.id, principal.user.id, updated, activity, changes)
+        return updated
+      }))
+      return (yield* presentInsights(project, [updated], { refresh: "force_cache", viewer: "member" }))[0]!
+    })
+})
+
+const remove = environmentRoute({
+  method: "DELETE",
+  path: "/insights/:id",
+  tag: "insights",
+  summary: "Not allowed: delete with PATCH {\"deleted\": true}",
+  description: "Answers 405 with no body, as PostHog does for resources deleted softly.",
+  scope: "insight:write",
+  handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
+})
+
+const activity = environmentRoute({
+  method: "GET",
+  path: "/insights/:id/activity",
+  tag: "insights",
+  summary: "An insight's activity",
+  description: "Creations, updates (the fields that changed, before and after), deletions, restores and sharing changes, with who made them. Newest first, in pages of `limit` (10) numbered from 1 by `page`.",
+  scope: "activity_log:read",
+  params: InsightRef,
+  query: ActivityParams,
+  response: ActivityPage,
+  handler: ({ params, project, query, request }) =>
+    Effect.flatMap(findInsight(project.id, params.id, true), (insight) => activityPage(project.id, insight.id, query, request.url))
+})
+
+const allActivity = environmentRoute({
+  method: "GET",
+  path: "/insights/activity",
+  tag: "insights",
+  summary: "The activity of every insight of the project",
+  description: "As an insight's activity, across all of them, deleted ones included.",
+  scope: "activity_log:read",
+  query: ActivityParams,
+  response: ActivityPage,
+  handler: ({ project, query, request }) => activityPage(project.id, undefined, query, request.url)
+})
+
+export const insightRoutes = [list, create, allActivity, retrieve, update, remove, activity]

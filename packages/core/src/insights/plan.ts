@@ -1,0 +1,23 @@
+// The contract between insight query nodes (TrendsQuery, FunnelsQuery, …) and the ZedQL pipeline:
+// each kind is planned, purely, into ZedQL statements and a function that shapes their rows into
+// the insight's `result`. Planners never touch storage; the insight runner compiles and executes
+// the statements like any ZedQL query (project scoping, time zone, limits).
+
+/** What a plan depends on besides the query node. */
+export interface InsightContext {
+  /** The project's IANA time zone: intervals and date labels are in it. */
+  readonly timezone: string
+  /** The moment "now" for relative date ranges (`-7d`, `mStart`). */
+  readonly now: Date
+  /** 0: weeks start on Sunday (PostHog's default), 1: Monday. */
+  readonly weekStartDay: 0 | 1
+}
+
+export interface InsightPlan {
+  /** ZedQL statements; their results are given to `shape` in the same order. */
+  readonly queries: ReadonlyArray<string>
+  /** The insight's `result`, from each statement's rows (JSON values, as the query API answers them). */
+  readonly shape: (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => unknown
+  /** The ZedQL shown as the insight's `zedql` (the statements, joined). */
+  readonly zedql: string
+}

@@ -1,0 +1,79 @@
+import { Effect, Schema } from "effect"
+import type { InsightContext, InsightPlan } from "../plan.js"
+import { bucketStartExpr, DateRange, instantOf, Interval, resolvePeriod, shift, timeBounds } from "./dateRange.js"
+import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
+import { Properties, UnsupportedFilter } from "./properties.js"
+import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
+import { instant, ROWS } from "./text.js"
+
+// LifecycleQuery: each interval, the persons who did the event, by status. `new`: first seen
+// (person created) in the interval; `returning`: also active the interval before; `resurrecting`:
+// not active the interval before, created earlier; `dormant` (negative): active the interval
+// before, not in this one. Activity is read from one interval before the range, so that the
+// first interval's statuses are right.
+
+export const STATUSES = ["new", "returning", "resurrecting", "dormant"] as const
+
+export const LifecycleQuery = Schema.Struct({
+  kind: Schema.Literal("LifecycleQuery"),
+  series: Schema.Tuple(EventsNode),
+  interval: Schema.optional(Schema.NullOr(Interval)),
+  dateRange: Schema.optional(Schema.NullOr(DateRange)),
+  properties: Schema.optional(Properties),
+  filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  lifecycleFilter: Schema.optional(Schema.NullOr(Schema.Struct({
+    toggledLifecycles: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal(...STATUSES))))
+  })))
+})
+export type LifecycleQuery = typeof LifecycleQuery.Type
+
+const UNIT_FUNCTION = { hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
+
+export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) => {
+    const interval = query.interval ?? "day"
+    const period = resolvePeriod(query.dateRange, interval, ctx)
+    if (period.from === null) return invalid("A lifecycle insight needs a date range with a start (not \"all\")")
+    const node = query.series[0]
+    const fmt = interval === "hour" ? "'%Y-%m-%d %H:%i:%S'" : "'%Y-%m-%d'"
+    const next = (x: string) => `add${UNIT_FUNCTION[interval]}(${x}, 1)`
+    const previous = (x: string) => `subtract${UNIT_FUNCTION[interval]}(${x}, 1)`
+    let where: string
+    try {
+      const lookBack = instantOf(shift(period.buckets[0]!.naive, interval, -1), ctx.timezone)
+      where = [...seriesConditions(node, query.properties), ...timeBounds(period, instant, lookBack)].join(" AND ")
+    } catch (error) {
+      if (error instanceof UnsupportedFilter) return invalid(error.message)
+      throw error
+    }
+    const start = (x: string) => bucketStartExpr(x, interval, ctx.weekStartDay)
+    const activity = `SELECT person_id, ${start("timestamp")} AS period, min(${start("person.created_at")}) AS created FROM events WHERE ${where} GROUP BY person_id, period`
+    const neighbours = `SELECT period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, ` +
+      `leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM (${activity})`
+    const active = `SELECT formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous("period")}, 'returning', 'resurrecting') AS status FROM activity`
+    const dormant = `SELECT formatDateTime(${next("period")}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next("period")}`
+    const statement = `WITH activity AS (${neighbours}) SELECT bucket, status, count() AS persons FROM (${active} UNION ALL ${dormant}) GROUP BY bucket, status LIMIT ${ROWS}`
+    const toggled = query.lifecycleFilter?.toggledLifecycles ?? STATUSES
+    const shape = (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => {
+      const rows = results[0] ?? []
+      const buckets = period.buckets
+      const counts = new Map(rows.map(([bucket, status, persons]) => [`${status}|${bucket}`, Number(persons)]))
+      return STATUSES.filter((s) => toggled.includes(s)).map((status) => {
+        const data = buckets.map((b) => {
+          const n = counts.get(`${status}|${b.key}`) ?? 0
+          return status === "dormant" ? 0 - n : n
+        })
+        return {
+          data,
+          labels: buckets.map((b) => b.label),
+          days: buckets.map((b) => b.key),
+          count: data.reduce((a, b) => a + b, 0),
+          label: `${seriesName(node)} - ${status}`,
+          status,
+          action: actionOf(node, 0, []),
+          filter: {}
+        }
+      })
+    }
+    return Effect.succeed({ queries: [statement], shape, zedql: statement })
+  })

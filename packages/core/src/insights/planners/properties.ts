@@ -1,0 +1,44 @@
+import { Schema } from "effect"
+import { formatExpr } from "../../zedql/format.js"
+import { PropertyFilter, propertyCondition, UnsupportedFilter } from "../../zedql/filters.js"
+
+// Property filters as ZedQL conditions: a list (all must hold) or PostHog's nested groups
+// `{"type": "AND", "values": [{"type": "OR", "values": [filters]}]}`. Event and person filters;
+// other types are refused rather than ignored.
+
+export interface PropertyGroup {
+  readonly type: "AND" | "OR"
+  readonly values: ReadonlyArray<PropertyGroup | typeof PropertyFilter.Type>
+}
+
+const Filter = PropertyFilter.pipe(Schema.filter((f) =>
+  f.type === undefined || f.type === "event" || f.type === "person" || `Property filters of type "${f.type}" are not supported (only event and person)`
+))
+
+export const PropertyGroup: Schema.Schema<PropertyGroup> = Schema.Struct({
+  type: Schema.Literal("AND", "OR"),
+  values: Schema.Array(Schema.Union(Schema.suspend(() => PropertyGroup), Filter))
+})
+
+export const Properties = Schema.NullOr(Schema.Union(Schema.Array(Filter), PropertyGroup))
+export type Properties = typeof Properties.Type
+
+const isGroup = (value: PropertyGroup | typeof PropertyFilter.Type): value is PropertyGroup =>
+  (value.type === "AND" || value.type === "OR") && "values" in value && Array.isArray(value.values)
+
+const groupText = (group: PropertyGroup): string | undefined => {
+  const parts = group.values.map((v) => (isGroup(v) ? groupText(v) : formatExpr(propertyCondition(v)))).filter((t) => t !== undefined)
+  if (parts.length <= 1) return parts[0]
+  return `${group.type === "AND" ? "and" : "or"}(${parts.join(", ")})`
+}
+
+/**
+ * The condition property filters stand for, or undefined when there is none.
+ * Throws `UnsupportedFilter` for an operator ZedQL's filters do not know.
+ */
+export const propertiesCondition = (properties: Properties | undefined): string | undefined => {
+  if (properties == null) return undefined
+  return groupText(Array.isArray(properties) ? { type: "AND", values: properties } : properties as PropertyGroup)
+}
+
+export { UnsupportedFilter }

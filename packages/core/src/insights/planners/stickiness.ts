@@ -1,0 +1,85 @@
+import { Effect, Schema } from "effect"
+import type { InsightContext, InsightPlan } from "../plan.js"
+import { bucketKeyExpr, DateRange, Interval, previousPeriod, resolvePeriod, timeBounds } from "./dateRange.js"
+import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
+import { Properties, UnsupportedFilter } from "./properties.js"
+import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
+import { instant, ROWS } from "./text.js"
+
+// StickinessQuery: for each series, how many persons did it in exactly k of the period's
+// intervals (k = 1 … number of intervals), or in at least k when cumulative. An interval counts
+// for a person when their events in it meet `stickinessCriteria` (at least one by default).
+
+const CRITERIA: Readonly<Record<string, string>> = { gte: ">=", lte: "<=", exact: "=" }
+
+export const StickinessQuery = Schema.Struct({
+  kind: Schema.Literal("StickinessQuery"),
+  series: Schema.Array(EventsNode).pipe(Schema.minItems(1)),
+  interval: Schema.optional(Schema.NullOr(Interval)),
+  dateRange: Schema.optional(Schema.NullOr(DateRange)),
+  properties: Schema.optional(Properties),
+  filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  compareFilter: Schema.optional(Schema.NullOr(Schema.Struct({
+    compare: Schema.optional(Schema.NullOr(Schema.Boolean)),
+    compare_to: Schema.optional(Schema.NullOr(Schema.String))
+  }))),
+  stickinessFilter: Schema.optional(Schema.NullOr(Schema.Struct({
+    computedAs: Schema.optional(Schema.NullOr(Schema.Literal("non_cumulative", "cumulative"))),
+    stickinessCriteria: Schema.optional(Schema.NullOr(Schema.Struct({
+      operator: Schema.Literal("gte", "lte", "exact"),
+      value: Schema.Int.pipe(Schema.positive())
+    })))
+  })))
+})
+export type StickinessQuery = typeof StickinessQuery.Type
+
+export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
+    const interval = query.interval ?? "day"
+    const current = resolvePeriod(query.dateRange, interval, ctx)
+    if (current.from === null) return invalid("A stickiness insight needs a date range with a start (not \"all\")")
+    const comparing = query.compareFilter?.compare === true
+    const periods = [{ period: current, label: "current" }, ...(comparing ? [{ period: previousPeriod(current, query.compareFilter?.compare_to, ctx), label: "previous" }] : [])]
+    const criteria = query.stickinessFilter?.stickinessCriteria
+    const having = criteria ? ` HAVING count() ${CRITERIA[criteria.operator]} ${criteria.value}` : ""
+    let queries: Array<string>
+    try {
+      queries = periods.flatMap((p) =>
+        query.series.map((node) => {
+          const where = [...seriesConditions(node, query.properties), ...timeBounds(p.period, instant)].join(" AND ")
+          const active = `SELECT person_id, ${bucketKeyExpr("timestamp", interval, ctx.weekStartDay)} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket${having}`
+          return `SELECT intervals, count() AS persons FROM (SELECT person_id, count() AS intervals FROM (${active}) GROUP BY person_id) GROUP BY intervals LIMIT ${ROWS}`
+        })
+      )
+    } catch (error) {
+      if (error instanceof UnsupportedFilter) return invalid(error.message)
+      throw error
+    }
+    const n = current.buckets.length
+    const days = Array.from({ length: n }, (_, i) => i + 1)
+    const labels = days.map((d) => `${d} ${interval}${d === 1 ? "" : "s"}`)
+    const cumulative = query.stickinessFilter?.computedAs === "cumulative"
+    const shape = (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) =>
+      periods.flatMap((p, pi) =>
+        query.series.map((node, order) => {
+          const exact = days.map(() => 0)
+          for (const [k, persons] of results[pi * query.series.length + order] ?? []) {
+            const i = Number(k) - 1
+            if (i >= 0 && i < n) exact[i] = Number(persons)
+          }
+          // At least k: the persons with k or more intervals.
+          const data = cumulative ? exact.map((_, i) => exact.slice(i).reduce((a, b) => a + b, 0)) : exact
+          return {
+            data,
+            days,
+            labels,
+            count: data.reduce((a, b) => a + b, 0),
+            label: seriesName(node),
+            ...(comparing ? { compare: true, compare_label: p.label } : {}),
+            action: actionOf(node, order, []),
+            filter: {}
+          }
+        })
+      )
+    return Effect.succeed({ queries, shape, zedql: queries.join("\nUNION ALL\n") })
+  })

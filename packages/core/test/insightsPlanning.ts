@@ -1,0 +1,11 @@
+import { Effect } from "effect"
+import { compileZedQL } from "../src/index.js"
+import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
+
+// Helpers for the insight planners' unit tests: a context, and compiling every statement of a plan.
+
+export const CONTEXT: InsightContext = { timezone: "America/New_York", now: new Date("2026-03-20T15:30:00.000Z"), weekStartDay: 0 }
+
+/** Each statement of the plan compiled for a project, or the first refusal. */
+export const compilePlan = (plan: InsightPlan, timezone = CONTEXT.timezone) =>
+  Effect.runPromise(Effect.either(Effect.forEach(plan.queries, (text) => compileZedQL(text, { projectId: 1, timezone }))))

@@ -1,0 +1,123 @@
+import { SqlClient, type Statement } from "@effect/sql"
+import { type ActivityEntry, type Dashboard, type DashboardTile, InsightStore, type SharingConfiguration, type StoredInsight, uuidv7 } from "@zed/core"
+import { Array as Arr, Effect, Layer } from "effect"
+import { orStorageError } from "./sqlErrors.js"
+
+const INSIGHT_COLUMNS = `id, short_id, name, derived_name, description, filters, query, "order", deleted, favorited, saved, tags,
+  created_by, last_modified_by, created_at, updated_at, last_modified_at`
+const JSON_COLUMNS = new Set(["filters", "query", "tags"])
+const DASHBOARD_COLUMNS = "id, name, description, filters, created_by, created_at"
+const TILE_COLUMNS = "id, dashboard_id, insight_id, deleted"
+
+export const InsightStoreSql = Layer.effect(
+  InsightStore,
+  Effect.gen(function*() {
+    const sql = yield* SqlClient.SqlClient
+    const insightColumns = sql.literal(INSIGHT_COLUMNS)
+    const dashboardColumns = sql.literal(DASHBOARD_COLUMNS)
+    const tileColumns = sql.literal(TILE_COLUMNS)
+    const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`
+    const value = (field: string, v: unknown): Statement.Fragment => (JSON_COLUMNS.has(field) ? json(v) : sql`${v}`)
+    const counted = <A extends object>(rows: Statement.Statement<A>, total: Statement.Statement<{ total: number }>) =>
+      orStorageError(Effect.all([rows, total])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
+
+    return InsightStore.of({
+      list: (projectId, query) => {
+        const where = sql.and([
+          sql`project_id = ${projectId}`,
+          sql`NOT deleted`,
+          ...(query.created_by === undefined ? [] : [sql`created_by = ${query.created_by}`]),
+          ...(query.short_id === undefined ? [] : [sql`short_id = ${query.short_id}`]),
+          ...(query.favorited === undefined ? [] : [sql`favorited = ${query.favorited}`]),
+          ...(query.saved === undefined ? [] : query.saved
+            ? [sql`(saved OR EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND NOT t.deleted))`]
+            : [sql`NOT saved`]),
+          ...(query.search === undefined ? [] : [sql`(
+            name ILIKE ${`%${query.search}%`} OR derived_name ILIKE ${`%${query.search}%`} OR description ILIKE ${`%${query.search}%`}
+            OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags) tag WHERE tag ILIKE ${`%${query.search}%`}))`])
+        ])
+        return counted(
+          sql<StoredInsight>`SELECT ${insightColumns} FROM insights WHERE ${where} ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM insights WHERE ${where}`
+        )
+      },
+      get: (projectId, id, includeDeleted = false) =>
+        orStorageError(sql<StoredInsight>`SELECT ${insightColumns} FROM insights
+          WHERE project_id = ${projectId} AND id = ${id} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(Effect.map(Arr.head)),
+      create: (projectId, i) =>
+        orStorageError(sql<StoredInsight>`
+          INSERT INTO insights (project_id, short_id, name, derived_name, description, filters, query, "order", deleted, favorited,
+            saved, tags, created_by, last_modified_by)
+          VALUES (${projectId}, ${i.short_id}, ${i.name}, ${i.derived_name}, ${i.description}, ${json(i.filters)}, ${i.query === null ? null : json(i.query)},
+            ${i.order}, ${i.deleted}, ${i.favorited}, ${i.saved}, ${json(i.tags)}, ${i.created_by}, ${i.created_by})
+          RETURNING ${insightColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+      update: (projectId, id, { material, last_modified_by, ...patch }) => {
+        const sets = Object.entries(patch)
+          .filter(([, v]) => v !== undefined)
+          .map(([field, v]) => sql`${sql(field)} = ${v === null ? sql`NULL` : value(field, v)}`)
+        const modified = material ? [sql`last_modified_at = now()`, sql`last_modified_by = ${last_modified_by}`] : []
+        return orStorageError(sql<StoredInsight>`
+          UPDATE insights SET ${sql.csv([...sets, ...modified, sql`updated_at = now()`])}
+          WHERE project_id = ${projectId} AND id = ${id}
+          RETURNING ${insightColumns}`).pipe(Effect.map(Arr.head))
+      },
+      tiles: (insightIds) =>
+        insightIds.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE ${sql.in("insight_id", insightIds)} ORDER BY id`),
+      dashboardTiles: (dashboardId) =>
+        orStorageError(sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE dashboard_id = ${dashboardId} ORDER BY id`),
+      placeOn: (insightId, dashboardIds) =>
+        orStorageError(Effect.gen(function*() {
+          const onThem = dashboardIds.length === 0 ? sql`false` : sql.in("dashboard_id", dashboardIds)
+          yield* sql`UPDATE dashboard_tiles SET deleted = NOT ${onThem} WHERE insight_id = ${insightId}`
+          if (dashboardIds.length === 0) return
+          yield* sql`INSERT INTO dashboard_tiles (dashboard_id, insight_id)
+            VALUES ${sql.csv(dashboardIds.map((d) => sql`(${d}, ${insightId})`))}
+            ON CONFLICT (insight_id, dashboard_id) DO NOTHING`
+        })),
+      markTiles: (insightId, deleted) =>
+        Effect.asVoid(orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)),
+      createDashboard: (projectId, d) =>
+        orStorageError(sql<Dashboard>`
+          INSERT INTO dashboards (project_id, name, description, filters, created_by)
+          VALUES (${projectId}, ${d.name}, ${d.description}, ${json(d.filters)}, ${d.created_by})
+          RETURNING ${dashboardColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+      getDashboards: (projectId, ids) =>
+        ids.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards
+              WHERE project_id = ${projectId} AND ${sql.in("id", ids)} ORDER BY id`),
+      listDashboards: (projectId, page) =>
+        counted(
+          sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards WHERE project_id = ${projectId}
+            ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM dashboards WHERE project_id = ${projectId}`
+        ),
+      sharing: (insightId) =>
+        orStorageError(sql<SharingConfiguration>`SELECT enabled, access_token, created_at FROM sharing_configurations
+          WHERE insight_id = ${insightId}`).pipe(Effect.map(Arr.head)),
+      saveSharing: (insightId, s) =>
+        orStorageError(sql<SharingConfiguration>`
+          INSERT INTO sharing_configurations (insight_id, enabled, access_token) VALUES (${insightId}, ${s.enabled}, ${s.access_token})
+          ON CONFLICT (insight_id) DO UPDATE SET enabled = excluded.enabled, access_token = excluded.access_token
+          RETURNING enabled, access_token, created_at`).pipe(Effect.map((rows) => rows[0]!)),
+      shared: (accessToken) =>
+        orStorageError(sql<{ project_id: number; insight_id: number }>`
+          SELECT i.project_id, i.id AS insight_id FROM sharing_configurations s JOIN insights i ON i.id = s.insight_id
+          WHERE s.access_token = ${accessToken} AND s.enabled`).pipe(Effect.map(Arr.head)),
+      logActivity: (projectId, a) =>
+        Effect.asVoid(orStorageError(sql`
+          INSERT INTO activity_log (id, project_id, scope, item_id, activity, user_id, detail)
+          VALUES (${uuidv7()}, ${projectId}, ${a.scope}, ${a.item_id}, ${a.activity}, ${a.user_id}, ${json(a.detail)})`)),
+      activity: (projectId, scope, itemId, page) => {
+        const where = sql`project_id = ${projectId} AND scope = ${scope} ${itemId === undefined ? sql`` : sql`AND item_id = ${itemId}`}`
+        return counted(
+          sql<ActivityEntry>`SELECT id::text, user_id, activity, scope, item_id, detail, created_at FROM activity_log
+            WHERE ${where} ORDER BY seq DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+          sql<{ total: number }>`SELECT count(*)::int AS total FROM activity_log WHERE ${where}`
+        )
+      }
+    })
+  })
+)

@@ -1,0 +1,185 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Effect } from "effect"
+import { BREAKDOWN_OTHER, planFunnels, type FunnelsQuery, type TimeToConvert } from "../../core/src/insights/planners/funnels.js"
+import type { DemoModel, Event } from "./corpus/model.js"
+import { demoZed, mean, median } from "./demoZed.js"
+
+// Funnels planned into ZedQL and run on both SQL stores over the demo data, against what the
+// generated events say: each person's path worked out here, step by step, from the raw events.
+
+const DEMO = { events: 6000, seed: 11, end: new Date("2026-03-20T00:00:00.000Z"), days: 28 }
+const FROM = "2026-02-25T00:00:00Z"
+const TO = "2026-03-19T12:00:00Z"
+const CTX = { timezone: "UTC", now: DEMO.end, weekStartDay: 0 as const }
+const STEPS = ["$pageview", "signed_up", "document_created"]
+const WINDOW_UNIT_MS = { second: 1e3, minute: 60e3, hour: 3600e3, day: 86400e3 } as const
+
+type Order = "ordered" | "strict" | "unordered"
+interface Options {
+  readonly steps: ReadonlyArray<string>
+  readonly order: Order
+  readonly window: number
+  readonly unit: keyof typeof WINDOW_UNIT_MS
+  readonly breakdown?: string
+  readonly breakdownType?: "event" | "person"
+  readonly breakdownLimit?: number
+  readonly exclusions?: ReadonlyArray<{ readonly event: string; readonly from: number; readonly to: number }>
+  readonly timeToConvert?: boolean
+}
+
+const query = (o: Options): FunnelsQuery => ({
+  kind: "FunnelsQuery",
+  series: o.steps.map((event) => ({ kind: "EventsNode", event })),
+  dateRange: { date_from: FROM, date_to: TO },
+  funnelsFilter: {
+    funnelOrderType: o.order,
+    funnelWindowInterval: o.window,
+    funnelWindowIntervalUnit: o.unit,
+    ...(o.timeToConvert ? { funnelVizType: "time_to_convert" } : {}),
+    ...(o.exclusions ? { exclusions: o.exclusions.map((x) => ({ kind: "EventsNode", event: x.event, funnelFromStep: x.from, funnelToStep: x.to })) } : {})
+  },
+  ...(o.breakdown ? { breakdownFilter: { breakdown_type: o.breakdownType ?? "event", breakdown: o.breakdown, breakdown_limit: o.breakdownLimit ?? null } } : {})
+})
+
+const seconds = (a: number, b: number) => Math.floor(b / 1000) - Math.floor(a / 1000)
+const byTime = (a: Event, b: Event) => a.ms - b.ms || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)
+
+/** A person's path through the funnel, from their events in range. */
+const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | undefined => {
+  const n = o.steps.length
+  const window = o.window * WINDOW_UNIT_MS[o.unit]
+  const paths: Array<Array<number>> = []
+  events.forEach((start, i) => {
+    if (o.order === "unordered") {
+      if (!o.steps.includes(start.event)) return
+      const firsts = o.steps.map((step) => events.find((e) => e.event === step && e.ms >= start.ms && e.ms <= start.ms + window)?.ms)
+      paths.push(firsts.filter((t): t is number => t !== undefined).sort((a, b) => a - b))
+      return
+    }
+    if (start.event !== o.steps[0]) return
+    const path = [start.ms]
+    for (let k = 1; k < n; k++) {
+      const next = o.order === "strict"
+        ? [events[i + k]].find((e) => e !== undefined && e.event === o.steps[k] && e.ms <= start.ms + window)
+        : events.find((e) => e.event === o.steps[k] && e.ms > path[k - 1]! && e.ms <= start.ms + window)
+      if (next === undefined) break
+      path.push(next.ms)
+    }
+    paths.push(path)
+  })
+  // The furthest; among those, the first to get there; among those, the latest start.
+  const better = (p: Array<number>, best: Array<number>) =>
+    p.length - best.length || best.at(-1)! - p.at(-1)! || p[0]! - best[0]!
+  return paths.reduce<Array<number> | undefined>((best, p) => (best === undefined || better(p, best) > 0 ? p : best), undefined)
+}
+
+/** Whether an exclusion event drops the person: after the path's `from` step, before its `to` step (or within the window). */
+const excluded = (events: ReadonlyArray<Event>, path: ReadonlyArray<number>, o: Options) =>
+  (o.exclusions ?? []).some((x) => {
+    const end = path[x.to] ?? path[0]! + o.window * WINDOW_UNIT_MS[o.unit]
+    const inclusive = path[x.to] === undefined
+    return path[x.from] !== undefined &&
+      events.some((e) => e.event === x.event && e.ms > path[x.from]! && (inclusive ? e.ms <= end : e.ms < end))
+  })
+
+/** Each person's best path and breakdown value, from the generated events. */
+const paths = (m: DemoModel, o: Options) => {
+  const [from, to] = [Date.parse(FROM), Date.parse(TO)]
+  const perPerson = new Map<unknown, Array<Event>>()
+  for (const e of m.events) {
+    if (e.ms < from || e.ms > to) continue
+    const person = m.personOf(e.distinctId)
+    perPerson.set(person, [...(perPerson.get(person) ?? []), e])
+  }
+  const result: Array<{ value: string; path: Array<number> }> = []
+  for (const all of perPerson.values()) {
+    all.sort(byTime)
+    const events = o.order === "strict" ? all : all.filter((e) => o.steps.includes(e.event))
+    const path = bestPath(events, o)
+    if (path === undefined || excluded(all, path, o)) continue
+    const first = o.order === "unordered" ? events[0] : events.find((e) => e.event === o.steps[0])
+    // First touch: the value on the event that entered the funnel; a person's is the same on all.
+    const properties = o.breakdownType === "person" ? m.personOf(all[0]!.distinctId).properties : first?.properties
+    result.push({ value: o.breakdown === undefined ? "" : String(properties?.[o.breakdown] ?? ""), path })
+  }
+  return result
+}
+
+const byCountThenValue = ([a, pa]: [string, Array<unknown>], [b, pb]: [string, Array<unknown>]) => pb.length - pa.length || (a < b ? -1 : 1)
+
+/** The steps result, computed from the generated events. */
+const expected = (m: DemoModel, o: Options) => {
+  const groups = new Map<string, Array<Array<number>>>()
+  for (const { path, value } of paths(m, o)) groups.set(value, [...(groups.get(value) ?? []), path])
+  const kept = new Set([...groups].sort(byCountThenValue).slice(0, o.breakdownLimit ?? 25).map(([value]) => value))
+  const merged = new Map<string, Array<Array<number>>>()
+  for (const [value, list] of groups) {
+    const key = kept.has(value) ? value : BREAKDOWN_OTHER
+    merged.set(key, [...(merged.get(key) ?? []), ...list])
+  }
+  const lists = [...merged].sort(byCountThenValue).map(([value, paths]) =>
+    o.steps.map((step, k) => {
+      const converted = paths.filter((p) => p.length > k)
+      const times = converted.map((p) => seconds(p[k - 1]!, p[k]!))
+      const close = (v: number | null) => (v === null ? null : expect.closeTo(v, 6))
+      return {
+        action_id: step,
+        name: step,
+        custom_name: null,
+        order: k,
+        type: "events",
+        count: converted.length,
+        people: [],
+        average_conversion_time: k === 0 ? null : close(mean(times)),
+        median_conversion_time: k === 0 ? null : close(median(times)),
+        ...(o.breakdown === undefined ? {} : { breakdown: value, breakdown_value: value })
+      }
+    })
+  )
+  return o.breakdown === undefined ? lists[0] : lists
+}
+
+const SEARCH = ["$pageview", "search_performed", "$pageview"]
+const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
+  { label: "ordered, 1 hour", steps: STEPS, order: "ordered", window: 1, unit: "hour" },
+  { label: "ordered, 14 days", steps: STEPS, order: "ordered", window: 14, unit: "day" },
+  { label: "ordered, 10 minutes, a step repeated", steps: SEARCH, order: "ordered", window: 10, unit: "minute" },
+  { label: "strict, 1 hour", steps: SEARCH, order: "strict", window: 1, unit: "hour" },
+  { label: "unordered, 1 hour", steps: STEPS, order: "unordered", window: 1, unit: "hour" },
+  { label: "by $browser", steps: STEPS, order: "ordered", window: 1, unit: "day", breakdown: "$browser" },
+  { label: "by $browser, the top 2 and other", steps: STEPS, order: "ordered", window: 1, unit: "day", breakdown: "$browser", breakdownLimit: 2 },
+  { label: "by the person's plan", steps: STEPS, order: "unordered", window: 1, unit: "day", breakdown: "plan", breakdownType: "person" },
+  { label: "with an exclusion", steps: STEPS, order: "ordered", window: 1, unit: "day", exclusions: [{ event: "search_performed", from: 0, to: 2 }] }
+]
+
+describe.each(["pglite", "postgres"])("funnels on %s", (name) => {
+  const demo = demoZed(name, DEMO, "UTC")
+
+  it.each(SCENARIOS)("$label", async (o) => {
+    const want = expected(demo.model, o)
+    // Each funnel must say something: persons at its last step.
+    const last = (o.breakdown === undefined ? [want] : want) as Array<Array<{ count: number }>>
+    expect(last.some((steps) => steps.at(-1)!.count > 0)).toBe(true)
+    expect(await demo.run(Effect.runSync(planFunnels(query(o), CTX)))).toEqual(want)
+  })
+
+  it("drops persons with an exclusion event inside their path, and only those", () => {
+    const o = SCENARIOS.at(-1)!
+    const [kept, all] = [paths(demo.model, o), paths(demo.model, { ...o, exclusions: [] })]
+    expect(kept.length).toBeLessThan(all.length)
+    expect(kept.length).toBeGreaterThan(0)
+  })
+
+  it("bins the times to convert from the first to the last step", async () => {
+    const o: Options = { steps: STEPS, order: "ordered", window: 14, unit: "day", timeToConvert: true }
+    const times = paths(demo.model, o).filter((p) => p.path.length === STEPS.length).map((p) => seconds(p.path[0]!, p.path.at(-1)!))
+    expect(times.length).toBeGreaterThan(1)
+    const result = await demo.run(Effect.runSync(planFunnels(query(o), CTX))) as TimeToConvert
+    expect(result.average_conversion_time).toBeCloseTo(mean(times)!, 6)
+    expect(result.bins[0]![0]).toBe(Math.min(...times))
+    result.bins.forEach(([start, count], i) => {
+      const end = result.bins[i + 1]?.[0] ?? Infinity
+      expect(count).toBe(times.filter((t) => t >= start && t < end).length)
+    })
+  })
+})

@@ -1,0 +1,50 @@
+import { describe, expect, it } from "@effect/vitest"
+import { ingest, type InsightPlan, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices } from "@zed/core"
+import { Effect, Layer, ManagedRuntime, Option } from "effect"
+import { backends, incomingEvent, suiteStorage } from "./backends.js"
+
+// An insight's plan through the query runner: its statements run in order on the store, their rows
+// shaped, the answer cached under the node like any query, with the same refresh modes.
+
+const EVENTS = [
+  ...Array.from({ length: 5 }, (_, i) => incomingEvent("$pageview", `u${i % 3}`)),
+  ...Array.from({ length: 2 }, (_, i) => incomingEvent("signed_up", `u${i}`))
+]
+
+const plan: InsightPlan = {
+  queries: [
+    "SELECT count() FROM events WHERE event = '$pageview'",
+    "SELECT distinct_id, count() FROM events WHERE event = 'signed_up' GROUP BY distinct_id ORDER BY distinct_id"
+  ],
+  shape: ([views, signups]) => ({ views: views![0]![0], signups: signups!.map(([id, n]) => `${id}:${n}`) }),
+  zedql: "…"
+}
+
+describe.each(["pglite", "postgres"])("%s insight plans", (name) => {
+  const suite = suiteStorage(backends("plans")[name]!)
+  let runtime: ManagedRuntime.ManagedRuntime<QueryRunner | StorageServices, unknown> | undefined
+  const runPlan = async (refresh: string, node = { kind: "TrendsQuery", series: [] }) => {
+    if (runtime === undefined) {
+      await suite.run(ingest([{ projectId: 1, events: EVENTS }]))
+      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(Layer.provideMerge(Layer.succeedContext(await suite.run(Effect.context<StorageServices>())))))
+    }
+    return runtime.runPromise(Effect.gen(function*() {
+      const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))
+      return yield* (yield* QueryRunner).runPlan(project, { kind: node.kind, query: node, plan, refresh: refresh as "blocking" })
+    }))
+  }
+
+  it("runs the statements in order, shapes their rows, and caches the answer under the node", async () => {
+    const first = await runPlan("blocking")
+    expect(first.status).toBe(200)
+    expect(first.body).toMatchObject({ results: { views: 5, signups: ["u0:1", "u1:1"] }, zedql: "…", is_cached: false })
+    const again = await runPlan("blocking")
+    expect(again.body).toMatchObject({ results: first.body.results, is_cached: true, cache_key: first.body.cache_key, last_refresh: first.body.last_refresh })
+    const forced = await runPlan("force_blocking")
+    expect(forced.body.is_cached).toBe(false)
+    const other = await runPlan("force_cache", { kind: "TrendsQuery", series: [{ kind: "EventsNode" }] } as never)
+    expect(other.body).toEqual({ cache_key: expect.stringMatching(/^cache_/), query_status: null })
+    expect(other.body.cache_key).not.toBe(first.body.cache_key)
+    await runtime!.dispose()
+  })
+})
