@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 import type { IncomingEvent } from "./normalize.js"
 
 /** Group types per project; events name groups of at most this many types (`$group_0`…`$group_4`). */
@@ -11,8 +12,6 @@ export interface GroupUpdate {
   readonly first_seen: Date
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const keyText = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined

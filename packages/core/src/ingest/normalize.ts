@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 import { cleanJson, TooDeep, truncate } from "./sanitize.js"
 import { eventTimestamp, parseTimestamp } from "./timestamp.js"
 import { isUuid, uuidv7 } from "./uuid.js"
@@ -46,8 +47,6 @@ export const INITIAL_PROPERTIES = [
   "utm_campaign", "utm_content", "utm_name", "utm_term", "gclid", "gad_source", "gbraid", "wbraid", "fbclid", "msclkid"
 ]
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const reject = (detail: string, status: 400 | 413 = 400): Normalized => ({ _tag: "Rejected", status, detail })
 

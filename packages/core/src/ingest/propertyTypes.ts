@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 import type { PropertyDefinition, PropertyOwner, PropertyType } from "../services/PropertyDefinitions.js"
 import type { IncomingEvent } from "./normalize.js"
 
@@ -68,8 +69,6 @@ export type KnownDefinition = (owner: PropertyOwner, groupTypeIndex: number | nu
 
 const nothingKnown: KnownDefinition = () => false
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const idOf = (owner: PropertyOwner, groupTypeIndex: number | null, key: string) => `${owner}:${groupTypeIndex ?? ""}:${key}`
 

@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 // The three body shapes a capture request may carry, tried in this order: an array of events, a
 // batch object `{api_key|token, batch, sent_at?, historical_migration?}`, or a single event.
 
@@ -12,8 +13,6 @@ export type ShapeResult =
   | { readonly _tag: "Batch"; readonly batch: CaptureBatch }
   | { readonly _tag: "Invalid"; readonly status: 400 | 401; readonly detail: string }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const stringOr = (...values: ReadonlyArray<unknown>): string | undefined =>
   values.find((v): v is string => typeof v === "string" && v !== "")

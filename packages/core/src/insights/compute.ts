@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 import { Context, Effect, Either, Layer } from "effect"
 import type { Project } from "../domain/models.js"
 import type { RefreshMode } from "../queries/cachePolicy.js"
@@ -57,7 +58,6 @@ const fromAnswer = (body: Record<string, unknown>): InsightComputed => ({
   query_status: body["query_status"] ?? null
 })
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** The source of an InsightVizNode of a kind Zed plans. */
 const insightSource = (node: unknown) =>

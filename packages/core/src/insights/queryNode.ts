@@ -1,3 +1,4 @@
+import { isObject } from "../domain/json.js"
 import { Either, Schema } from "effect"
 import { toValidationError } from "../api/validation.js"
 import { ZedQLQueryNode } from "../queries/request.js"
@@ -16,7 +17,6 @@ const WRAPPERS: Record<string, ReadonlySet<string>> = {
 
 type Json = Record<string, unknown>
 
-const isObject = (value: unknown): value is Json => typeof value === "object" && value !== null && !Array.isArray(value)
 
 const list = (kinds: Iterable<string>) => [...kinds].join(", ")
 

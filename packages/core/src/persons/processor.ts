@@ -1,6 +1,7 @@
 import { INITIAL_PROPERTIES, type IncomingEvent } from "../ingest/normalize.js"
 import { setOwn } from "../ingest/sanitize.js"
 import { isIllegalDistinctId, type Person, personUuid } from "./model.js"
+import { isObject } from "../domain/json.js"
 
 // Person processing for a batch of one project's events, in arrival order, over a working set
 // loaded beforehand. Pure: the result says what to write.
@@ -52,8 +53,6 @@ export interface PersonResult {
   readonly warnings: ReadonlyArray<PersonWarning>
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /** Equal as JSON values; primitives need no serializing. */
 const same = (a: unknown, b: unknown): boolean =>

@@ -19,6 +19,7 @@ import type { ZedRequest } from "../request.js"
 import { type Method, publicRoute } from "../route.js"
 import { corsHeaders } from "./capture.js"
 import { remoteConfig } from "./remoteConfig.js"
+import { isObject } from "../../domain/json.js"
 
 // Flag evaluation for SDKs: /decide (v1–4) and /flags (v1–2), answering in the shape each version
 // expects. Public: the project API key identifies the project; no answer carries anything secret.
@@ -29,8 +30,6 @@ const INPUTS_TIMEOUT = "1 second"
 
 const noInputs: FlagInputsResult = { personProperties: null, groupProperties: new Map(), staticCohorts: new Set(), hashKeyOverrides: {} }
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 const first = (body: Record<string, unknown>, ...names: ReadonlyArray<string>): unknown =>
   names.map((n) => body[n]).find((v) => v !== undefined && v !== null)
