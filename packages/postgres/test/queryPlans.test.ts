@@ -21,6 +21,11 @@ const plan: InsightPlan = {
 }
 
 describe.each(["pglite", "postgres"])("%s insight plans", (name) => {
+  let planned = 0
+  const planning = Effect.sync(() => {
+    planned++
+    return plan
+  })
   const suite = suiteStorage(backends("plans")[name]!)
   let runtime: ManagedRuntime.ManagedRuntime<QueryRunner | StorageServices, unknown> | undefined
   const runPlan = async (refresh: string, node = { kind: "TrendsQuery", series: [] }) => {
@@ -30,21 +35,24 @@ describe.each(["pglite", "postgres"])("%s insight plans", (name) => {
     }
     return runtime.runPromise(Effect.gen(function*() {
       const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))
-      return yield* (yield* QueryRunner).runPlan(project, { kind: node.kind, query: node, plan, refresh: refresh as "blocking" })
+      return yield* (yield* QueryRunner).runPlan(project, { kind: node.kind, query: node, plan: planning, refresh: refresh as "blocking" })
     }))
   }
 
-  it("runs the statements in order, shapes their rows, and caches the answer under the node", async () => {
+  it("runs the statements in order, shapes their rows, and caches the answer under the node, planning only to compute", async () => {
     const first = await runPlan("blocking")
     expect(first.status).toBe(200)
     expect(first.body).toMatchObject({ results: { views: 5, signups: ["u0:1", "u1:1"] }, zedql: "…", is_cached: false })
     const again = await runPlan("blocking")
     expect(again.body).toMatchObject({ results: first.body.results, is_cached: true, cache_key: first.body.cache_key, last_refresh: first.body.last_refresh })
+    expect(planned).toBe(1)
     const forced = await runPlan("force_blocking")
     expect(forced.body.is_cached).toBe(false)
+    expect(planned).toBe(2)
     const other = await runPlan("force_cache", { kind: "TrendsQuery", series: [{ kind: "EventsNode" }] } as never)
     expect(other.body).toEqual({ cache_key: expect.stringMatching(/^cache_/), query_status: null })
     expect(other.body.cache_key).not.toBe(first.body.cache_key)
+    expect(planned).toBe(2)
     await runtime!.dispose()
   })
 })

@@ -87,10 +87,9 @@ export const InsightComputeLive = Layer.effect(InsightCompute, Effect.map(QueryR
     const source = insightSource(query)
     if (source === undefined) return Effect.succeed(NOTHING_COMPUTED)
     const kind = String(source["kind"])
-    return PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 }).pipe(
-      Effect.mapError((error) => new QueryFailed({ message: error.message })),
-      Effect.flatMap((plan) => runner.runPlan(project, { kind, query: source, plan, refresh, interval: intervalOf(source) })),
-      Effect.map((answer) => fromAnswer(answer.body))
+    const plan = Effect.suspend(() => PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 })).pipe(
+      Effect.mapError((error) => new QueryFailed({ message: error.message }))
     )
+    return Effect.map(runner.runPlan(project, { kind, query: source, plan, refresh, interval: intervalOf(source) }), (answer) => fromAnswer(answer.body))
   }
 })))

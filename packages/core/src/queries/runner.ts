@@ -51,7 +51,8 @@ export interface QueryAnswer {
 export interface PlanRequest {
   readonly kind: string
   readonly query: Readonly<Record<string, unknown>>
-  readonly plan: InsightPlan
+  /** Planned only when the result is computed: a read from the cache needs no plan. */
+  readonly plan: Effect.Effect<InsightPlan, QueryFailed>
   /** The insight's interval (retention: its period), which sets how soon a result goes stale. */
   readonly interval?: string | null | undefined
   /** The end of the insight's date range when it is fixed: a result of a past range never goes stale. */
@@ -193,8 +194,9 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.gen(function*() {
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
-          for (const text of request.plan.queries) results.push((yield* execute(project, text, {}, executionId, timeout)).rows)
-          return { results: request.plan.shape(results), zedql: request.plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
+          const plan = yield* request.plan
+          for (const text of plan.queries) results.push((yield* execute(project, text, {}, executionId, timeout)).rows)
+          return { results: plan.shape(results), zedql: plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
         })
     })
 
