@@ -3,13 +3,10 @@
 // PostgreSQL server.
 import { fork } from "node:child_process"
 import { randomUUID } from "node:crypto"
-import { mkdtempSync, rmSync } from "node:fs"
-import { cpus, tmpdir } from "node:os"
-import { join } from "node:path"
+import { cpus } from "node:os"
 import { normalizeEvent, uuidv7 } from "@zed/core"
-import { temporaryDatabase } from "@zed/postgres"
 import { Agent, request } from "node:http"
-import { record, startServer } from "./lib.js"
+import { record, startServer, storePlaces } from "./lib.js"
 
 const TOKEN = "phc_benchmark_project_token_0000000001"
 const KEY = "phx_benchmark_key_00000000000000000001"
@@ -108,17 +105,7 @@ export const run = async () => {
   const batches = makeBatches()
   const rows = []
   for (const store of (process.env.BENCH_STORES ?? "PGlite,PostgreSQL server").split(",")) {
-    const places = []
-    const place = async () => {
-      if (store === "PGlite") {
-        const dir = mkdtempSync(join(tmpdir(), "zed-bench-"))
-        places.push(async () => rmSync(dir, { recursive: true, force: true }))
-        return `pglite:${join(dir, "pgdata")}`
-      }
-      const db = await temporaryDatabase(SERVER_URL)
-      places.push(db.drop)
-      return `postgres:${db.url}`
-    }
+    const { cleanup, place } = storePlaces(store, SERVER_URL)
     // Two cores are shared by the server, the database and the load: each pair is measured three
     // times, alternating, and the median ratio reported.
     const pairs = []
@@ -127,7 +114,7 @@ export const run = async () => {
       const zed = await zedRun(await place(), batches)
       pairs.push({ zed, raw, ratio: zed / raw })
     }
-    for (const cleanup of places) await cleanup()
+    await cleanup()
     const median = pairs.sort((a, b) => a.ratio - b.ratio)[1]
     rows.push([store, median.zed, median.raw, pairs.map((p) => p.ratio.toFixed(2))])
   }

@@ -1,11 +1,27 @@
 import { fork } from "node:child_process"
-import { readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { temporaryDatabase } from "@zed/postgres"
 import autocannon from "autocannon"
+
+/** Sends `{memory: what}` to a server reporting its memory (servers/memory.js) and answers its answer. */
+const askMemory = (child, what) =>
+  new Promise((resolve) => {
+    const answer = (message) => {
+      if (message.memory === undefined) return
+      child.off("message", answer)
+      resolve(message.memory)
+    }
+    child.on("message", answer)
+    child.send({ memory: what })
+  })
 
 /**
  * Starts a bench server in its own process (so the load generator does not share its core). `stop`
  * kills it; `close` disconnects it and waits for it to exit, for servers that shut down on
- * disconnect (closing their storage properly).
+ * disconnect (closing their storage properly). `sampleMemory`, for servers that report their memory,
+ * starts sampling it and answers the function that stops and answers the figures.
  */
 export const startServer = (script, args, env) =>
   new Promise((resolve, reject) => {
@@ -18,6 +34,10 @@ export const startServer = (script, args, env) =>
         close: () => {
           child.disconnect()
           return exited
+        },
+        sampleMemory: async () => {
+          await askMemory(child, "start")
+          return () => askMemory(child, "stop")
         }
       }))
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)))
@@ -41,4 +61,27 @@ export const record = (name, markdown) => {
   const until = doc.indexOf(end)
   if (at < 0 || until < 0) throw new Error(`docs/performance.md has no ${start} section`)
   writeFileSync(file, doc.slice(0, at + start.length) + "\n" + markdown + "\n" + doc.slice(until))
+}
+
+/**
+ * Fresh places of one store for a benchmark's runs: `place()` answers `pglite:<dir>` or
+ * `postgres:<url>` for a new directory or database, `cleanup()` removes them all.
+ */
+export const storePlaces = (store, serverUrl) => {
+  const cleanups = []
+  return {
+    place: async () => {
+      if (store === "PGlite") {
+        const dir = mkdtempSync(join(tmpdir(), "zed-bench-"))
+        cleanups.push(async () => rmSync(dir, { recursive: true, force: true }))
+        return `pglite:${join(dir, "pgdata")}`
+      }
+      const db = await temporaryDatabase(serverUrl)
+      cleanups.push(db.drop)
+      return `postgres:${db.url}`
+    },
+    cleanup: async () => {
+      for (const cleanup of cleanups) await cleanup()
+    }
+  }
 }

@@ -4,9 +4,10 @@ import * as ingest from "./ingest.js"
 import * as insights from "./insights.js"
 import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
+import * as recordings from "./recordings.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

@@ -1,8 +1,9 @@
 // Zed serving requests through nodeHandler. Storage from argv[2]: "memory", "pglite" (in memory),
-// "pglite:<dir>" or "postgres:<url>".
+// "pglite:<dir>" or "postgres:<url>". Reports its memory when asked (servers/memory.js).
 import { createServer } from "node:http"
 import { createZed, memoryStorage } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
+import { reportMemory } from "./memory.js"
 
 const [kind, ...rest] = (process.argv[2] ?? "pglite").split(":")
 const where = rest.join(":")
@@ -16,4 +17,5 @@ const zed = await createZed({ storage, bootstrap: { personalApiKey: process.env.
 const server = createServer((req, res) => void zed.nodeHandler(req, res)).listen(0, "127.0.0.1", () => {
   process.send({ port: server.address().port })
 })
+reportMemory()
 process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))

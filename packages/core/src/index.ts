@@ -97,6 +97,25 @@ export {
   type StoredInsight
 } from "./services/InsightStore.js"
 export { InsightCompute, type InsightComputed, InsightComputeLive } from "./insights/compute.js"
+export {
+  ACTIVITY_THRESHOLD_MS,
+  type ChunkInfo,
+  type ChunkSummary,
+  type NewChunk,
+  type RecordingMeta,
+  RecordingStore
+} from "./services/RecordingStore.js"
+export {
+  type NewPlaylist,
+  type PinnedRecording,
+  PLAYLIST_ORDERS,
+  type PlaylistOrder,
+  type PlaylistPatch,
+  type PlaylistQuery,
+  PlaylistStore,
+  type PlaylistType,
+  type StoredPlaylist
+} from "./services/PlaylistStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { processQueryStores } from "./services/memory/queries.js"

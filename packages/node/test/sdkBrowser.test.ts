@@ -1,13 +1,13 @@
 import { randomUUID } from "node:crypto"
 import { readFileSync } from "node:fs"
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http"
-import type { AddressInfo } from "node:net"
 import { gunzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, EventStore, GroupStore, PersonStore, type StoredEvent, type Zed } from "@zed/core"
 import { pgliteStorage } from "@zed/postgres"
 import { Effect, Option } from "effect"
-import { type Browser, chromium, type Page, type Request } from "playwright-core"
+import type { Browser, Page, Request } from "playwright-core"
+import { launchChromium, listen } from "./browser.js"
 
 // posthog-js, the published browser bundle, in headless Chromium against a real Zed: remote config,
 // gzip, batching and identify as a real page does them, from another origin and from Zed's own.
@@ -59,11 +59,6 @@ const servePage = (req: IncomingMessage, res: ServerResponse): boolean => {
   return true
 }
 
-const listen = async (server: Server) => {
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
-}
-
 beforeAll(async () => {
   zed = await createZed({ storage: pgliteStorage(), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })
   // Zed's server also serves the page, for the same-origin case.
@@ -71,10 +66,7 @@ beforeAll(async () => {
   pageServer = createServer((req, res) => servePage(req, res) || res.writeHead(404).end())
   zedUrl = await listen(zedServer)
   pageUrl = await listen(pageServer)
-  browser = await chromium.launch({
-    executablePath: "/usr/bin/chromium",
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-  })
+  browser = await launchChromium()
 })
 
 afterAll(async () => {

@@ -19,12 +19,14 @@ import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
+import { PlaylistStoreSql } from "./stores/PlaylistStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
+import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
@@ -45,6 +47,8 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   FlagStoreSql,
   CohortStoreSql,
   InsightStoreSql,
+  RecordingStoreSql,
+  PlaylistStoreSql,
   FlagInputsSql,
   UsageStoreSql,
   PropertyDefinitionsSql,

@@ -126,3 +126,15 @@ export const environmentRoute = <P = {}, Q = {}, B = undefined, O = unknown, R =
     { _tag: "PersonalKey", scope: spec.scope, project: true },
     spec
   )
+
+/** DELETE on a resource deleted softly (PATCH {"deleted": true}): 405 with no body, as PostHog answers. */
+export const softDeleteOnly = (path: string, tag: string, scope: Scope): Route<never> =>
+  environmentRoute({
+    method: "DELETE",
+    path,
+    tag,
+    summary: "Not allowed: delete with PATCH {\"deleted\": true}",
+    description: "Answers 405 with no body, as PostHog does for resources deleted softly.",
+    scope,
+    handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
+  })

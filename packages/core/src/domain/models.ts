@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { PROPERTY_OPERATORS } from "../zedql/filters.js"
 
 export const Organization = Schema.Struct({
   id: Schema.UUID,
@@ -34,6 +35,14 @@ export const DEFAULT_SETTINGS: ProjectSettings = {
   session_recording_opt_in: false
 }
 
+/** A filter that tells a test account's events or person (PostHog's `test_account_filters`). */
+export const TestAccountFilter = Schema.Struct({
+  key: Schema.String,
+  value: Schema.optional(Schema.Unknown),
+  operator: Schema.optional(Schema.Literal(...PROPERTY_OPERATORS)),
+  type: Schema.Literal("event", "person")
+}).annotations({ identifier: "TestAccountFilter" })
+
 /** A project (1:1 with an environment) and its public project API key. */
 export const Project = Schema.Struct({
   id: Schema.Int,
@@ -46,6 +55,7 @@ export const Project = Schema.Struct({
   is_demo: Schema.Boolean,
   ingested_event: Schema.Boolean,
   ...ProjectSettings.fields,
+  test_account_filters: Schema.Array(TestAccountFilter).annotations({ description: "What `filter_test_accounts` leaves out: event or person property filters." }),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Project" })

@@ -12,6 +12,7 @@ export interface NewProject {
 export type ProjectPatch = { readonly [K in keyof ProjectSettings]?: ProjectSettings[K] | undefined } & {
   readonly name?: string | undefined
   readonly timezone?: string | undefined
+  readonly test_account_filters?: Project["test_account_filters"] | undefined
 }
 
 export interface ProjectQuery {

@@ -8,11 +8,13 @@ import type { GroupStore } from "./GroupStore.js"
 import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
+import type { PlaylistStore } from "./PlaylistStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
 import type { PropertyDefinitions } from "./PropertyDefinitions.js"
 import type { QueryCache } from "./QueryCache.js"
 import type { QueryExecutor } from "./QueryExecutor.js"
 import type { QueryStatusStore } from "./QueryStatusStore.js"
+import type { RecordingStore } from "./RecordingStore.js"
 import type { StorageError } from "./StorageError.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
@@ -29,11 +31,13 @@ export type StorageServices =
   | InsightStore
   | OrganizationStore
   | PersonStore
+  | PlaylistStore
   | ProjectStore
   | PropertyDefinitions
   | QueryCache
   | QueryExecutor
   | QueryStatusStore
+  | RecordingStore
   | Transactor
   | UsageStore
   | UserStore

@@ -58,6 +58,9 @@ const property = (filter: typeof PropertyFilter.Type): A.Expr =>
 const values = (value: unknown): Array<A.Expr> =>
   (Array.isArray(value) ? value : [value]).map((v) => constant(typeof v === "number" || typeof v === "boolean" ? v : v == null ? null : String(v)))
 
+/** PostHog's property operators that `propertyCondition` knows. */
+export const PROPERTY_OPERATORS = ["exact", "is_not", "icontains", "not_icontains", "regex", "not_regex", "gt", "gte", "lt", "lte", "is_set", "is_not_set", "is_date_before", "is_date_after"] as const
+
 /** The conditions of one property filter, with PostHog's operators. */
 export const propertyCondition = (filter: typeof PropertyFilter.Type): A.Expr => {
   const subject = property(filter)

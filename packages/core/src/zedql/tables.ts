@@ -174,11 +174,40 @@ const sessions: VirtualTable = {
     ...Object.fromEntries(Object.entries(SESSION_FIELDS).map(([name, { type }]) => [name, column(name, type)])),
     duration: { kind: "alias", of: "$session_duration" },
     $exit_current_url: { kind: "alias", of: "$end_current_url" },
-    $exit_pathname: { kind: "alias", of: "$end_pathname" }
+    $exit_pathname: { kind: "alias", of: "$end_pathname" },
+    recording: { kind: "lazy", table: "session_replay_events", from: "session_id", to: "session_id" }
   },
   star: ["session_id", "distinct_id", "$start_timestamp", "$end_timestamp", "$session_duration", "$pageview_count", "$entry_current_url", "$end_current_url"]
 }
 
+/** One row per recorded session: what `/s/` has received of it (PostHog's `session_replay_events`). */
+const sessionReplayEvents: VirtualTable = {
+  name: "session_replay_events",
+  source: { kind: "table", table: "session_recordings" },
+  fields: {
+    session_id: column("session_id", String),
+    team_id: column("project_id", T.Int),
+    distinct_id: column("distinct_id", String),
+    min_first_timestamp: column("start_time", T.DateTime),
+    max_last_timestamp: column("end_time", T.DateTime),
+    first_url: column("first_url", NString),
+    click_count: column("click_count", T.Int),
+    keypress_count: column("keypress_count", T.Int),
+    mouse_activity_count: column("mouse_activity_count", T.Int),
+    active_milliseconds: column("active_ms", T.Int),
+    console_log_count: column("console_log_count", T.Int),
+    console_warn_count: column("console_warn_count", T.Int),
+    console_error_count: column("console_error_count", T.Int),
+    size: column("size", T.Int),
+    event_count: column("event_count", T.Int),
+    message_count: column("message_count", T.Int),
+    snapshot_source: column("snapshot_source", String),
+    pdi: { kind: "lazy", table: "person_distinct_ids", from: "distinct_id", to: "distinct_id" },
+    session: { kind: "lazy", table: "sessions", from: "session_id", to: "session_id" }
+  },
+  star: ["session_id", "distinct_id", "min_first_timestamp", "max_last_timestamp", "first_url", "click_count", "keypress_count", "mouse_activity_count", "active_milliseconds", "console_log_count", "console_warn_count", "console_error_count", "size", "event_count", "message_count", "snapshot_source"]
+}
+
 export const TABLES: Readonly<Record<string, VirtualTable>> = Object.fromEntries(
-  [events, persons, rawPersonDistinctIds, personDistinctIds, groups, sessions].map((t) => [t.name, t])
+  [events, persons, rawPersonDistinctIds, personDistinctIds, groups, sessions, sessionReplayEvents].map((t) => [t.name, t])
 )

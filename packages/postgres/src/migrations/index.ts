@@ -7,6 +7,8 @@ import featureFlags from "./0003_feature_flags.js"
 import queries from "./0004_queries.js"
 import propertyDefinitions from "./0005_property_definitions.js"
 import insights from "./0006_insights.js"
+import recordings from "./0007_recordings.js"
+import testAccountFilters from "./0008_test_account_filters.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -15,7 +17,9 @@ const run = Migrator.make({})({
     "0003_feature_flags": featureFlags,
     "0004_queries": queries,
     "0005_property_definitions": propertyDefinitions,
-    "0006_insights": insights
+    "0006_insights": insights,
+    "0007_recordings": recordings,
+    "0008_test_account_filters": testAccountFilters
   })
 })
 

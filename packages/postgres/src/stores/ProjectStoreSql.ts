@@ -11,7 +11,7 @@ export const ProjectStoreSql = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(
       `id, uuid, organization_id AS organization, id AS project_id, api_token, name, timezone, is_demo, ingested_event,
-      ${SETTINGS.join(", ")}, created_at, updated_at`
+      ${SETTINGS.join(", ")}, test_account_filters, created_at, updated_at`
     )
     return ProjectStore.of({
       create: (input) =>
@@ -48,6 +48,7 @@ export const ProjectStoreSql = Layer.effect(
           UPDATE projects SET
             name = COALESCE(${patch.name ?? null}, name),
             timezone = COALESCE(${patch.timezone ?? null}, timezone),
+            test_account_filters = COALESCE(${patch.test_account_filters === undefined ? null : JSON.stringify(patch.test_account_filters)}::jsonb, test_account_filters),
             ${sql.csv(SETTINGS.map((name) => sql`${sql(name)} = COALESCE(${patch[name] ?? null}::boolean, ${sql(name)})`))},
             updated_at = now()
           WHERE id = ${id} RETURNING ${columns}`).pipe(Effect.map(Arr.head))

@@ -1,3 +1,4 @@
+import { randomInt } from "node:crypto"
 import { Effect, Schema } from "effect"
 import { type ActivityEntry, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
 import { UserStore } from "../../services/UserStore.js"
@@ -19,36 +20,63 @@ const DEFAULT_LIMIT = 10
 const action = (change: Change) =>
   change.before === null || change.before === undefined ? "created" : change.after === null ? "deleted" : "changed"
 
+export const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
+
+/** The changes a write makes to these fields of an item (a null description is an empty one). */
+export const changesOf = <F extends string>(
+  fields: ReadonlyArray<F>,
+  before: { readonly [K in F]: unknown },
+  body: { readonly [K in F]?: unknown }
+): Array<Change> =>
+  fields.flatMap((field) => {
+    const raw = body[field]
+    if (raw === undefined) return []
+    const after = field === "description" ? raw ?? "" : raw
+    return same(before[field], after) ? [] : [{ field, before: before[field], after }]
+  })
+
+const SHORT_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+
+/** A new item's 8-character `short_id`, the key of insights and playlists in URLs. */
+export const shortId = () => Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
+
+/** What an activity entry is about: an item with a short id and a name (insights, recording playlists). */
+export type ActivityItem = Pick<StoredInsight, "id" | "short_id" | "name" | "derived_name">
+
 /**
- * Records an activity; an update that changed nothing is not recorded, nor is anything about an
- * insight with neither a name nor a derived name (PostHog's rules).
+ * Records an activity of an item of `scope`; an update that changed nothing is not recorded, nor
+ * is anything about an item with neither a name nor a derived name (PostHog's rules).
  */
-export const logInsightActivity = (
+export const logActivity = (
+  scope: string,
   projectId: number,
   userId: number | null,
-  insight: StoredInsight,
+  item: ActivityItem,
   activity: string,
   changes: ReadonlyArray<Change>
 ) =>
   Effect.gen(function*() {
-    if (insight.name === null && insight.derived_name === null) return
+    if (item.name === null && item.derived_name === null) return
     if (activity === "updated" && changes.length === 0) return
     yield* (yield* InsightStore).logActivity(projectId, {
       user_id: userId,
       activity,
-      scope: SCOPE,
-      item_id: String(insight.id),
+      scope,
+      item_id: String(item.id),
       detail: {
         id: null,
-        changes: changes.length === 0 ? null : changes.map((c) => ({ type: SCOPE, action: action(c), field: c.field, before: c.before, after: c.after })),
+        changes: changes.length === 0 ? null : changes.map((c) => ({ type: scope, action: action(c), field: c.field, before: c.before, after: c.after })),
         merge: null,
         trigger: null,
-        name: insight.name ?? insight.derived_name,
-        short_id: insight.short_id,
+        name: item.name ?? item.derived_name,
+        short_id: item.short_id,
         type: null
       }
     })
   })
+
+export const logInsightActivity = (projectId: number, userId: number | null, insight: StoredInsight, activity: string, changes: ReadonlyArray<Change>) =>
+  logActivity(SCOPE, projectId, userId, insight, activity, changes)
 
 const ActivityUser = Schema.Struct({
   first_name: Schema.String,

@@ -5,6 +5,7 @@ import { type IncomingEvent, normalizeEvent, sentAtOf } from "../../ingest/norma
 import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { parseShape, plausibleToken } from "../../ingest/shapes.js"
 import { IngestWriter } from "../../ingest/writer.js"
+import type { StorageError } from "../../services/StorageError.js"
 import { ZedConfig } from "../../services/ZedConfig.js"
 import { readBody } from "../body.js"
 import { Reply } from "../reply.js"
@@ -18,11 +19,11 @@ import { type Method, publicRoute } from "../route.js"
 const OK = { status: "Ok" } as const
 
 /** What the SDKs read from a capture response. */
-const CaptureOk = Schema.Struct({ status: Schema.Literal("Ok") }).annotations({ identifier: "CaptureOk" })
+export const CaptureOk = Schema.Struct({ status: Schema.Literal("Ok") }).annotations({ identifier: "CaptureOk" })
 
-const MB = 1024 * 1024
+export const MB = 1024 * 1024
 
-interface Limits {
+export interface Limits {
   readonly body: number
   readonly decoded: number
 }
@@ -38,7 +39,7 @@ export const corsHeaders = (request: ZedRequest): Record<string, string> => {
   }
 }
 
-const failure = (request: ZedRequest, status: number, detail: string) => {
+export const failure = (request: ZedRequest, status: number, detail: string) => {
   const [type, code] = status === 401
     ? ["authentication_error", "invalid_api_key"]
     : status === 413
@@ -59,8 +60,8 @@ const clientIp = (request: ZedRequest, trustProxy: boolean): string | undefined 
 /** Events posthog-js sends that are not analytics events (replay has its own endpoint). */
 const NOT_ANALYTICS = new Set(["$snapshot", "$snapshot_items", "$performance_event"])
 
-/** Decodes a capture request into its project and normalized events, or the reply refusing it. */
-const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string | undefined) =>
+/** Decodes a capture request into its project and body shape, or the reply refusing it. */
+export const readBatch = (request: ZedRequest, limits: Limits) =>
   Effect.gen(function*() {
     const refuse = (status: number, detail: string) => Effect.fail(failure(request, status, detail))
     const body = request.method === "GET"
@@ -90,14 +91,20 @@ const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string |
     const project = yield* Effect.catchTag((yield* ProjectTokens).find(token), "StorageError", () =>
       Effect.fail(failure(request, 503, "transient error, please retry")))
     if (Option.isNone(project)) return yield* refuse(401, "API key is not valid: no project has this API key")
+    return { project: project.value satisfies Project, batch, decoded }
+  })
 
+/** Decodes a capture request into its project and normalized events, or the reply refusing it. */
+const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string | undefined) =>
+  Effect.gen(function*() {
+    const { batch, decoded, project } = yield* readBatch(request, limits)
     const { trustProxy } = yield* ZedConfig
     const context = {
       now: new Date(),
       sentAt: sentAtOf(batch.sentAt, decoded.sentAtMs),
       ip: clientIp(request, trustProxy),
       historical: batch.historical,
-      anonymizeIps: project.value.anonymize_ips,
+      anonymizeIps: project.anonymize_ips,
       defaultEvent,
       payloadBytes: decoded.bytes
     }
@@ -106,28 +113,38 @@ const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string |
     let filtered = 0
     for (const raw of batch.events) {
       const normalized = normalizeEvent(raw, context)
-      if (normalized._tag === "Rejected") return yield* refuse(normalized.status, normalized.detail)
+      if (normalized._tag === "Rejected") return yield* Effect.fail(failure(request, normalized.status, normalized.detail))
       if (normalized._tag === "Dropped") continue
       if (NOT_ANALYTICS.has(normalized.event.event)) filtered++
       else events.push(normalized.event)
     }
-    if (events.length === 0 && filtered > 0) return yield* refuse(400, "request holds no analytics event (recordings go to /s/)")
-    return { project: project.value satisfies Project, events }
+    if (events.length === 0 && filtered > 0) return yield* Effect.fail(failure(request, 400, "request holds no analytics event (recordings go to /s/)"))
+    return { project, events }
   })
 
-const captureHandler = (limits: Limits, defaultEvent?: string) => ({ request }: { readonly request: ZedRequest }) =>
-  Effect.gen(function*() {
-    if (request.method === "OPTIONS") return Reply.json(200, OK, corsHeaders(request))
-    const { events, project } = yield* readCapture(request, limits, defaultEvent)
-    const stored = yield* Effect.either((yield* IngestWriter).write(project.id, events))
-    if (stored._tag === "Left") {
-      yield* Effect.logError("capture: storage failure", stored.left.message)
-      return failure(request, 503, "transient error, please retry")
-    }
-    // A beacon's answer is never read; everything else must see exactly 200.
-    if (request.url.searchParams.get("beacon") === "1") return Reply.empty(204, corsHeaders(request))
-    return Reply.json(200, OK, corsHeaders(request))
-  }).pipe(Effect.catchAll((reply) => Effect.succeed(reply)))
+/**
+ * A capture endpoint's handler: CORS preflight, then `store` (which answers the reply refusing the
+ * request, or fails with a storage error), then PostHog's acknowledgement.
+ */
+export const captureEndpoint = <R>(store: (request: ZedRequest) => Effect.Effect<void, Reply | StorageError, R>) =>
+  ({ request }: { readonly request: ZedRequest }): Effect.Effect<Reply, never, R> =>
+    Effect.gen(function*() {
+      if (request.method === "OPTIONS") return Reply.json(200, OK, corsHeaders(request))
+      const stored = yield* Effect.either(store(request))
+      if (stored._tag === "Left") {
+        if (stored.left instanceof Reply) return stored.left
+        yield* Effect.logError("capture: storage failure", stored.left.message)
+        return failure(request, 503, "transient error, please retry")
+      }
+      // A beacon's answer is never read; everything else must see exactly 200.
+      if (request.url.searchParams.get("beacon") === "1") return Reply.empty(204, corsHeaders(request))
+      return Reply.json(200, OK, corsHeaders(request))
+    })
+
+const captureHandler = (limits: Limits, defaultEvent?: string) =>
+  captureEndpoint((request) =>
+    Effect.flatMap(readCapture(request, limits, defaultEvent), ({ events, project }) =>
+      Effect.flatMap(IngestWriter, (writer) => Effect.asVoid(writer.write(project.id, events)))))
 
 const description = `Takes events from PostHog SDKs and curl: a single event, an array of events, or \`{api_key, batch, sent_at, historical_migration}\`;
 as JSON, gzip (\`Content-Encoding\`, \`?compression=gzip-js\` or sniffed), base64, form \`data=\`, lz64, or GET \`?data=\`.
@@ -135,7 +152,14 @@ The project API key comes from \`api_key\`/\`token\` in the body, each event's \
 Answers 200 \`{"status":"Ok"}\` once the events are stored; 400 when any event is invalid (nothing is stored),
 401 for a missing or unknown project API key, 413 past the size limits, 503 when storage failed (retry).`
 
-const captureRoutes = (path: string, aliases: ReadonlyArray<string>, summary: string, limits: Limits, defaultEvent?: string) =>
+/** A capture endpoint's routes: GET, POST and the CORS preflight, on the path and its aliases. */
+export const captureRoutes = <R>(
+  path: string,
+  aliases: ReadonlyArray<string>,
+  summary: string,
+  description: string,
+  handler: (input: { readonly request: ZedRequest }) => Effect.Effect<Reply, never, R>
+) =>
   (["GET", "POST", "OPTIONS"] as const satisfies ReadonlyArray<Method>).map((method) =>
     publicRoute({
       method,
@@ -145,12 +169,12 @@ const captureRoutes = (path: string, aliases: ReadonlyArray<string>, summary: st
       summary: method === "OPTIONS" ? `${summary} (CORS preflight)` : summary,
       description,
       response: CaptureOk,
-      handler: captureHandler(limits, defaultEvent)
+      handler
     })
   )
 
 export const captureRouteList = [
-  ...captureRoutes("/i/v0/e", ["/e", "/capture", "/track"], "Capture events", { body: 2 * MB, decoded: 20 * MB }),
-  ...captureRoutes("/batch", [], "Capture a batch of events (also historical imports)", { body: 20 * MB, decoded: 100 * MB }),
-  ...captureRoutes("/engage", [], "Capture person updates (an event without a name is `$identify`)", { body: 2 * MB, decoded: 20 * MB }, "$identify")
+  ...captureRoutes("/i/v0/e", ["/e", "/capture", "/track"], "Capture events", description, captureHandler({ body: 2 * MB, decoded: 20 * MB })),
+  ...captureRoutes("/batch", [], "Capture a batch of events (also historical imports)", description, captureHandler({ body: 20 * MB, decoded: 100 * MB })),
+  ...captureRoutes("/engage", [], "Capture person updates (an event without a name is `$identify`)", description, captureHandler({ body: 2 * MB, decoded: 20 * MB }, "$identify"))
 ]

@@ -6,8 +6,7 @@ import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
-import { Reply } from "../reply.js"
-import { environmentRoute } from "../route.js"
+import { environmentRoute, softDeleteOnly } from "../route.js"
 import { check } from "../validation.js"
 
 // Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
@@ -155,14 +154,7 @@ const update = environmentRoute({
     })
 })
 
-const remove = environmentRoute({
-  method: "DELETE",
-  path: "/cohorts/:id",
-  tag: "cohorts",
-  summary: "Not allowed: delete with PATCH {\"deleted\": true}",
-  scope: "cohort:write",
-  handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
-})
+const remove = softDeleteOnly("/cohorts/:id", "cohorts", "cohort:write")
 
 const Member = Schema.Struct({
   id: Schema.Int,

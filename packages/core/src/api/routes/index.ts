@@ -15,8 +15,10 @@ import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
 import { personRoutes } from "./persons.js"
+import { playlistRoutes } from "./playlists.js"
 import { projectRoutes } from "./projects.js"
 import { queryRoutes } from "./query.js"
+import { recordingCaptureRoutes, recordingRoutes } from "./recordings.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 import { sharingRoutes } from "./sharing.js"
 
@@ -43,10 +45,13 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...insightRoutes,
   ...sharingRoutes,
   ...dashboardRoutes,
+  ...recordingRoutes,
+  ...playlistRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,
   ...captureRouteList,
+  ...recordingCaptureRoutes,
   ...remoteConfigRoutes,
   ...flagsEvaluationRoutes,
   ...localEvaluationRoutes

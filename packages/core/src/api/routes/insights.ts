@@ -1,4 +1,3 @@
-import { randomInt } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
@@ -11,18 +10,16 @@ import { csvRows } from "../csv.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
-import { environmentRoute } from "../route.js"
+import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, IntFromString } from "../validation.js"
-import { ActivityPage, ActivityParams, activityPage, type Change, logInsightActivity } from "./activity.js"
+import { ActivityPage, ActivityParams, activityPage, changesOf, logInsightActivity, same, shortId } from "./activity.js"
 import { queryFailure } from "./query.js"
 
 // Saved insights (PostHog's `/insights/`). The query node is stored as sent; what it computes comes
 // from `InsightCompute` under the request's refresh mode (`force_cache` by default, which never
 // computes). Deleting is soft (PATCH {"deleted": true}); DELETE answers 405.
 
-const SHORT_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-const shortId = () => Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
 
 /** PostHog's access levels: 21 = everyone in the project can edit / can view, 37 = only collaborators / can edit. */
 const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
@@ -46,7 +43,6 @@ const InsightFields = Schema.Struct({
   favorited: Schema.optional(Schema.Boolean),
   saved: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "InsightWrite" })
-type InsightInput = typeof InsightFields.Type
 
 const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
 
@@ -267,16 +263,6 @@ const LOGGED = ["name", "derived_name", "description", "filters", "query", "dele
 /** Changes to these move `last_modified_at`. */
 const MATERIAL = new Set<string>(["name", "derived_name", "description", "filters", "query", "tags"])
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
-
-const changesOf = (before: StoredInsight, body: InsightInput): Array<Change> =>
-  LOGGED.flatMap((field) => {
-    const raw = body[field]
-    if (raw === undefined) return []
-    const after = field === "description" ? raw ?? "" : raw
-    return same(before[field], after) ? [] : [{ field, before: before[field], after }]
-  })
-
 const update = environmentRoute({
   method: "PATCH",
   path: "/insights/:id",
@@ -293,7 +279,7 @@ const update = environmentRoute({
       const before = yield* findInsight(project.id, params.id, body.deleted === false)
       yield* checkDashboards(project.id, body.dashboards)
       const store = yield* InsightStore
-      const changes = changesOf(before, body)
+      const changes = changesOf(LOGGED, before, body)
       const tilesBefore = (yield* store.tiles([before.id])).filter((t) => !t.deleted).map((t) => t.dashboard_id)
       const movedTiles = body.dashboards !== undefined && !same([...tilesBefore].sort(), [...body.dashboards].sort())
       if (movedTiles) {
@@ -320,15 +306,7 @@ const update = environmentRoute({
     })
 })
 
-const remove = environmentRoute({
-  method: "DELETE",
-  path: "/insights/:id",
-  tag: "insights",
-  summary: "Not allowed: delete with PATCH {\"deleted\": true}",
-  description: "Answers 405 with no body, as PostHog does for resources deleted softly.",
-  scope: "insight:write",
-  handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
-})
+const remove = softDeleteOnly("/insights/:id", "insights", "insight:write")
 
 const activity = environmentRoute({
   method: "GET",

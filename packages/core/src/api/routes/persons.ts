@@ -15,7 +15,7 @@ import { environmentRoute } from "../route.js"
 // Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
 // identify, alias), as in PostHog.
 
-const Person = Schema.Struct({
+export const Person = Schema.Struct({
   id: Schema.Int,
   uuid: Schema.UUID,
   name: Schema.String,
@@ -25,7 +25,7 @@ const Person = Schema.Struct({
   created_at: Schema.Date
 }).annotations({ identifier: "Person" })
 
-const toWire = (person: StoredPerson): typeof Person.Type => ({
+export const toWire = (person: StoredPerson): typeof Person.Type => ({
   id: person.id,
   uuid: person.uuid,
   name: displayName(person),

@@ -16,7 +16,8 @@ const TimeZone = Schema.String.pipe(
 
 const ProjectFields = Schema.Struct({
   name: Schema.optional(Text(200)),
-  timezone: Schema.optional(TimeZone)
+  timezone: Schema.optional(TimeZone),
+  test_account_filters: Schema.optional(Project.fields.test_account_filters)
 }).pipe(Schema.extend(Schema.partial(ProjectSettings)))
 
 const ProjectCreate = ProjectFields.annotations({ identifier: "ProjectCreate" })

@@ -59,6 +59,7 @@ export const makeMemoryAccounts = (journal: Journal) => Effect.gen(function*() {
           is_demo: false,
           ingested_event: false,
           ...DEFAULT_SETTINGS,
+          test_account_filters: [],
           created_at: now,
           updated_at: now
         }

@@ -6,10 +6,12 @@ import { FlagStore } from "../FlagStore.js"
 import { GroupStore } from "../GroupStore.js"
 import { InsightStore } from "../InsightStore.js"
 import { PersonStore } from "../PersonStore.js"
+import { PlaylistStore } from "../PlaylistStore.js"
 import { PropertyDefinitions } from "../PropertyDefinitions.js"
 import { QueryCache } from "../QueryCache.js"
 import { QueryExecutor } from "../QueryExecutor.js"
 import { QueryStatusStore } from "../QueryStatusStore.js"
+import { RecordingStore } from "../RecordingStore.js"
 import type { ZedStorage } from "../Storage.js"
 import { UsageStore } from "../UsageStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
@@ -21,8 +23,10 @@ import { makeMemoryGroups } from "./groups.js"
 import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
+import { makeMemoryPlaylists } from "./playlists.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
+import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemoryUsage } from "./usage.js"
 
 /**
@@ -45,6 +49,8 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(FlagStore, makeMemoryFlags(journal)),
         Layer.succeed(CohortStore, cohorts.store),
         Layer.succeed(InsightStore, makeMemoryInsights(journal)),
+        Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
+        Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
         Layer.succeed(FlagInputs, flagInputs),
         Layer.succeed(UsageStore, makeMemoryUsage(journal)),
         Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),

@@ -1,0 +1,19 @@
+import { Effect } from "effect"
+import type { Project } from "../domain/models.js"
+import { QueryRunner } from "../queries/runner.js"
+import { RecordingStore } from "../services/RecordingStore.js"
+import { type RecordingFilters, recordingsQuery, type SelectionContext } from "./filters.js"
+
+// Recordings a set of filters selects: the ZedQL selection names the sessions, the store holds
+// their metadata.
+
+const context = (project: Project): SelectionContext => ({ testAccountFilters: project.test_account_filters })
+
+/** A page of the selected recordings' metadata, in the filters' order. */
+export const selectRecordings = (project: Project, filters: RecordingFilters, page: { readonly limit: number; readonly offset: number }) =>
+  Effect.gen(function*() {
+    const rows = yield* (yield* QueryRunner).select(project, recordingsQuery(filters, context(project), page))
+    const ids = rows.slice(0, page.limit).map((row) => String(row[0]))
+    const found = new Map((yield* (yield* RecordingStore).getMany(project.id, ids)).map((r) => [r.session_id, r]))
+    return { recordings: ids.flatMap((id) => found.get(id) ?? []), hasNext: rows.length > page.limit }
+  })
