@@ -204,6 +204,18 @@ export const resolvePeriod = (range: DateRange | null | undefined, interval: Int
   return { from, to, buckets: bucketsBetween(firstNaive, endNaive, interval, ctx.timezone), interval }
 }
 
+/** `compareFilter` of trends and stickiness: also compute the previous period. */
+export const CompareFilter = Schema.Struct({
+  compare: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  compare_to: Schema.optional(Schema.NullOr(Schema.String))
+})
+
+/** The periods a query computes: the current one, and the previous one when it compares. */
+export const comparedPeriods = (current: Period, compare: typeof CompareFilter.Type | null | undefined, ctx: InsightContext) => [
+  { period: current, label: "current" },
+  ...(compare?.compare === true ? [{ period: previousPeriod(current, compare.compare_to, ctx), label: "previous" }] : [])
+]
+
 /** The previous period to compare with: the same number of buckets before, or shifted by `compare_to` (`-1y`). */
 export const previousPeriod = (period: Period, compareTo: string | null | undefined, ctx: InsightContext): Period => {
   const first = period.buckets[0]

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { bucketKeyExpr, DateRange, Interval, previousPeriod, resolvePeriod, timeBounds } from "./dateRange.js"
+import { bucketKeyExpr, comparedPeriods, CompareFilter, DateRange, Interval, resolvePeriod, timeBounds } from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
@@ -19,10 +19,7 @@ export const StickinessQuery = Schema.Struct({
   dateRange: Schema.optional(Schema.NullOr(DateRange)),
   properties: Schema.optional(Properties),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  compareFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    compare: Schema.optional(Schema.NullOr(Schema.Boolean)),
-    compare_to: Schema.optional(Schema.NullOr(Schema.String))
-  }))),
+  compareFilter: Schema.optional(Schema.NullOr(CompareFilter)),
   stickinessFilter: Schema.optional(Schema.NullOr(Schema.Struct({
     computedAs: Schema.optional(Schema.NullOr(Schema.Literal("non_cumulative", "cumulative"))),
     stickinessCriteria: Schema.optional(Schema.NullOr(Schema.Struct({
@@ -38,8 +35,8 @@ export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effe
     const interval = query.interval ?? "day"
     const current = resolvePeriod(query.dateRange, interval, ctx)
     if (current.from === null) return invalid("A stickiness insight needs a date range with a start (not \"all\")")
-    const comparing = query.compareFilter?.compare === true
-    const periods = [{ period: current, label: "current" }, ...(comparing ? [{ period: previousPeriod(current, query.compareFilter?.compare_to, ctx), label: "previous" }] : [])]
+    const periods = comparedPeriods(current, query.compareFilter, ctx)
+    const comparing = periods.length > 1
     const criteria = query.stickinessFilter?.stickinessCriteria
     const having = criteria ? ` HAVING count() ${CRITERIA[criteria.operator]} ${criteria.value}` : ""
     let queries: Array<string>

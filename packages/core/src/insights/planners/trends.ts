@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { type Bucket, bucketKeyExpr, bucketsFrom, DateRange, instantOf, Interval, type Period, previousPeriod, resolvePeriod, shift, timeBounds } from "./dateRange.js"
+import { type Bucket, bucketKeyExpr, bucketsFrom, DateRange, instantOf, Interval, type Period, comparedPeriods, CompareFilter, resolvePeriod, shift, timeBounds } from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { applyFormula, FormulaInvalid, maxRef, parseFormula } from "./formula.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -10,8 +10,8 @@ import { instant, propertyText, quote, ROWS } from "./text.js"
 // TrendsQuery: one statement per series and compared period, each grouped by bucket (and
 // breakdown value); buckets without rows are zeros. Breakdown values past `breakdown_limit` (the
 // most frequent events first) are merged into PostHog's "other" value in the statement, so that
-// distinct counts stay distinct. `filterTestAccounts` is accepted and has no effect: Zed has no
-// test-account filters yet.
+// distinct counts stay distinct. `filterTestAccounts` is accepted and has no effect: insights do not
+// apply the project's `test_account_filters` yet.
 
 export const BREAKDOWN_OTHER = "$$_posthog_breakdown_other_$$"
 const TOTAL_DISPLAYS = ["BoldNumber", "ActionsPie", "ActionsTable", "ActionsBarValue", "WorldMap"]
@@ -29,10 +29,7 @@ export const TrendsQuery = Schema.Struct({
     breakdown_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))),
     breakdown_hide_other_aggregation: Schema.optional(Schema.NullOr(Schema.Boolean))
   }))),
-  compareFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    compare: Schema.optional(Schema.NullOr(Schema.Boolean)),
-    compare_to: Schema.optional(Schema.NullOr(Schema.String))
-  }))),
+  compareFilter: Schema.optional(Schema.NullOr(CompareFilter)),
   trendsFilter: Schema.optional(Schema.NullOr(Schema.Struct({
     display: Schema.optional(Schema.NullOr(Schema.String)),
     formula: Schema.optional(Schema.NullOr(Schema.String)),
@@ -114,8 +111,8 @@ export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<I
     const total = TOTAL_DISPLAYS.includes(display)
     const cumulative = display === "ActionsLineGraphCumulative"
     const current = resolvePeriod(query.dateRange, interval, ctx)
-    const comparing = query.compareFilter?.compare === true
-    const periods = [{ period: current, label: "current" }, ...(comparing ? [{ period: previousPeriod(current, query.compareFilter?.compare_to, ctx), label: "previous" }] : [])]
+    const periods = comparedPeriods(current, query.compareFilter, ctx)
+    const comparing = periods.length > 1
     const formulaTexts = [...(query.trendsFilter?.formulaNodes ?? []), ...(query.trendsFilter?.formula ? [{ formula: query.trendsFilter.formula, custom_name: null }] : [])]
     let formulas
     let queries
