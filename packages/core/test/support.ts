@@ -45,3 +45,11 @@ export const importEvents = async (zed: Zed, token: string, batch: ReadonlyArray
   const res = await call(zed, "/batch/", { method: "POST", key: null, body: JSON.stringify({ api_key: token, historical_migration: true, batch }) })
   if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${res.text}`)
 }
+
+/** A posthog-js `/s/` body: one `$snapshot` event per window, carrying that window's rrweb events. */
+export const snapshotPayload = (sessionId: string, distinctId: string, windows: Readonly<Record<string, ReadonlyArray<unknown>>>, token = PROJECT_KEY) =>
+  Object.entries(windows).map(([windowId, events]) => ({
+    uuid: crypto.randomUUID(),
+    event: "$snapshot",
+    properties: { token, distinct_id: distinctId, $session_id: sessionId, $window_id: windowId, $snapshot_data: events, $lib: "web" }
+  }))

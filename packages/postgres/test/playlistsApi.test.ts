@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, InsightStore, UserStore, uuidv7, type Zed } from "@zed/core"
 import { Effect } from "effect"
-import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { ADMIN_KEY, call, importEvents, PROJECT_KEY, snapshotPayload } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // Session recording playlists through HTTP on real stores, over recordings sent to `/s/` as
@@ -27,11 +27,7 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
   const sid = (key: string) => `${name}-session-${key}`
 
   const record = async (sessionId: string, distinctId: string, start: number, seconds: number) => {
-    const payload = [{
-      uuid: uuidv7(),
-      event: "$snapshot",
-      properties: { token: PROJECT_KEY, distinct_id: distinctId, $session_id: sessionId, $window_id: "window-1", $snapshot_data: rrweb(start, seconds) }
-    }]
+    const payload = snapshotPayload(sessionId, distinctId, { "window-1": rrweb(start, seconds) })
     const res = await call(zed, "/s/?compression=none&ver=1.0.0", { method: "POST", key: null, body: JSON.stringify(payload) })
     if (res.status !== 200) throw new Error(`/s/ answered ${res.status}: ${res.text}`)
   }

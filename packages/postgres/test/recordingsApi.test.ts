@@ -1,7 +1,7 @@
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
-import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY, zedqlRequest } from "../../core/test/support.js"
+import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY, snapshotPayload as payload, zedqlRequest } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // Session recordings through HTTP on real stores: what `/s/` stores, the list and its filters
@@ -12,14 +12,6 @@ const SECOND = 1000
 type Rr = { type: number; timestamp: number; data: unknown }
 const rr = (type: number, at: number, data: unknown = {}): Rr => ({ type, timestamp: T0 + at, data })
 const click = (at: number) => rr(3, at, { source: 2, type: 2, id: 1, x: 5, y: 5 })
-
-/** A posthog-js `/s/` body: one `$snapshot` event per window. */
-const payload = (sessionId: string, distinctId: string, windows: Record<string, ReadonlyArray<Rr>>, uuid = crypto.randomUUID()) =>
-  Object.entries(windows).map(([windowId, events], i) => ({
-    uuid: i === 0 ? uuid : crypto.randomUUID(),
-    event: "$snapshot",
-    properties: { token: PROJECT_KEY, distinct_id: distinctId, $session_id: sessionId, $window_id: windowId, $snapshot_data: events, $lib: "web" }
-  }))
 
 const big = (i: number) => rr(3, 60 * SECOND + i * 10, { source: 0, adds: [{ parentId: 1, node: { type: 3, textContent: `${i} ${"x".repeat(2_000)}` } }] })
 const CAROL_FIRST = Array.from({ length: 700 }, (_, i) => big(i))
@@ -155,7 +147,7 @@ describe.each(["pglite", "postgres"])("%s session recordings", (name) => {
       expect(res.status).toBe(400)
       expect(res.json).toMatchObject({ type: "validation_error", code: "invalid_payload", attr: null })
     }
-    expect((await capture([{ ...payload("s-dave", "dave", { w: [rr(2, 0)] })[0], properties: { ...payload("s-dave", "dave", { w: [rr(2, 0)] })[0]!.properties, token: "phc_unknown_project" } }])).status).toBe(401)
+    expect((await capture(payload("s-dave", "dave", { w: [rr(2, 0)] }, "phc_unknown_project"))).status).toBe(401)
     expect((await send("GET", "/session_recordings/s-dave/")).status).toBe(404)
   })
 

@@ -13,7 +13,13 @@ const context = (project: Project): SelectionContext => ({ testAccountFilters: p
 export const selectRecordings = (project: Project, filters: RecordingFilters, page: { readonly limit: number; readonly offset: number }) =>
   Effect.gen(function*() {
     const rows = yield* (yield* QueryRunner).select(project, recordingsQuery(filters, context(project), page))
-    const ids = rows.slice(0, page.limit).map((row) => String(row[0]))
-    const found = new Map((yield* (yield* RecordingStore).getMany(project.id, ids)).map((r) => [r.session_id, r]))
-    return { recordings: ids.flatMap((id) => found.get(id) ?? []), hasNext: rows.length > page.limit }
+    const recordings = yield* recordingsOf(project.id, rows.slice(0, page.limit).map((row) => String(row[0])))
+    return { recordings, hasNext: rows.length > page.limit }
+  })
+
+/** The metadata of those of these sessions that have a recording, in the order given. */
+export const recordingsOf = (projectId: number, sessionIds: ReadonlyArray<string>) =>
+  Effect.map(Effect.flatMap(RecordingStore, (store) => store.getMany(projectId, sessionIds)), (metas) => {
+    const found = new Map(metas.map((r) => [r.session_id, r]))
+    return sessionIds.flatMap((id) => found.get(id) ?? [])
   })

@@ -70,8 +70,6 @@ export class PlaylistStore extends Context.Tag("@zed/core/PlaylistStore")<Playli
   readonly update: (projectId: number, shortId: string, patch: PlaylistPatch) => Effect.Effect<Option.Option<StoredPlaylist>, StorageError>
   /** The playlist's pinned recordings, oldest pin first. */
   readonly items: (playlistId: number) => Effect.Effect<ReadonlyArray<PinnedRecording>, StorageError>
-  /** How many recordings each of these playlists pins. */
-  readonly itemCounts: (playlistIds: ReadonlyArray<number>) => Effect.Effect<ReadonlyMap<number, number>, StorageError>
   /** Pins the recording (again, if it was removed); pinning twice is one pin. */
   readonly addItem: (playlistId: number, sessionId: string) => Effect.Effect<void, StorageError>
   /** Unpins it; false when it was not pinned. */

@@ -65,17 +65,6 @@ export const PlaylistStoreSql = Layer.effect(
       items: (playlistId) =>
         orStorageError(sql<PinnedRecording>`SELECT session_id, created_at FROM session_recording_playlist_items
           WHERE playlist_id = ${playlistId} AND NOT deleted ORDER BY created_at`),
-      itemCounts: (playlistIds) =>
-        playlistIds.length === 0
-          ? Effect.succeed(new Map())
-          : orStorageError(sql<{ playlist_id: number; count: number }>`SELECT playlist_id, count(*)::int AS count
-              FROM session_recording_playlist_items WHERE ${sql.in("playlist_id", playlistIds)} AND NOT deleted
-              GROUP BY playlist_id`).pipe(Effect.map((rows) => {
-              const counts = new Map(rows.map((row) => [row.playlist_id, row.count]))
-              return new Map(playlistIds.map((id) => [id, counts.get(id) ?? 0]))
-            })),
-      // A removed pin comes back as a new one; a live one is left as it is. The clock, unlike now(),
-      // orders the pins of one transaction (a bulk add).
       addItem: (playlistId, sessionId) =>
         Effect.asVoid(orStorageError(sql`
           INSERT INTO session_recording_playlist_items AS i (playlist_id, session_id, created_at)

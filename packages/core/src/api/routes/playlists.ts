@@ -4,7 +4,7 @@ import { UserBasic } from "../../domain/models.js"
 import { parseDateText } from "../../flags/dates.js"
 import { RecordingFilters } from "../../recordings/filters.js"
 import { MAX_SESSION_ID_LENGTH } from "../../recordings/payload.js"
-import { selectRecordings } from "../../recordings/select.js"
+import { recordingsOf, selectRecordings } from "../../recordings/select.js"
 import { PLAYLIST_ORDERS, type PlaylistPatch, PlaylistStore, type StoredPlaylist } from "../../services/PlaylistStore.js"
 import { RecordingStore } from "../../services/RecordingStore.js"
 import { Transactor } from "../../services/Transactor.js"
@@ -15,7 +15,7 @@ import { userLookup } from "../users.js"
 import { check, IntFromString, toValidationError } from "../validation.js"
 import { changesOf, logActivity, shortId } from "./activity.js"
 import { queryFailure } from "./query.js"
-import { presentRecordings, RecordingList } from "./recordings.js"
+import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "./recordings.js"
 
 // Session recording playlists (PostHog's `/session_recording_playlists/`, keyed by `short_id`): a
 // collection of pinned recordings, or saved filters selecting recordings. Filters are stored as
@@ -294,20 +294,18 @@ const recordings = environmentRoute({
   description: "A collection: its pinned recordings that exist, in pin order (all of them). A `filters` playlist: the recordings its filters select, `limit` (50) at a time from `offset`.",
   scope: "session_recording_playlist:read",
   params: PlaylistRef,
-  query: Schema.Struct({ limit: Schema.optional(IntFromString(1)), offset: Schema.optional(IntFromString(0)) }),
+  query: RecordingPageParams,
   response: RecordingList,
   handler: ({ params, principal, project, query }) =>
     Effect.gen(function*() {
       const playlist = yield* findPlaylist(project.id, params.short_id)
       if (playlist.type === "filters") {
-        const page = { limit: Math.min(query.limit ?? 50, 1000), offset: query.offset ?? 0 }
         const filters = yield* readFilters(playlist.filters)
-        const { hasNext, recordings } = yield* selectRecordings(project, filters, page).pipe(Effect.catchAll(queryFailure))
+        const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(Effect.catchAll(queryFailure))
         return { results: yield* presentRecordings(project.id, principal.user.id, recordings), has_next: hasNext, version: 4 as const }
       }
       const pinned = (yield* (yield* PlaylistStore).items(playlist.id)).map((i) => i.session_id)
-      const found = new Map((yield* (yield* RecordingStore).getMany(project.id, pinned)).map((r) => [r.session_id, r]))
-      const metas = pinned.flatMap((id) => found.get(id) ?? [])
+      const metas = yield* recordingsOf(project.id, pinned)
       return { results: yield* presentRecordings(project.id, principal.user.id, metas), has_next: false, version: 4 as const }
     })
 })

@@ -136,6 +136,11 @@ export const RecordingList = Schema.Struct({
   version: Schema.Literal(4)
 }).annotations({ identifier: "SessionRecordingList" })
 
+/** `limit` (50, at most 1000) and `offset` of a list of recordings. */
+export const RecordingPageParams = Schema.Struct({ limit: Schema.optional(IntFromString(1)), offset: Schema.optional(IntFromString(0)) })
+
+export const recordingPage = (query: typeof RecordingPageParams.Type) => ({ limit: Math.min(query.limit ?? 50, 1000), offset: query.offset ?? 0 })
+
 const optionalText = (description: string) => Schema.optional(Schema.String.annotations({ description }))
 
 const list = environmentRoute({
@@ -145,9 +150,7 @@ const list = environmentRoute({
   summary: "List session recordings",
   description: "Newest first (or by `order`), `limit` (50) at a time from `offset`. Filters as PostHog's clients send them; any parameter Zed does not interpret is refused with 400 naming it.",
   scope: "session_recording:read",
-  query: Schema.Struct({
-    limit: Schema.optional(IntFromString(1)),
-    offset: Schema.optional(IntFromString(0)),
+  query: RecordingPageParams.pipe(Schema.extend(Schema.Struct({
     date_from: optionalText("Recordings started at or after: a date or a relative date (`-3d`)."),
     date_to: optionalText("Recordings started before."),
     duration: optionalText("JSON: `[{\"type\": \"recording\", \"key\": \"duration\"|\"active_seconds\"|\"inactive_seconds\", \"operator\": \"gt\"|\"gte\"|\"lt\"|\"lte\"|\"exact\", \"value\": seconds}]`."),
@@ -160,13 +163,12 @@ const list = environmentRoute({
     filter_test_accounts: optionalText("`true`: leave out the project's test accounts."),
     order: Schema.optional(Schema.Literal("start_time", "duration", "active_seconds", "inactive_seconds", "click_count", "keypress_count", "mouse_activity_count", "console_error_count")),
     order_direction: Schema.optional(Schema.Literal("ASC", "DESC"))
-  }),
+  }))),
   response: RecordingList,
   handler: ({ principal, project, query, request }) =>
     Effect.gen(function*() {
       const filters = yield* filtersFromQuery(request.url.searchParams)
-      const page = { limit: Math.min(query.limit ?? 50, 1000), offset: query.offset ?? 0 }
-      const { hasNext, recordings } = yield* selectRecordings(project, filters, page).pipe(Effect.catchAll(queryFailure))
+      const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(Effect.catchAll(queryFailure))
       return { results: yield* presentRecordings(project.id, principal.user.id, recordings), has_next: hasNext, version: 4 as const }
     })
 })

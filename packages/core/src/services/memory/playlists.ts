@@ -102,7 +102,6 @@ export const makeMemoryPlaylists = (journal: Journal) => {
           .sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || a.order - b.order)
           .map(({ session_id, created_at }) => ({ session_id, created_at }))
       ),
-    itemCounts: (playlistIds) => Effect.sync(() => new Map(playlistIds.map((id) => [id, pinned(id).length]))),
     addItem: (playlistId, sessionId) =>
       Effect.sync(() => {
         const key = itemKey(playlistId, sessionId)
