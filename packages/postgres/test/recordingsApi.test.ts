@@ -130,6 +130,7 @@ describe.each(["pglite", "postgres"])("%s session recordings", (name) => {
     ["an unknown duration key", q({ duration: [{ key: "length", operator: "gt", value: 1 }] }), "duration__0__key"],
     ["action filters", q({ actions: [{ id: 1 }] }), "actions"],
     ["a property filter of another type", q({ properties: [{ key: "$browser", value: "x", type: "session" }] }), "properties__0__type"],
+    ["an events filter's property of another type", q({ events: [{ id: "$pageview", type: "events", properties: [{ key: "id", value: 2, type: "cohort" }] }] }), "events__0__properties__0__type"],
     ["a bad date", q({ date_from: "yesterday" }), "date_from"]
   ])("refuses %s with a 400 naming it", async (_, query, attr) => {
     const res = await send("GET", `/session_recordings/${query}`)

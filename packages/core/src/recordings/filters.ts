@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { and, or, stepCondition } from "../insights/planners/conditions.js"
 import { quote } from "../insights/planners/text.js"
 import { DateBoundText, dateBound, PROPERTY_OPERATORS, PropertyFilter as AnyPropertyFilter, propertyCondition } from "../zedql/filters.js"
 import { formatExpr } from "../zedql/format.js"
@@ -27,13 +28,13 @@ const PropertyFilter = Schema.Struct({ ...AnyPropertyFilter.fields, operator: Sc
 const PersonOrEventProperty = Schema.Struct({ ...PropertyFilter.fields, type: Schema.Literal("person", "event") })
 type PropertyLeaf = typeof PersonOrEventProperty.Type
 
-/** "The session has an event named `id` (any event when null) with these properties." */
+/** "The session has an event named `id` (any event when null) with these properties (of the event when untyped)." */
 const EventsFilter = Schema.Struct({
   type: Schema.Literal("events"),
   id: Schema.NullOr(Schema.String),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   order: Schema.optional(Schema.Number),
-  properties: Schema.optional(Schema.Array(PropertyFilter))
+  properties: Schema.optional(Schema.Array(Schema.Struct({ ...PropertyFilter.fields, type: Schema.optional(Schema.Literal("person", "event")) })))
 })
 type EventsFilter = typeof EventsFilter.Type
 
@@ -95,9 +96,6 @@ const ORDER: Readonly<Record<RecordingOrder, string>> = {
   console_error_count: "console_error_count"
 }
 
-const and = (parts: ReadonlyArray<string>) => (parts.length === 1 ? parts[0]! : `and(${parts.join(", ")})`)
-const or = (parts: ReadonlyArray<string>) => (parts.length === 1 ? parts[0]! : `or(${parts.join(", ")})`)
-
 /** Sessions with an event matching all of these conditions (on events). */
 const withEvent = (conditions: ReadonlyArray<string>) =>
   `session_id IN (SELECT $session_id FROM events WHERE ${and(["isNotNull($session_id)", ...conditions])})`
@@ -115,10 +113,7 @@ const leafCondition = (leaf: Leaf): string => {
     case "event":
       return withEvent([formatExpr(propertyCondition(leaf))])
     case "events":
-      return withEvent([
-        ...(leaf.id === null ? [] : [`event = ${quote(leaf.id)}`]),
-        ...(leaf.properties ?? []).map((p) => formatExpr(propertyCondition({ ...p, type: p.type === "person" ? "person" : "event" })))
-      ])
+      return withEvent([stepCondition({ event: leaf.id, properties: leaf.properties })])
   }
 }
 
@@ -130,7 +125,7 @@ const groupCondition = (group: FilterGroup): string | undefined => {
 
 export interface SelectionContext {
   /** The project's test-account filters, applied when `filter_test_accounts` is on. */
-  readonly testAccountFilters: ReadonlyArray<typeof PropertyFilter.Type>
+  readonly testAccountFilters: ReadonlyArray<PropertyLeaf>
 }
 
 /** The ZedQL condition on `session_replay_events` the filters stand for; `"true"` when none. */
@@ -143,9 +138,7 @@ export const recordingsCondition = (filters: RecordingFilters, context: Selectio
     ...(filters.events ?? []).map((e) => ({ ...e, type: "events" as const })),
     ...(filters.properties ?? [])
   ]
-  const test = filters.filter_test_accounts === true
-    ? context.testAccountFilters.map((f): PropertyLeaf => ({ ...f, type: f.type === "person" ? "person" : "event" }))
-    : []
+  const test = filters.filter_test_accounts === true ? context.testAccountFilters : []
   const parts = [
     ...(from ? [`min_first_timestamp >= ${formatExpr(from)}`] : []),
     ...(to ? [`min_first_timestamp < ${formatExpr(to)}`] : []),
@@ -154,7 +147,7 @@ export const recordingsCondition = (filters: RecordingFilters, context: Selectio
     ...[...leaves, ...test].map(leafCondition),
     ...(filters.filter_group ? [groupCondition(filters.filter_group)].filter((c) => c !== undefined) : [])
   ]
-  return parts.length === 0 ? "true" : and(parts)
+  return and(parts)
 }
 
 /** A page of the selected recordings' session ids, in the filters' order (one more row tells whether there are more). */
