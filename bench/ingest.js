@@ -5,8 +5,8 @@ import { fork } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { cpus } from "node:os"
 import { normalizeEvent, uuidv7 } from "@zed/core"
-import { Agent, request } from "node:http"
-import { record, startServer, storePlaces } from "./lib.js"
+import { Agent } from "node:http"
+import { postJson, record, startServer, storePlaces } from "./lib.js"
 
 const TOKEN = "phc_benchmark_project_token_0000000001"
 const KEY = "phx_benchmark_key_00000000000000000001"
@@ -48,28 +48,17 @@ export const makeBatches = () => {
     }))
 }
 
-const post = (agent, url, body) =>
-  new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks = []
-      res.on("data", (c) => chunks.push(c))
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(chunks)}`))))
-    })
-    req.on("error", reject)
-    req.end(body)
-  })
-
 const zedRun = async (storage, batches) => {
   const server = await startServer("./servers/zed.js", [storage], { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN })
   const url = `${server.url}/batch/`
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS })
   const bodies = batches.map((batch) => JSON.stringify({ api_key: TOKEN, batch, sent_at: new Date().toISOString() }))
   // Warm up on events that are not counted.
-  await Promise.all(makeBatches().slice(0, 20).map((batch) => post(agent, url, JSON.stringify({ api_key: TOKEN, batch }))))
+  await Promise.all(makeBatches().slice(0, 20).map((batch) => postJson(agent, url, JSON.stringify({ api_key: TOKEN, batch }))))
   let next = 0
   const started = performance.now()
   await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < bodies.length) await post(agent, url, bodies[next++])
+    while (next < bodies.length) await postJson(agent, url, bodies[next++])
   }))
   const seconds = (performance.now() - started) / 1000
   agent.destroy()

@@ -1,4 +1,5 @@
 import { fork } from "node:child_process"
+import { request } from "node:http"
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -84,4 +85,27 @@ export const storePlaces = (store, serverUrl) => {
       for (const cleanup of cleanups) await cleanup()
     }
   }
+}
+
+/** POSTs a JSON body to a capture endpoint over a keep-alive agent; anything but 200 fails. */
+export const postJson = (agent, url, body) =>
+  new Promise((resolve, reject) => {
+    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      const chunks = []
+      res.on("data", (c) => chunks.push(c))
+      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(chunks)}`))))
+    })
+    req.on("error", reject)
+    req.end(body)
+  })
+
+/** A management API call with a personal API key; anything but 2xx fails. */
+export const apiCall = async (server, key, method, path, body) => {
+  const response = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body)
+  })
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
+  return response.json()
 }

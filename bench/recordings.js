@@ -6,7 +6,7 @@
 import { fork } from "node:child_process"
 import { cpus } from "node:os"
 import { gzipSync } from "node:zlib"
-import { record, startServer, storePlaces } from "./lib.js"
+import { apiCall, record, startServer, storePlaces } from "./lib.js"
 
 const TOKEN = "phc_benchmark_project_token_0000000001"
 const KEY = "phx_benchmark_key_00000000000000000001"
@@ -178,16 +178,6 @@ export const makeRecording = ({ seed, start, bytes }) => {
   return { sessionId, bodies, bytes: sent, lines, events, fullSnapshotBytes: JSON.stringify(html).length, start, end: timestamp }
 }
 
-const api = async (server, method, path, body) => {
-  const response = await fetch(`${server.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body)
-  })
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  return response.json()
-}
-
 const send = async (server, body) => {
   const response = await fetch(`${server.url}/s/?compression=gzip-js&ip=0&_=${Date.now()}&ver=${LIB_VERSION}`, {
     method: "POST",
@@ -200,7 +190,7 @@ const send = async (server, body) => {
 
 /** The recording's metadata must count every event sent, and its size the bytes sent. */
 const verify = async (server, recording) => {
-  const meta = await api(server, "GET", `/api/environments/1/session_recordings/${recording.sessionId}`)
+  const meta = await apiCall(server, KEY, "GET", `/api/environments/1/session_recordings/${recording.sessionId}`)
   const problems = []
   if (meta.event_count !== recording.events) problems.push(`event_count ${meta.event_count}, but ${recording.events} events were sent`)
   if (!(Math.abs(meta.size - recording.lines) <= recording.lines * 0.02)) {
@@ -214,7 +204,7 @@ const zedRun = async (storage, recording, warmup) => {
   const server = await startServer("./servers/zed.js", [storage], { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN })
   try {
     // posthog-js records only when the project says so; Zed stores what it is sent either way.
-    await api(server, "PATCH", "/api/projects/1/", { session_recording_opt_in: true })
+    await apiCall(server, KEY, "PATCH", "/api/projects/1/", { session_recording_opt_in: true })
     // Warm up on another session's recording.
     for (const body of warmup.bodies) await send(server, body)
     const stopSampling = await server.sampleMemory()

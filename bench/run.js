@@ -5,9 +5,10 @@ import * as insights from "./insights.js"
 import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
 import * as recordings from "./recordings.js"
+import * as transformations from "./transformations.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

@@ -1,6 +1,12 @@
+import { FetchHttpClient } from "@effect/platform"
 import { Layer } from "effect"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
 import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
+import { Destinations, DestinationsLive } from "./functions/destinations.js"
+import { FunctionHealth, FunctionHealthLive } from "./functions/health.js"
+import { FunctionLogger, FunctionLoggerLive } from "./functions/logs.js"
+import { EventPipeline, EventPipelineLive } from "./functions/pipeline.js"
+import { FunctionRegistry, FunctionRegistryLive } from "./functions/registry.js"
 import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
@@ -13,7 +19,12 @@ import { ZedConfig } from "./services/ZedConfig.js"
 /** Everything request handling runs with: storage, and the services built on it. */
 export type AppServices =
   | StorageServices
+  | Destinations
+  | EventPipeline
   | FlagDefinitions
+  | FunctionHealth
+  | FunctionLogger
+  | FunctionRegistry
   | FlagQuota
   | GeoIp
   | IngestWriter
@@ -28,7 +39,9 @@ export const appLayer = (
   geoip: Layer.Layer<GeoIp>,
   config: ZedConfig["Type"]
 ): Layer.Layer<AppServices, Layer.Layer.Error<ZedStorage>> =>
-  IngestWriterLive.pipe(
+  Layer.mergeAll(IngestWriterLive, EventPipelineLive).pipe(
+    Layer.provideMerge(DestinationsLive),
+    Layer.provideMerge(Layer.mergeAll(FunctionLoggerLive, FunctionRegistryLive, FunctionHealthLive, FetchHttpClient.layer)),
     Layer.provideMerge(Layer.mergeAll(
       PersonCacheLive,
       ProjectTokensLive,

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import { Effect, type Layer, ManagedRuntime } from "effect"
 import { errorReply, NotFound } from "./api/errors.js"
-import { appLayer } from "./app.js"
+import { type AppServices, appLayer } from "./app.js"
 import { makeApp } from "./api/handler.js"
 import { fromNodeRequest, type NodeRequestOptions, writeNodeReply } from "./api/node.js"
 import type { Reply } from "./api/reply.js"
@@ -10,7 +10,8 @@ import { routes } from "./api/routes/index.js"
 import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web.js"
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
 import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
-import type { StorageServices, ZedStorage } from "./services/Storage.js"
+import type { ZedStorage } from "./services/Storage.js"
+import type { DestinationRetries } from "./services/ZedConfig.js"
 
 export interface ZedOptions {
   /** Where Zed keeps its data: `memoryStorage()`, or `pgliteStorage()` / `postgresStorage()` from `@zed/postgres`. */
@@ -23,6 +24,8 @@ export interface ZedOptions {
   readonly bodyLimit?: number | undefined
   /** Where flag evaluation finds `$geoip_*` properties: `DbipGeoIp` from `@zed/geoip`, or none (the default). */
   readonly geoip?: Layer.Layer<GeoIp> | undefined
+  /** How destinations retry failed HTTP requests (default 3 retries, waits doubling from 1 s). */
+  readonly destinationRetries?: DestinationRetries | undefined
 }
 
 export interface Zed {
@@ -34,8 +37,8 @@ export interface Zed {
   readonly handle: (request: ZedRequest) => Promise<Reply>
   /** Whether Zed serves `path` (with any method), for mounts that pass other paths on. */
   readonly serves: (path: string) => boolean
-  /** Runs an effect against Zed's storage, e.g. `zed.run(issuePersonalApiKey(...))`. */
-  readonly run: <A, E>(effect: Effect.Effect<A, E, StorageServices>) => Promise<A>
+  /** Runs an effect against Zed's storage and services, e.g. `zed.run(issuePersonalApiKey(...))`. */
+  readonly run: <A, E>(effect: Effect.Effect<A, E, AppServices>) => Promise<A>
   /** What the first start created, if this was the first start. */
   readonly bootstrap: BootstrapResult
   /** Stops serving and releases storage (closes PGlite or the connection pool). */
@@ -46,7 +49,10 @@ const notFound = errorReply(new NotFound({ detail: "Not found." }))
 
 export const createZed = async (options: ZedOptions): Promise<Zed> => {
   if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
-  const runtime = ManagedRuntime.make(appLayer(options.storage, options.geoip ?? GeoIpNone, { trustProxy: options.trustProxy ?? false }))
+  const runtime = ManagedRuntime.make(appLayer(options.storage, options.geoip ?? GeoIpNone, {
+    trustProxy: options.trustProxy ?? false,
+    destinationRetries: options.destinationRetries
+  }))
   try {
     await runtime.runtime()
     const bootstrapped: BootstrapResult = options.bootstrap === false

@@ -35,6 +35,12 @@ export { GROUP_TYPE_LIMIT, type GroupUpdate, groupColumns, groupTypesOf, groupUp
 export { type IncomingEvent, normalizeEvent } from "./ingest/normalize.js"
 export { isUuid, uuidv5, uuidv7 } from "./ingest/uuid.js"
 export { ingest, IngestWriter } from "./ingest/writer.js"
+export { Destinations } from "./functions/destinations.js"
+export { FunctionLogger } from "./functions/logs.js"
+export { EventPipeline } from "./functions/pipeline.js"
+export { FunctionRegistry } from "./functions/registry.js"
+export { BUILTIN_PLUGINS } from "./plugins/catalog.js"
+export { type Bytecode, compileExpression, compileProgram, compileTemplate, HogCompileError, type HogLimits, type HogOutcome, runHog, runHogAsync } from "./hog/index.js"
 export { asText, filterValues, matches, OPERATORS, type Operator, type PropertyFilter } from "./persons/filters.js"
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
 export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
@@ -116,6 +122,30 @@ export {
   type PlaylistType,
   type StoredPlaylist
 } from "./services/PlaylistStore.js"
+export {
+  type FunctionPatch,
+  type FunctionType,
+  type NewFunction,
+  type StoredFunction,
+  type StoredInput,
+  ZedFunctionStore
+} from "./services/ZedFunctionStore.js"
+export {
+  type PluginConfigPatch,
+  PluginConfigStore,
+  type PluginDefaults,
+  type StoredPluginConfig
+} from "./services/PluginConfigStore.js"
+export {
+  FunctionLogStore,
+  LOG_SOURCES,
+  LOG_TYPES,
+  type LogEntry,
+  type LogOwner,
+  type LogQuery,
+  type LogSource,
+  type LogType
+} from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { processQueryStores } from "./services/memory/queries.js"

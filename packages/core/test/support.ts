@@ -1,4 +1,4 @@
-import { createZed, issuePersonalApiKey, memoryStorage, type Zed } from "../src/index.js"
+import { createZed, type IncomingEvent, issuePersonalApiKey, memoryStorage, uuidv7, type Zed } from "../src/index.js"
 
 export const ADMIN_KEY = "phx_testadminkey0000000000000000000000000000"
 export const PROJECT_KEY = "phc_testprojectkey000000000000000000000000"
@@ -53,3 +53,14 @@ export const snapshotPayload = (sessionId: string, distinctId: string, windows: 
     event: "$snapshot",
     properties: { token, distinct_id: distinctId, $session_id: sessionId, $window_id: windowId, $snapshot_data: events, $lib: "web" }
   }))
+
+/** An event as capture hands it to ingestion, happening now. */
+export const incomingEvent = (name: string, distinctId: string, properties: Record<string, unknown> = {}): IncomingEvent => ({
+  uuid: uuidv7(),
+  event: name,
+  distinct_id: distinctId,
+  properties,
+  timestamp: new Date(),
+  received_at: new Date(),
+  processPerson: true
+})

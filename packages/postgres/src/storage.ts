@@ -15,11 +15,13 @@ import { CohortStoreSql } from "./stores/CohortStoreSql.js"
 import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
 import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
+import { FunctionLogStoreSql } from "./stores/FunctionLogStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
 import { PlaylistStoreSql } from "./stores/PlaylistStoreSql.js"
+import { PluginConfigStoreSql } from "./stores/PluginConfigStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
@@ -32,6 +34,7 @@ import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
 import { UsageStoreSql } from "./stores/UsageStoreSql.js"
 import { UserStoreSql } from "./stores/UserStoreSql.js"
+import { ZedFunctionStoreSql } from "./stores/ZedFunctionStoreSql.js"
 
 const INT8 = 20
 
@@ -49,6 +52,9 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   InsightStoreSql,
   RecordingStoreSql,
   PlaylistStoreSql,
+  ZedFunctionStoreSql,
+  PluginConfigStoreSql,
+  FunctionLogStoreSql,
   FlagInputsSql,
   UsageStoreSql,
   PropertyDefinitionsSql,

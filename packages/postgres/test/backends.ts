@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll } from "@effect/vitest"
-import { bootstrap, type IncomingEvent, memoryStorage, ProjectStore, QueryExecutor, type StorageServices, uuidv7, type ZedStorage } from "@zed/core"
+import { bootstrap, memoryStorage, ProjectStore, QueryExecutor, type StorageServices, uuidv7, type ZedStorage } from "@zed/core"
 import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
 import { TEST_SERVER_URL } from "./server.js"
@@ -27,16 +27,7 @@ export const backends = (name: string): Record<string, () => Promise<Backend>> =
   }
 })
 
-/** An event as capture hands it to ingestion, happening now. */
-export const incomingEvent = (name: string, distinctId: string, properties: Record<string, unknown> = {}): IncomingEvent => ({
-  uuid: uuidv7(),
-  event: name,
-  distinct_id: distinctId,
-  properties,
-  timestamp: new Date(),
-  received_at: new Date(),
-  processPerson: true
-})
+export { incomingEvent } from "../../core/test/support.js"
 
 /**
  * The storage with every ZedQL statement's time limit cut to `ms` (Zed's own are a minute and ten),

@@ -14,15 +14,24 @@ import { noPersonCache, PersonCache } from "./personCache.js"
 import { propertyDefinitionsOf } from "./propertyTypes.js"
 import { makeRecordedDefinitions, type RecordedDefinitions } from "./recordedDefinitions.js"
 
-/** Writes captured events durably; `write` completes only once they are committed. */
+/**
+ * Writes captured events durably; `write` completes only once they are committed, answering the
+ * events stored by this write: not those stored before (an SDK's retry), nor repeats within it.
+ */
 export class IngestWriter extends Context.Tag("@zed/core/IngestWriter")<IngestWriter, {
-  readonly write: (projectId: number, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<void, StorageError>
+  readonly write: (projectId: number, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
 }>() {}
+
+/** What a committed group answers: its projects, and the events found already stored. */
+interface Committed {
+  readonly projects: ReadonlyArray<number>
+  readonly skipped: ReadonlySet<string>
+}
 
 interface Submission {
   readonly projectId: number
   readonly events: ReadonlyArray<IncomingEvent>
-  readonly done: Deferred.Deferred<void, StorageError>
+  readonly done: Deferred.Deferred<ReadonlySet<string>, StorageError>
 }
 
 /** Most submissions committed together in one transaction. */
@@ -125,7 +134,7 @@ export const ingest = (
           cache.remember(projectId, persons)
           recorded.remember(projectId, definitions)
         }
-        return [...new Set(submissions.map((s) => s.projectId))]
+        return { projects: [...new Set(submissions.map((s) => s.projectId))], skipped: skip } satisfies Committed
       }
       const failure = result.left
       if (round === MAX_ROUNDS) {
@@ -159,7 +168,8 @@ export const IngestWriterLive = Layer.scoped(
 
     // A transient failure (a dropped connection, say) gets one more try before the requests see 503.
     const commit = (group: ReadonlyArray<Submission>) =>
-      Effect.flatMap(ingest(group, cache, recorded), markIngested).pipe(
+      Effect.tap(ingest(group, cache, recorded), ({ projects }) => markIngested(projects)).pipe(
+        Effect.map(({ skipped }) => skipped),
         Effect.retry({ times: 1 }),
         // No one traces ingestion: spans per statement would cost more than the statements' encoding.
         Effect.withTracerEnabled(false),
@@ -206,10 +216,16 @@ export const IngestWriterLive = Layer.scoped(
     return IngestWriter.of({
       write: (projectId, events) =>
         Effect.gen(function*() {
-          if (events.length === 0) return
-          const done = yield* Deferred.make<void, StorageError>()
+          if (events.length === 0) return []
+          const done = yield* Deferred.make<ReadonlySet<string>, StorageError>()
           yield* Queue.offer(queue, { projectId, events, done })
-          return yield* Deferred.await(done)
+          const skipped = yield* Deferred.await(done)
+          const seen = new Set<string>()
+          return events.filter((e) => {
+            const fresh = !seen.has(e.uuid) && !skipped.has(storedKey(projectId, e.uuid))
+            seen.add(e.uuid)
+            return fresh
+          })
         })
     })
   })

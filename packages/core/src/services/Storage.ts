@@ -4,11 +4,13 @@ import type { CohortStore } from "./CohortStore.js"
 import type { EventStore } from "./EventStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
+import type { FunctionLogStore } from "./FunctionLogStore.js"
 import type { GroupStore } from "./GroupStore.js"
 import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
 import type { PlaylistStore } from "./PlaylistStore.js"
+import type { PluginConfigStore } from "./PluginConfigStore.js"
 import type { ProjectStore } from "./ProjectStore.js"
 import type { PropertyDefinitions } from "./PropertyDefinitions.js"
 import type { QueryCache } from "./QueryCache.js"
@@ -19,6 +21,7 @@ import type { StorageError } from "./StorageError.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
 import type { UserStore } from "./UserStore.js"
+import type { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
 export type StorageServices =
@@ -27,11 +30,13 @@ export type StorageServices =
   | EventStore
   | FlagInputs
   | FlagStore
+  | FunctionLogStore
   | GroupStore
   | InsightStore
   | OrganizationStore
   | PersonStore
   | PlaylistStore
+  | PluginConfigStore
   | ProjectStore
   | PropertyDefinitions
   | QueryCache
@@ -41,5 +46,6 @@ export type StorageServices =
   | Transactor
   | UsageStore
   | UserStore
+  | ZedFunctionStore
 
 export type ZedStorage = Layer.Layer<StorageServices, StorageError>

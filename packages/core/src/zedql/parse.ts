@@ -78,7 +78,13 @@ const wrap = (parser: HogQLParser): ZedQLParser => ({
   })
 })
 
+let loadingGrammar: Promise<HogQLParser> | undefined
+const loadGrammar = () => (loadingGrammar ??= createParser())
+
+/** The grammar's raw parser, loaded on first use; Hog programs are parsed by the same instance. */
+export const hogqlParser: Effect.Effect<HogQLParser> = Effect.promise(loadGrammar)
+
 let loading: Promise<ZedQLParser> | undefined
 
 /** The parser, loaded on first use. */
-export const zedqlParser: Effect.Effect<ZedQLParser> = Effect.promise(() => (loading ??= createParser().then(wrap)))
+export const zedqlParser: Effect.Effect<ZedQLParser> = Effect.promise(() => (loading ??= loadGrammar().then(wrap)))

@@ -9,6 +9,7 @@ import propertyDefinitions from "./0005_property_definitions.js"
 import insights from "./0006_insights.js"
 import recordings from "./0007_recordings.js"
 import testAccountFilters from "./0008_test_account_filters.js"
+import functions from "./0009_functions.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -19,7 +20,8 @@ const run = Migrator.make({})({
     "0005_property_definitions": propertyDefinitions,
     "0006_insights": insights,
     "0007_recordings": recordings,
-    "0008_test_account_filters": testAccountFilters
+    "0008_test_account_filters": testAccountFilters,
+    "0009_functions": functions
   })
 })
 

@@ -40,8 +40,13 @@ const SHORT_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
 /** A new item's 8-character `short_id`, the key of insights and playlists in URLs. */
 export const shortId = () => Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
 
-/** What an activity entry is about: an item with a short id and a name (insights, recording playlists). */
-export type ActivityItem = Pick<StoredInsight, "id" | "short_id" | "name" | "derived_name">
+/** What an activity entry is about: an item with a name (insights and recording playlists also have a short id). */
+export interface ActivityItem {
+  readonly id: number | string
+  readonly short_id?: string | undefined
+  readonly name: string | null
+  readonly derived_name?: string | null | undefined
+}
 
 /**
  * Records an activity of an item of `scope`; an update that changed nothing is not recorded, nor
@@ -53,10 +58,12 @@ export const logActivity = (
   userId: number | null,
   item: ActivityItem,
   activity: string,
-  changes: ReadonlyArray<Change>
+  changes: ReadonlyArray<Change>,
+  type: string | null = null
 ) =>
   Effect.gen(function*() {
-    if (item.name === null && item.derived_name === null) return
+    const name = item.name ?? item.derived_name ?? null
+    if (name === null) return
     if (activity === "updated" && changes.length === 0) return
     yield* (yield* InsightStore).logActivity(projectId, {
       user_id: userId,
@@ -68,9 +75,9 @@ export const logActivity = (
         changes: changes.length === 0 ? null : changes.map((c) => ({ type: scope, action: action(c), field: c.field, before: c.before, after: c.after })),
         merge: null,
         trigger: null,
-        name: item.name ?? item.derived_name,
-        short_id: item.short_id,
-        type: null
+        name,
+        short_id: item.short_id ?? null,
+        type
       }
     })
   })

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
+import { EventPipeline } from "../../functions/pipeline.js"
 import { decodeCapturePayload } from "../../ingest/decode.js"
 import { type IncomingEvent, normalizeEvent, sentAtOf } from "../../ingest/normalize.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
@@ -119,7 +120,7 @@ const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string |
       else events.push(normalized.event)
     }
     if (events.length === 0 && filtered > 0) return yield* Effect.fail(failure(request, 400, "request holds no analytics event (recordings go to /s/)"))
-    return { project, events }
+    return { project, events, historical: batch.historical }
   })
 
 /**
@@ -141,10 +142,20 @@ export const captureEndpoint = <R>(store: (request: ZedRequest) => Effect.Effect
       return Reply.json(200, OK, corsHeaders(request))
     })
 
+/**
+ * Stores a request's events after the project's plugins and transformations, then hands the newly
+ * stored ones to its destinations (not those of historical imports: a backfill is not news).
+ */
 const captureHandler = (limits: Limits, defaultEvent?: string) =>
   captureEndpoint((request) =>
-    Effect.flatMap(readCapture(request, limits, defaultEvent), ({ events, project }) =>
-      Effect.flatMap(IngestWriter, (writer) => Effect.asVoid(writer.write(project.id, events)))))
+    Effect.gen(function*() {
+      const { events, historical, project } = yield* readCapture(request, limits, defaultEvent)
+      const pipeline = yield* EventPipeline
+      const stored = yield* (yield* IngestWriter).write(project.id, yield* pipeline.beforeStorage(project, events))
+      if (historical) return
+      // The events are stored: whatever happens to their delivery, the request succeeded.
+      yield* Effect.catchAll(pipeline.afterStorage(project, stored), (error) => Effect.logError("destinations: could not enqueue events", error.message))
+    }))
 
 const description = `Takes events from PostHog SDKs and curl: a single event, an array of events, or \`{api_key, batch, sent_at, historical_migration}\`;
 as JSON, gzip (\`Content-Encoding\`, \`?compression=gzip-js\` or sniffed), base64, form \`data=\`, lz64, or GET \`?data=\`.

@@ -16,11 +16,13 @@ import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
 import { personRoutes } from "./persons.js"
 import { playlistRoutes } from "./playlists.js"
+import { pluginConfigRoutes } from "./pluginConfigs.js"
 import { projectRoutes } from "./projects.js"
 import { queryRoutes } from "./query.js"
 import { recordingCaptureRoutes, recordingRoutes } from "./recordings.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 import { sharingRoutes } from "./sharing.js"
+import { zedFunctionRoutes } from "./zedFunctions.js"
 
 let document: unknown
 
@@ -47,6 +49,8 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...dashboardRoutes,
   ...recordingRoutes,
   ...playlistRoutes,
+  ...zedFunctionRoutes,
+  ...pluginConfigRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,

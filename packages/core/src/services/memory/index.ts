@@ -3,10 +3,12 @@ import { CohortStore } from "../CohortStore.js"
 import { EventStore } from "../EventStore.js"
 import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
+import { FunctionLogStore } from "../FunctionLogStore.js"
 import { GroupStore } from "../GroupStore.js"
 import { InsightStore } from "../InsightStore.js"
 import { PersonStore } from "../PersonStore.js"
 import { PlaylistStore } from "../PlaylistStore.js"
+import { PluginConfigStore } from "../PluginConfigStore.js"
 import { PropertyDefinitions } from "../PropertyDefinitions.js"
 import { QueryCache } from "../QueryCache.js"
 import { QueryExecutor } from "../QueryExecutor.js"
@@ -14,16 +16,20 @@ import { QueryStatusStore } from "../QueryStatusStore.js"
 import { RecordingStore } from "../RecordingStore.js"
 import type { ZedStorage } from "../Storage.js"
 import { UsageStore } from "../UsageStore.js"
+import { ZedFunctionStore } from "../ZedFunctionStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
 import { makeMemoryCohorts } from "./cohorts.js"
 import { makeMemoryFlagInputs } from "./flagInputs.js"
 import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
+import { makeMemoryFunctionLogs } from "./functionLogs.js"
+import { makeMemoryFunctions } from "./functions.js"
 import { makeMemoryGroups } from "./groups.js"
 import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
 import { makeMemoryPlaylists } from "./playlists.js"
+import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
@@ -51,6 +57,9 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(InsightStore, makeMemoryInsights(journal)),
         Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
         Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
+        Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
+        Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
+        Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
         Layer.succeed(FlagInputs, flagInputs),
         Layer.succeed(UsageStore, makeMemoryUsage(journal)),
         Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),

@@ -1,0 +1,389 @@
+import { Effect, Option, Schema } from "effect"
+import { UserBasic } from "../../domain/models.js"
+import { compileCode, readFilters, readInputs, readMasking, storedInputsAsSent } from "../../functions/definition.js"
+import { FunctionFilters } from "../../functions/filters.js"
+import { FunctionHealth, UNKNOWN_STATUS } from "../../functions/health.js"
+import { Inputs, InputsSchema, presentInputs } from "../../functions/inputs.js"
+import { FunctionRegistry } from "../../functions/registry.js"
+import { iconById, searchIcons } from "../../plugins/icons.js"
+import { Transactor } from "../../services/Transactor.js"
+import { type FunctionPatch, type FunctionType, type StoredFunction, ZedFunctionStore } from "../../services/ZedFunctionStore.js"
+import { NotFound, ValidationError } from "../errors.js"
+import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { Reply } from "../reply.js"
+import { environmentRoute, publicRoute, softDeleteOnly } from "../route.js"
+import { userLookup } from "../users.js"
+import { IntFromString, Text } from "../validation.js"
+import { type Change, changesOf, logActivity } from "./activity.js"
+import { logRoute } from "./functionLogs.js"
+
+// Zed functions (PostHog's `/hog_functions/`): Hog code run on a project's events, transformations
+// before storage and destinations after it. Deleting is soft (PATCH {"deleted": true}, DELETE
+// answers 405) and `deleted` is write-only: a deleted function is simply gone from every read.
+
+const TAG = "zed functions"
+const SCOPE = "ZedFunction"
+const FUNCTION_TYPES = ["transformation", "destination"] as const satisfies ReadonlyArray<FunctionType>
+
+const invalid = (detail: string, attr: string | null = null) => new ValidationError({ code: "invalid_input", detail, attr })
+const notFound = () => new NotFound({ detail: "Not found." })
+
+const FunctionWrite = Schema.Struct({
+  type: Schema.optional(Schema.Unknown.annotations({ description: "`transformation` or `destination`; required at creation, fixed after." })),
+  name: Schema.optional(Text(400)),
+  description: Schema.optional(Schema.NullOr(Schema.String)),
+  enabled: Schema.optional(Schema.Boolean),
+  deleted: Schema.optional(Schema.Boolean.annotations({ description: "Write-only: true deletes softly, false restores." })),
+  code: Schema.optional(Schema.String.annotations({ description: "Hog source; compiled to `bytecode` when saved." })),
+  inputs_schema: Schema.optional(Schema.Unknown.annotations({ description: "The inputs: `[{type, key, label, required, default, secret, choices, templating}]`." })),
+  inputs: Schema.optional(Inputs),
+  filters: Schema.optional(Schema.Unknown.annotations({ description: "`{events, properties, filter_test_accounts}`: which events reach the function; null for all." })),
+  masking: Schema.optional(Schema.Unknown.annotations({ description: "`{ttl, threshold, hash}` or null: de-duplicates invocations by a hash template." })),
+  mappings: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)).annotations({ description: "Not supported: null or empty." })),
+  icon_url: Schema.optional(Schema.NullOr(Schema.String)),
+  template_id: Schema.optional(Schema.NullOr(Schema.String)),
+  execution_order: Schema.optional(Schema.NullOr(Schema.Int))
+}).annotations({ identifier: "ZedFunctionWrite" })
+type FunctionWrite = typeof FunctionWrite.Type
+
+const Status = Schema.Struct({ state: Schema.Int, tokens: Schema.Int, rating: Schema.Number })
+
+const StoredMasking = Schema.NullOr(Schema.Struct({
+  ttl: Schema.Int,
+  threshold: Schema.NullOr(Schema.Int),
+  hash: Schema.String,
+  bytecode: Schema.Array(Schema.Unknown)
+}))
+
+const listFields = {
+  id: Schema.UUID,
+  type: Schema.Literal(...FUNCTION_TYPES),
+  name: Schema.String,
+  description: Schema.String,
+  created_at: Schema.Date,
+  created_by: Schema.NullOr(UserBasic),
+  updated_at: Schema.Date,
+  enabled: Schema.Boolean,
+  code: Schema.String,
+  filters: Schema.NullOr(FunctionFilters),
+  icon_url: Schema.NullOr(Schema.String),
+  template: Schema.Null,
+  status: Status.annotations({ description: "`state` 0 unknown, 1 healthy, 2 degraded; `rating`: share of the last 100 invocations (in this process) that succeeded." }),
+  execution_order: Schema.NullOr(Schema.Int)
+}
+
+const ZedFunctionSummary = Schema.Struct(listFields).annotations({ identifier: "ZedFunctionSummary" })
+
+export const ZedFunction = Schema.Struct({
+  ...listFields,
+  bytecode: Schema.Array(Schema.Unknown),
+  inputs_schema: InputsSchema,
+  inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "Values with their compiled templates; secret inputs as `{\"secret\": true}`." }),
+  masking: StoredMasking,
+  mappings: Schema.NullOr(Schema.Array(Schema.Unknown))
+}).annotations({ identifier: "ZedFunction" })
+type ZedFunction = typeof ZedFunction.Type
+
+const present = (functions: ReadonlyArray<StoredFunction>) =>
+  Effect.gen(function*() {
+    const user = yield* userLookup(functions.map((f) => f.created_by))
+    const health = yield* FunctionHealth
+    return functions.map((fn): ZedFunction => ({
+      id: fn.id,
+      type: fn.type,
+      name: fn.name,
+      description: fn.description,
+      created_at: fn.created_at,
+      created_by: user(fn.created_by),
+      updated_at: fn.updated_at,
+      enabled: fn.enabled,
+      code: fn.code,
+      filters: fn.filters as FunctionFilters | null,
+      icon_url: fn.icon_url,
+      template: null,
+      status: fn.enabled ? health.status(fn.id) : UNKNOWN_STATUS,
+      execution_order: fn.execution_order,
+      bytecode: fn.bytecode,
+      inputs_schema: fn.inputs_schema as ZedFunction["inputs_schema"],
+      inputs: presentInputs(fn.inputs, fn.secrets),
+      masking: fn.masking as ZedFunction["masking"],
+      mappings: fn.mappings
+    }))
+  })
+
+const presentOne = (fn: StoredFunction) => Effect.map(present([fn]), (all) => all[0]!)
+
+const findFunction = (projectId: number, id: string, includeDeleted = false) =>
+  Effect.flatMap(Effect.flatMap(ZedFunctionStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
+    onNone: () => Effect.fail(notFound()),
+    onSome: Effect.succeed
+  }))
+
+const refuseMappings = (mappings: ReadonlyArray<unknown> | null | undefined) =>
+  mappings !== undefined && mappings !== null && mappings.length > 0
+    ? Effect.fail(invalid("Mappings are not supported: create one destination per mapping.", "mappings"))
+    : Effect.void
+
+/** The fields a write sets, validated and compiled against what is stored (nothing, at creation). */
+const prepare = (body: FunctionWrite, stored: StoredFunction | undefined) =>
+  Effect.gen(function*() {
+    yield* refuseMappings(body.mappings)
+    const patch: { -readonly [K in keyof FunctionPatch]: FunctionPatch[K] } = {}
+    if (body.code !== undefined) {
+      patch.code = body.code
+      patch.bytecode = yield* compileCode(body.code)
+    }
+    if (body.inputs_schema !== undefined || body.inputs !== undefined) {
+      const schema = body.inputs_schema ?? stored?.inputs_schema ?? []
+      const inputs = body.inputs ?? (stored === undefined ? {} : storedInputsAsSent(stored))
+      const compiled = yield* readInputs(schema, inputs, stored?.secrets ?? {})
+      patch.inputs_schema = compiled.inputs_schema
+      patch.inputs = compiled.inputs
+      patch.secrets = compiled.secrets
+    }
+    if (body.filters !== undefined) patch.filters = yield* readFilters(body.filters)
+    if (body.masking !== undefined) patch.masking = yield* readMasking(body.masking)
+    for (const field of ["name", "enabled", "deleted", "icon_url", "template_id", "execution_order", "mappings"] as const) {
+      if (body[field] !== undefined) (patch as Record<string, unknown>)[field] = body[field]
+    }
+    if (body.description !== undefined) patch.description = body.description ?? ""
+    return patch
+  })
+
+const ACTIVITY_FIELDS = ["name", "description", "enabled", "deleted", "code", "inputs_schema", "filters", "masking", "icon_url", "execution_order"] as const
+
+const activityItem = (fn: StoredFunction) => ({ id: fn.id, name: fn.name })
+
+const list = environmentRoute({
+  method: "GET",
+  path: "/zed_functions",
+  tag: TAG,
+  summary: "List zed functions",
+  description: "Destinations only unless `type` or `types` (comma-separated) says otherwise; by `execution_order`, then creation. `filters` (JSON) keeps functions whose filters contain it.",
+  scope: "zed_function:read",
+  query: PageParams.pipe(Schema.extend(Schema.Struct({
+    type: Schema.optional(Schema.Literal(...FUNCTION_TYPES)),
+    types: Schema.optional(Schema.String),
+    enabled: Schema.optional(Schema.Literal("true", "false")),
+    created_by: Schema.optional(IntFromString(0)),
+    id: Schema.optional(Schema.String),
+    filters: Schema.optional(Schema.String)
+  }))),
+  response: Paginated(ZedFunctionSummary, "PaginatedZedFunctionList"),
+  handler: ({ project, query, request }) =>
+    Effect.gen(function*() {
+      const types = query.types?.split(",").map((t) => t.trim()).filter((t) => t !== "") ?? [query.type ?? "destination"]
+      const unknown = types.find((t) => !(FUNCTION_TYPES as ReadonlyArray<string>).includes(t))
+      if (unknown !== undefined) return yield* invalid(`Unknown type: ${unknown}`, "types")
+      const wanted = yield* containedFilters(query.filters)
+      const all = (yield* (yield* ZedFunctionStore).list(project.id)).filter((fn) =>
+        types.includes(fn.type) &&
+        (query.enabled === undefined || fn.enabled === (query.enabled === "true")) &&
+        (query.created_by === undefined || fn.created_by === query.created_by) &&
+        (query.id === undefined || fn.id === query.id) &&
+        (wanted === undefined || contains(fn.filters, wanted))
+      )
+      const page = toPage(query)
+      return paginated(request.url, page, all.length, yield* present(all.slice(page.offset, page.offset + page.limit)))
+    })
+})
+
+const containedFilters = (text: string | undefined) => {
+  if (text === undefined) return Effect.succeed(undefined)
+  try {
+    return Effect.succeed(JSON.parse(text) as unknown)
+  } catch {
+    return Effect.fail(invalid("Invalid JSON in filters.", "filter"))
+  }
+}
+
+/** JSON containment, as Postgres' `@>`: objects by key, arrays by every wanted item matching one. */
+const contains = (have: unknown, want: unknown): boolean => {
+  if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)))
+  if (typeof want === "object" && want !== null) {
+    return typeof have === "object" && have !== null && !Array.isArray(have) &&
+      Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v))
+  }
+  return have === want
+}
+
+const FunctionParams = Schema.Struct({ id: Schema.UUID })
+
+const retrieve = environmentRoute({
+  method: "GET",
+  path: "/zed_functions/:id",
+  tag: TAG,
+  summary: "Retrieve a zed function",
+  scope: "zed_function:read",
+  params: FunctionParams,
+  response: ZedFunction,
+  handler: ({ params, project }) => Effect.flatMap(findFunction(project.id, params.id), presentOne)
+})
+
+const create = environmentRoute({
+  method: "POST",
+  path: "/zed_functions",
+  tag: TAG,
+  summary: "Create a zed function",
+  description: "`type`, `name` and `code` are required. The code is compiled (400 with the position of a syntax error), `inputs` checked against `inputs_schema` and compiled as templates. A transformation without `execution_order` runs after the others.",
+  scope: "zed_function:write",
+  body: FunctionWrite,
+  response: ZedFunction,
+  status: 201,
+  handler: ({ body, principal, project }) =>
+    Effect.gen(function*() {
+      if (body.type === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "type" })
+      if (!Schema.is(Schema.Literal(...FUNCTION_TYPES))(body.type)) return yield* invalid(`"${String(body.type)}" is not a valid choice: transformation or destination.`, "type")
+      if (body.name === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "name" })
+      if (body.code === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "code" })
+      const fields = yield* prepare(body, undefined)
+      const fn = yield* (yield* ZedFunctionStore).create(project.id, {
+        type: body.type,
+        name: body.name,
+        description: fields.description ?? "",
+        enabled: fields.enabled ?? false,
+        deleted: false,
+        code: body.code,
+        bytecode: fields.bytecode!,
+        inputs_schema: fields.inputs_schema ?? [],
+        inputs: fields.inputs ?? {},
+        secrets: fields.secrets ?? {},
+        filters: fields.filters ?? null,
+        masking: fields.masking ?? null,
+        mappings: null,
+        icon_url: fields.icon_url ?? null,
+        template_id: fields.template_id ?? null,
+        execution_order: body.type === "transformation" ? fields.execution_order ?? null : null,
+        created_by: principal.user.id
+      })
+      yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(fn), "created", [], fn.type)
+      yield* (yield* FunctionRegistry).invalidate(project.id)
+      return yield* presentOne(fn)
+    })
+})
+
+const update = environmentRoute({
+  method: "PATCH",
+  path: "/zed_functions/:id",
+  tag: TAG,
+  summary: "Update a zed function",
+  description: "Changes the fields given. `type` cannot change. `{\"deleted\": true}` deletes the function softly, `false` restores it. A secret input sent back as `{\"secret\": true}` keeps its value.",
+  scope: "zed_function:write",
+  params: FunctionParams,
+  body: FunctionWrite,
+  response: ZedFunction,
+  handler: ({ body, params, principal, project }) =>
+    Effect.gen(function*() {
+      // Only restoring reaches a deleted function.
+      const stored = yield* findFunction(project.id, params.id, body.deleted === false)
+      if (body.type !== undefined && body.type !== stored.type) return yield* invalid("Cannot modify the type of an existing function", "type")
+      const patch = yield* prepare(body, stored)
+      const updated = Option.getOrThrow(yield* (yield* ZedFunctionStore).update(project.id, stored.id, patch))
+      const changes: Array<Change> = changesOf(ACTIVITY_FIELDS, stored, patch)
+      const activity = patch.deleted === true && !stored.deleted ? "deleted" : patch.deleted === false && stored.deleted ? "restored" : "updated"
+      yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(updated), activity, changes, updated.type)
+      yield* (yield* FunctionRegistry).invalidate(project.id)
+      return yield* presentOne(updated)
+    })
+})
+
+const Rearrange = Schema.Struct({
+  orders: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({ description: "Function id → its new `execution_order`." })
+}).annotations({ identifier: "ZedFunctionRearrange" })
+
+const rearrange = environmentRoute({
+  method: "PATCH",
+  path: "/zed_functions/rearrange",
+  tag: TAG,
+  summary: "Reorder transformations",
+  description: "Sets the `execution_order` of the given transformations in one transaction and answers with all the project's transformations in their new order. Unknown ids and repeated orders are refused.",
+  scope: "zed_function:write",
+  body: Rearrange,
+  response: Schema.Array(ZedFunction),
+  handler: ({ body, principal, project }) =>
+    Effect.gen(function*() {
+      const orders = Object.entries(body.orders)
+      if (orders.length === 0) return yield* invalid("No orders provided", "orders")
+      const repeated = orders.find(([, order], i) => orders.findIndex(([, o]) => o === order) !== i)
+      if (repeated !== undefined) return yield* invalid(`Order ${repeated[1]} is given to more than one function.`, "orders")
+      const store = yield* ZedFunctionStore
+      const transformations = yield* (yield* Transactor).transaction(Effect.gen(function*() {
+        const current = (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
+        const byId = new Map(current.map((fn) => [fn.id, fn]))
+        for (const [id, order] of orders) {
+          const fn = byId.get(id)
+          if (fn === undefined) return yield* invalid(`ZedFunction with id ${id} does not exist`, "orders")
+          if (fn.execution_order === order) continue
+          yield* store.update(project.id, id, { execution_order: order })
+          yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(fn), "updated", [{
+            field: "priority",
+            before: String(fn.execution_order),
+            after: String(order)
+          }], fn.type)
+        }
+        return (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
+      }))
+      yield* (yield* FunctionRegistry).invalidate(project.id)
+      return yield* present(transformations)
+    })
+})
+
+const Icon = Schema.Struct({ id: Schema.String, name: Schema.String, url: Schema.String }).annotations({ identifier: "ZedFunctionIcon" })
+
+const icons = environmentRoute({
+  method: "GET",
+  path: "/zed_functions/icons",
+  tag: TAG,
+  summary: "Search the icon set",
+  description: "Icons of the set shipped with Zed whose name or keywords match `query`; an empty query finds none.",
+  scope: "zed_function:read",
+  query: Schema.Struct({ query: Schema.optional(Schema.String) }),
+  response: Schema.Array(Icon),
+  handler: ({ project, query }) =>
+    Effect.succeed(searchIcons(query.query ?? "").map((icon) => ({
+      id: icon.id,
+      name: icon.name,
+      url: `/api/environments/${project.id}/zed_functions/icon/?id=${encodeURIComponent(icon.id)}`
+    })))
+})
+
+const icon = publicRoute({
+  method: "GET",
+  path: "/api/environments/:project_id/zed_functions/icon",
+  aliases: ["/api/projects/:project_id/zed_functions/icon"],
+  tag: TAG,
+  summary: "An icon of the set (SVG)",
+  description: "Public, so that an `<img>` can load it: the icons are Zed's own, the same for every project.",
+  query: Schema.Struct({ id: Schema.optional(Schema.String) }),
+  handler: ({ query }) =>
+    Effect.gen(function*() {
+      if (query.id === undefined || query.id === "") return yield* invalid("id is required", "id")
+      const found = iconById(query.id)
+      if (found === undefined) return yield* notFound()
+      return new Reply(200, found.svg, { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400" })
+    })
+})
+
+const logs = logRoute({
+  path: "/zed_functions/:id/logs",
+  tag: TAG,
+  summary: "Logs of a zed function",
+  scope: "zed_function:read",
+  params: FunctionParams,
+  owner: ({ params, project }) => Effect.as(findFunction(project.id, params.id), { kind: "zed_function" as const, id: params.id }),
+  fields: { zed_function_id: Schema.UUID },
+  ownerFields: (entry) => ({ zed_function_id: entry.owner.id }),
+  identifier: "ZedFunctionLogEntry"
+})
+
+export const zedFunctionRoutes = [
+  rearrange,
+  icons,
+  icon,
+  list,
+  create,
+  logs,
+  retrieve,
+  update,
+  softDeleteOnly("/zed_functions/:id", TAG, "zed_function:write")
+]

@@ -1,0 +1,3 @@
+export * from "./compile.js"
+export * from "./errors.js"
+export * from "./run.js"
