@@ -12,19 +12,23 @@ export const PluginConfigStoreSql = Layer.effect(
     const columns = sql.literal(COLUMNS)
 
     return PluginConfigStore.of({
-      // Readers racing on a new project both insert; the unique key lets one row per plugin through,
-      // and inserting in plugin order keeps them from deadlocking on each other's rows.
+      // Defaults are inserted only when some are missing (an insert that conflicts still spends
+      // identity values). Readers racing on a new project both insert; the unique key lets one row
+      // per plugin through, and inserting in plugin order keeps them from deadlocking.
       list: (projectId, defaults) => {
-        const rows = [...defaults]
-          .sort((a, b) => a.plugin_id - b.plugin_id)
-          .map((d) => sql`(${projectId}, ${d.plugin_id}, ${d.enabled}, ${d.order}, ${JSON.stringify(d.config)}::jsonb)`)
-        const missing = rows.length === 0 ? Effect.void : Effect.asVoid(sql`
-          INSERT INTO plugin_configs (project_id, plugin_id, enabled, "order", config) VALUES ${sql.csv(rows)}
-          ON CONFLICT (project_id, plugin_id) DO NOTHING`)
-        return orStorageError(Effect.zipRight(
-          missing,
-          sql<StoredPluginConfig>`SELECT ${columns} FROM plugin_configs WHERE project_id = ${projectId} ORDER BY "order", id`
-        ))
+        const select = sql<StoredPluginConfig>`SELECT ${columns} FROM plugin_configs WHERE project_id = ${projectId} ORDER BY "order", id`
+        return orStorageError(Effect.gen(function*() {
+          const stored = yield* select
+          const have = new Set(stored.map((c) => c.plugin_id))
+          const rows = defaults
+            .filter((d) => !have.has(d.plugin_id))
+            .sort((a, b) => a.plugin_id - b.plugin_id)
+            .map((d) => sql`(${projectId}, ${d.plugin_id}, ${d.enabled}, ${d.order}, ${JSON.stringify(d.config)}::jsonb)`)
+          if (rows.length === 0) return stored
+          yield* sql`INSERT INTO plugin_configs (project_id, plugin_id, enabled, "order", config) VALUES ${sql.csv(rows)}
+            ON CONFLICT (project_id, plugin_id) DO NOTHING`
+          return yield* select
+        }))
       },
       update: (projectId, id, patch) => {
         const sets = [
