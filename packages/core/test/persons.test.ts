@@ -167,6 +167,21 @@ describe("batch processing", () => {
   })
 })
 
+describe("what each submission stored", () => {
+  it("is told once per event: not for events stored before, repeated in it, or taken by an earlier submission of its group", async () => {
+    const runtime = ManagedRuntime.make(memoryStorage())
+    const [old, a, b, c] = [event("e", "u"), event("e", "u"), event("e", "v"), event("e", "w")]
+    await runtime.runPromise(ingest([{ projectId: P, events: [old] }]))
+    const { stored } = await runtime.runPromise(ingest([
+      { projectId: P, events: [old, a, a, b] },
+      { projectId: P, events: [b, c] },
+      { projectId: P + 1, events: [b] }
+    ]))
+    expect(stored.map((events) => events.map((e) => e.uuid))).toEqual([[a.uuid, b.uuid], [c.uuid], [b.uuid]])
+    await runtime.dispose()
+  })
+})
+
 describe("retries among new events", () => {
   it("skip the retried events entirely: their old updates are not applied again", async () => {
     const runtime = ManagedRuntime.make(memoryStorage())

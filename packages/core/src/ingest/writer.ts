@@ -22,16 +22,16 @@ export class IngestWriter extends Context.Tag("@zed/core/IngestWriter")<IngestWr
   readonly write: (projectId: number, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
 }>() {}
 
-/** What a committed group answers: its projects, and the events found already stored. */
+/** What a committed group answers: its projects, and each submission's events that it stored. */
 interface Committed {
   readonly projects: ReadonlyArray<number>
-  readonly skipped: ReadonlySet<string>
+  readonly stored: ReadonlyArray<ReadonlyArray<IncomingEvent>>
 }
 
 interface Submission {
   readonly projectId: number
   readonly events: ReadonlyArray<IncomingEvent>
-  readonly done: Deferred.Deferred<ReadonlySet<string>, StorageError>
+  readonly done: Deferred.Deferred<ReadonlyArray<IncomingEvent>, StorageError>
 }
 
 /** Most submissions committed together in one transaction. */
@@ -43,6 +43,23 @@ const LINGER = "2 millis"
 class AlreadyStored extends Data.TaggedError("AlreadyStored")<{ readonly keys: ReadonlyArray<string> }> {}
 
 const storedKey = (projectId: number, uuid: string) => `${projectId}:${uuid}`
+
+/**
+ * Each submission's events that a group stores: those not stored before (`skip`), and not already
+ * taken by an earlier submission of the group or earlier in the same one. One rule for what an
+ * attempt writes and for what each request is told it stored.
+ */
+const storedBy = (submissions: ReadonlyArray<Omit<Submission, "done">>, skip: ReadonlySet<string>) => {
+  const taken = new Set(skip)
+  return submissions.map(({ events, projectId }) =>
+    events.filter((event) => {
+      const key = storedKey(projectId, event.uuid)
+      if (taken.has(key)) return false
+      taken.add(key)
+      return true
+    })
+  )
+}
 
 /** How many times a group is attempted again: for events found stored already, or after losing a race. */
 const MAX_ROUNDS = 8
@@ -56,7 +73,8 @@ const MAX_ROUNDS = 8
  */
 const attempt = (
   submissions: ReadonlyArray<Omit<Submission, "done">>,
-  skip: ReadonlySet<string>,
+  /** What each submission stores (`storedBy`). */
+  stored: ReadonlyArray<ReadonlyArray<IncomingEvent>>,
   cache: PersonCache["Type"],
   recorded: RecordedDefinitions
 ) =>
@@ -65,21 +83,18 @@ const attempt = (
     const persons = yield* PersonStore
     const groups = yield* GroupStore
     const propertyDefinitions = yield* PropertyDefinitions
-    const byProject = new Map<number, Map<string, IncomingEvent>>()
-    for (const { events: batch, projectId } of submissions) {
-      const unique = byProject.get(projectId) ?? new Map<string, IncomingEvent>()
-      for (const event of batch) {
-        if (!unique.has(event.uuid) && !skip.has(storedKey(projectId, event.uuid))) unique.set(event.uuid, event)
-      }
-      byProject.set(projectId, unique)
+    const byProject = new Map<number, Array<IncomingEvent>>()
+    for (const [i, { projectId }] of submissions.entries()) {
+      const fresh = byProject.get(projectId) ?? []
+      for (const event of stored[i]!) fresh.push(event)
+      byProject.set(projectId, fresh)
     }
     const written: Array<{
       readonly projectId: number
       readonly persons: ReadonlyArray<Person>
       readonly definitions: ReadonlyArray<PropertyDefinition>
     }> = []
-    for (const [projectId, unique] of byProject) {
-      const fresh = [...unique.values()]
+    for (const [projectId, fresh] of byProject) {
       if (fresh.length === 0) continue
       const { found, missing } = cache.lookup(projectId, referencedDistinctIds(fresh))
       const loaded = missing.length === 0 ? [] : yield* persons.load(projectId, missing)
@@ -115,9 +130,9 @@ const attempt = (
   })
 
 /**
- * Stores a group of submissions in one transaction (answering the projects they went to). Events
- * already stored (same project and uuid) are skipped with everything they would have done; a
- * transaction that lost a race with another writer is made again.
+ * Stores a group of submissions in one transaction, answering the projects they went to and what
+ * each submission stored. Events already stored (same project and uuid) are skipped with everything
+ * they would have done; a transaction that lost a race with another writer is made again.
  */
 export const ingest = (
   submissions: ReadonlyArray<Omit<Submission, "done">>,
@@ -128,13 +143,14 @@ export const ingest = (
     const transactor = yield* Transactor
     const skip = new Set<string>()
     for (let round = 0; ; round++) {
-      const result = yield* Effect.either(transactor.transaction(attempt(submissions, skip, cache, recorded)))
+      const stored = storedBy(submissions, skip)
+      const result = yield* Effect.either(transactor.transaction(attempt(submissions, stored, cache, recorded)))
       if (Either.isRight(result)) {
         for (const { definitions, persons, projectId } of result.right) {
           cache.remember(projectId, persons)
           recorded.remember(projectId, definitions)
         }
-        return { projects: [...new Set(submissions.map((s) => s.projectId))], skipped: skip } satisfies Committed
+        return { projects: [...new Set(submissions.map((s) => s.projectId))], stored } satisfies Committed
       }
       const failure = result.left
       if (round === MAX_ROUNDS) {
@@ -169,7 +185,7 @@ export const IngestWriterLive = Layer.scoped(
     // A transient failure (a dropped connection, say) gets one more try before the requests see 503.
     const commit = (group: ReadonlyArray<Submission>) =>
       Effect.tap(ingest(group, cache, recorded), ({ projects }) => markIngested(projects)).pipe(
-        Effect.map(({ skipped }) => skipped),
+        Effect.map(({ stored }) => stored),
         Effect.retry({ times: 1 }),
         // No one traces ingestion: spans per statement would cost more than the statements' encoding.
         Effect.withTracerEnabled(false),
@@ -183,10 +199,10 @@ export const IngestWriterLive = Layer.scoped(
       Effect.gen(function*() {
         const exit = yield* commit(group)
         if (Exit.isSuccess(exit) || group.length === 1) {
-          for (const { done } of group) yield* Deferred.done(done, exit)
+          for (const [i, { done }] of group.entries()) yield* Deferred.done(done, Exit.map(exit, (stored) => stored[i]!))
           return
         }
-        for (const submission of group) yield* Deferred.done(submission.done, yield* commit([submission]))
+        for (const submission of group) yield* Deferred.done(submission.done, Exit.map(yield* commit([submission]), ([stored]) => stored!))
       })
 
     // One lane per transaction the store can run at once, each taking whatever is waiting.
@@ -217,15 +233,9 @@ export const IngestWriterLive = Layer.scoped(
       write: (projectId, events) =>
         Effect.gen(function*() {
           if (events.length === 0) return []
-          const done = yield* Deferred.make<ReadonlySet<string>, StorageError>()
+          const done = yield* Deferred.make<ReadonlyArray<IncomingEvent>, StorageError>()
           yield* Queue.offer(queue, { projectId, events, done })
-          const skipped = yield* Deferred.await(done)
-          const seen = new Set<string>()
-          return events.filter((e) => {
-            const fresh = !seen.has(e.uuid) && !skipped.has(storedKey(projectId, e.uuid))
-            seen.add(e.uuid)
-            return fresh
-          })
+          return yield* Deferred.await(done)
         })
     })
   })
