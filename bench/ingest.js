@@ -13,39 +13,36 @@ const KEY = "phx_benchmark_key_00000000000000000001"
 const BATCH = 100
 const BATCHES = 1500
 const CLIENTS = 8
-const USERS = 2000
+export const USERS = 2000
 const SERVER_URL = process.env.ZED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 
-// Events shaped like posthog-js's: browser properties, a URL, a session; a tenth carry person updates.
+/** The n-th of a stream of events shaped like posthog-js's, from `start`: browser properties, a URL, a session; a tenth carry person updates. */
+export const shopEvent = (n, start) => ({
+  // Time-ordered, as posthog-js and posthog-node make them.
+  uuid: uuidv7(start + n * 10),
+  event: n % 10 === 0 ? "signed_up" : "$pageview",
+  distinct_id: `user-${(n * 7919) % USERS}`,
+  timestamp: new Date(start + n * 10).toISOString(),
+  properties: {
+    $current_url: `https://shop.example/products/${n % 500}`,
+    $pathname: `/products/${n % 500}`,
+    $browser: n % 3 ? "Chrome" : "Firefox",
+    $browser_version: 120 + (n % 5),
+    $os: n % 2 ? "Mac OS X" : "Windows",
+    $device_type: "Desktop",
+    $lib: "web",
+    $lib_version: "1.434.18",
+    $session_id: `session-${Math.floor(n / 20)}`,
+    $window_id: `window-${Math.floor(n / 20)}`,
+    $referring_domain: "$direct",
+    price: (n % 100) * 1.5,
+    ...(n % 10 === 0 ? { $set: { plan: n % 20 ? "free" : "pro", last_signup: n } } : {})
+  }
+})
+
 export const makeBatches = () => {
   const start = Date.now() - 3_600_000
-  return Array.from({ length: BATCHES }, (_, b) =>
-    Array.from({ length: BATCH }, (_, i) => {
-      const n = b * BATCH + i
-      const user = `user-${(n * 7919) % USERS}`
-      return {
-        // Time-ordered, as posthog-js and posthog-node make them.
-        uuid: uuidv7(start + n * 10),
-        event: n % 10 === 0 ? "signed_up" : "$pageview",
-        distinct_id: user,
-        timestamp: new Date(start + n * 10).toISOString(),
-        properties: {
-          $current_url: `https://shop.example/products/${n % 500}`,
-          $pathname: `/products/${n % 500}`,
-          $browser: n % 3 ? "Chrome" : "Firefox",
-          $browser_version: 120 + (n % 5),
-          $os: n % 2 ? "Mac OS X" : "Windows",
-          $device_type: "Desktop",
-          $lib: "web",
-          $lib_version: "1.434.18",
-          $session_id: `session-${Math.floor(n / 20)}`,
-          $window_id: `window-${Math.floor(n / 20)}`,
-          $referring_domain: "$direct",
-          price: (n % 100) * 1.5,
-          ...(n % 10 === 0 ? { $set: { plan: n % 20 ? "free" : "pro", last_signup: n } } : {})
-        }
-      }
-    }))
+  return Array.from({ length: BATCHES }, (_, b) => Array.from({ length: BATCH }, (_, i) => shopEvent(b * BATCH + i, start)))
 }
 
 const zedRun = async (storage, batches) => {

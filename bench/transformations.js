@@ -4,7 +4,7 @@
 // query API, with what each transformation should have written.
 import { cpus } from "node:os"
 import { Agent } from "node:http"
-import { uuidv7 } from "@zed/core"
+import { shopEvent, USERS } from "./ingest.js"
 import { apiCall, postJson, record, startServer, storePlaces } from "./lib.js"
 
 const TOKEN = "phc_benchmark_project_token_0000000001"
@@ -13,36 +13,24 @@ const BATCH = 50
 const BATCHES = Number(process.env.BENCH_TRANSFORMATION_BATCHES ?? 300)
 const WARMUP_BATCHES = 20
 const CLIENTS = 8
-const USERS = 2000
 const ROUNDS = 3
 const SERVER_URL = process.env.ZED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const PLANS = ["Free", "PRO", "free", "Team", undefined]
 
-// posthog-js-like events: browser properties, a URL, a session, a plan in mixed case (or none); a
-// tenth are sign-ups carrying person updates. `phase` tells measured events from warm-up ones.
+// ingest.js's events with a referral query string, some referring domains, a plan in mixed case
+// (or none), and sign-ups setting it; `phase` tells measured events from warm-up ones.
 const makeBatches = (count, phase, start) =>
   Array.from({ length: count }, (_, b) =>
     Array.from({ length: BATCH }, (_, i) => {
       const n = b * BATCH + i
       const plan = PLANS[n % PLANS.length]
+      const event = shopEvent(n, start)
       return {
-        uuid: uuidv7(start + n * 10),
-        event: n % 10 === 0 ? "signed_up" : "$pageview",
-        distinct_id: `user-${(n * 7919) % USERS}`,
-        timestamp: new Date(start + n * 10).toISOString(),
+        ...event,
         properties: {
-          $current_url: `https://shop.example/products/${n % 500}?ref=Newsletter`,
-          $pathname: `/products/${n % 500}`,
-          $browser: n % 3 ? "Chrome" : "Firefox",
-          $browser_version: 120 + (n % 5),
-          $os: n % 2 ? "Mac OS X" : "Windows",
-          $device_type: "Desktop",
-          $lib: "web",
-          $lib_version: "1.434.18",
-          $session_id: `session-${Math.floor(n / 20)}`,
-          $window_id: `window-${Math.floor(n / 20)}`,
+          ...event.properties,
+          $current_url: `${event.properties.$current_url}?ref=Newsletter`,
           $referring_domain: n % 4 ? "$direct" : "News.Example.com",
-          price: (n % 100) * 1.5,
           phase,
           ...(plan === undefined ? {} : { plan }),
           ...(n % 10 === 0 ? { $set: { plan: plan ?? "free", last_signup: n } } : {})

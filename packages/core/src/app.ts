@@ -22,10 +22,10 @@ export type AppServices =
   | Destinations
   | EventPipeline
   | FlagDefinitions
+  | FlagQuota
   | FunctionHealth
   | FunctionLogger
   | FunctionRegistry
-  | FlagQuota
   | GeoIp
   | IngestWriter
   | InsightCompute

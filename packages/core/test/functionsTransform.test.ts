@@ -8,8 +8,7 @@ import { makeMasker } from "../src/functions/masking.js"
 import type { ActiveFunction, ProjectPipeline } from "../src/functions/registry.js"
 import { transformEvents } from "../src/functions/transform.js"
 import { compileProgram } from "../src/hog/compile.js"
-import type { StoredFunction } from "../src/services/ZedFunctionStore.js"
-import { incomingEvent } from "./support.js"
+import { incomingEvent, newFunction } from "./support.js"
 import type { IncomingEvent } from "../src/ingest/normalize.js"
 
 // The transformation chain on its own, without I/O: order, drops, failures that keep the event,
@@ -20,27 +19,11 @@ const project = { id: 1, name: "Test", test_account_filters: [{ key: "email", op
 let ids = 0
 const transformation = async (code: string, extra: Partial<ActiveFunction> = {}): Promise<ActiveFunction> => ({
   fn: {
-    id: `00000000-0000-4000-8000-${String(++ids).padStart(12, "0")}`,
-    type: "transformation",
-    name: `t${ids}`,
-    description: "",
-    enabled: true,
-    deleted: false,
-    code,
-    bytecode: await Effect.runPromise(compileProgram(code)),
-    inputs_schema: [],
-    inputs: {},
-    secrets: {},
-    filters: null,
-    masking: null,
-    mappings: null,
-    icon_url: null,
-    template_id: null,
-    execution_order: ids,
-    created_by: null,
+    ...newFunction(`t${++ids}`, { code, bytecode: await Effect.runPromise(compileProgram(code)), execution_order: ids, created_by: null }),
+    id: `00000000-0000-4000-8000-${String(ids).padStart(12, "0")}`,
     created_at: new Date(),
     updated_at: new Date()
-  } satisfies StoredFunction,
+  },
   filters: null,
   masking: null,
   ...extra

@@ -1,4 +1,4 @@
-import { createZed, type IncomingEvent, issuePersonalApiKey, memoryStorage, uuidv7, type Zed } from "../src/index.js"
+import { createZed, type IncomingEvent, issuePersonalApiKey, memoryStorage, type NewFunction, uuidv7, type Zed } from "../src/index.js"
 
 export const ADMIN_KEY = "phx_testadminkey0000000000000000000000000000"
 export const PROJECT_KEY = "phc_testprojectkey000000000000000000000000"
@@ -63,4 +63,26 @@ export const incomingEvent = (name: string, distinctId: string, properties: Reco
   timestamp: new Date(),
   received_at: new Date(),
   processPerson: true
+})
+
+/** A zed function as a store takes it: an enabled transformation returning its event, unless `fields` say otherwise. */
+export const newFunction = (name: string, fields: Partial<NewFunction> = {}): NewFunction => ({
+  type: "transformation",
+  name,
+  description: "",
+  enabled: true,
+  deleted: false,
+  code: "return event",
+  bytecode: ["_H", 1, 32, "event"],
+  inputs_schema: [],
+  inputs: {},
+  secrets: {},
+  filters: null,
+  masking: null,
+  mappings: null,
+  icon_url: null,
+  template_id: null,
+  execution_order: null,
+  created_by: 1,
+  ...fields
 })

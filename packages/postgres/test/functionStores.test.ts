@@ -16,6 +16,7 @@ import {
 } from "@zed/core"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
+import { newFunction } from "../../core/test/support.js"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 
 // The zed function, plugin config and function log stores, alike on every backend.
@@ -24,27 +25,6 @@ const backends = storageBackends("functions")
 
 const tick = () => new Promise((r) => setTimeout(r, 5))
 const at = (ms: number) => new Date(Date.UTC(2024, 0, 1) + ms)
-
-const fn = (name: string, fields: Partial<NewFunction> = {}): NewFunction => ({
-  type: "transformation",
-  name,
-  description: "",
-  enabled: true,
-  deleted: false,
-  code: "return event",
-  bytecode: ["_H", 1, 32, "event"],
-  inputs_schema: [],
-  inputs: {},
-  secrets: {},
-  filters: null,
-  masking: null,
-  mappings: null,
-  icon_url: null,
-  template_id: null,
-  execution_order: null,
-  created_by: 1,
-  ...fields
-})
 
 /** JSON values jsonb keeps as they are (no NUL characters, no -0, no odd keys). */
 const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
@@ -80,18 +60,18 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await functions()
       const p = await newProject()
       const order = async (f: NewFunction, projectId = p) => (await run(s.create(projectId, f))).execution_order
-      expect(await order(fn("first"))).toBe(1)
-      expect(await order(fn("second"))).toBe(2)
+      expect(await order(newFunction("first"))).toBe(1)
+      expect(await order(newFunction("second"))).toBe(2)
       // Deleted transformations and destinations do not count.
-      expect(await order(fn("deleted", { deleted: true, execution_order: 10 }))).toBe(10)
-      expect(await order(fn("destination", { type: "destination", execution_order: 20 }))).toBe(20)
-      expect(await order(fn("third"))).toBe(3)
-      expect(await order(fn("explicit", { execution_order: 7 }))).toBe(7)
-      expect(await order(fn("after explicit"))).toBe(8)
+      expect(await order(newFunction("deleted", { deleted: true, execution_order: 10 }))).toBe(10)
+      expect(await order(newFunction("destination", { type: "destination", execution_order: 20 }))).toBe(20)
+      expect(await order(newFunction("third"))).toBe(3)
+      expect(await order(newFunction("explicit", { execution_order: 7 }))).toBe(7)
+      expect(await order(newFunction("after explicit"))).toBe(8)
       // A destination without an order keeps none.
-      expect(await order(fn("unordered destination", { type: "destination" }))).toBeNull()
+      expect(await order(newFunction("unordered destination", { type: "destination" }))).toBeNull()
       // Another project counts from its own.
-      expect(await order(fn("elsewhere"), await newProject())).toBe(1)
+      expect(await order(newFunction("elsewhere"), await newProject())).toBe(1)
     })
 
     it("lists by execution order, nulls last, then by creation; deleted ones only when asked", async () => {
@@ -99,13 +79,13 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const p = await newProject()
       const names = ["a", "b", "c", "d", "e", "f", "g"]
       const made = await run(Effect.forEach([
-        fn("a", { type: "destination" }),
-        fn("b", { execution_order: 2 }),
-        fn("c"),
-        fn("d", { type: "destination", execution_order: 1 }),
-        fn("e", { type: "destination" }),
-        fn("f", { execution_order: 2 }),
-        fn("g", { execution_order: 0, deleted: true })
+        newFunction("a", { type: "destination" }),
+        newFunction("b", { execution_order: 2 }),
+        newFunction("c"),
+        newFunction("d", { type: "destination", execution_order: 1 }),
+        newFunction("e", { type: "destination" }),
+        newFunction("f", { execution_order: 2 }),
+        newFunction("g", { execution_order: 0, deleted: true })
       ], (f) => s.create(p, f)))
       expect(made.map((f) => f.name)).toEqual(names)
       expect(made[2]!.execution_order).toBe(3)
@@ -119,8 +99,8 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("gets a function in its project only, a deleted one only when asked", async () => {
       const s = await functions()
       const p = await newProject()
-      const live = await run(s.create(p, fn("live", { description: "d", template_id: "template-webhook", icon_url: "/icon.png" })))
-      const deleted = await run(s.create(p, fn("gone", { deleted: true })))
+      const live = await run(s.create(p, newFunction("live", { description: "d", template_id: "template-webhook", icon_url: "/icon.png" })))
+      const deleted = await run(s.create(p, newFunction("gone", { deleted: true })))
       expect(live.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
       expect(live.created_at).toBeInstanceOf(Date)
       expect(live.updated_at).toEqual(live.created_at)
@@ -143,7 +123,7 @@ describe.each(Object.keys(backends))("%s", (name) => {
         async (values, filters, code) => {
           const inputs = Object.fromEntries(Object.entries(values).map(([k, value], order) => [k, { value, order }]))
           const secrets = Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value, templating: "hog" as const, bytecode: ["_H", 1, value] }]))
-          const created = await run(s.create(p, fn("round trip", { inputs, secrets, filters, code, masking: { ttl: 60, hash: "{event}" }, mappings: [filters] })))
+          const created = await run(s.create(p, newFunction("round trip", { inputs, secrets, filters, code, masking: { ttl: 60, hash: "{event}" }, mappings: [filters] })))
           const got = Option.getOrThrow(await run(s.get(p, created.id)))
           expect(got).toEqual(created)
           expect(got).toMatchObject({ inputs, secrets, filters, code, masking: { ttl: 60, hash: "{event}" }, mappings: [filters] })
@@ -154,7 +134,7 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("update changes only the given fields and moves updated_at", async () => {
       const s = await functions()
       const p = await newProject()
-      const created = await run(s.create(p, fn("before", { inputs: { url: { value: "https://a.test" } }, filters: { events: [] } })))
+      const created = await run(s.create(p, newFunction("before", { inputs: { url: { value: "https://a.test" } }, filters: { events: [] } })))
       await tick()
       const renamed = Option.getOrThrow(await run(s.update(p, created.id, { name: "after", enabled: undefined })))
       expect(renamed).toEqual({ ...created, name: "after", updated_at: renamed.updated_at })
@@ -194,17 +174,17 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("a create or update in a failed transaction leaves nothing behind", async () => {
       const s = await functions()
       const p = await newProject()
-      const kept = await run(s.create(p, fn("kept")))
+      const kept = await run(s.create(p, newFunction("kept")))
       const failed = await suite.runExit(Effect.flatMap(Transactor, (t) =>
         t.transaction(Effect.gen(function*() {
-          yield* s.create(p, fn("rolled back"))
+          yield* s.create(p, newFunction("rolled back"))
           yield* s.update(p, kept.id, { name: "renamed", deleted: true })
           return yield* Effect.fail("boom")
         }))))
       expect(failed._tag).toBe("Failure")
       expect(await run(s.list(p, true))).toEqual([kept])
       // The rolled-back transformation took no order.
-      expect((await run(s.create(p, fn("next")))).execution_order).toBe(2)
+      expect((await run(s.create(p, newFunction("next")))).execution_order).toBe(2)
     })
   })
 
