@@ -13,6 +13,7 @@ const project = (name: string, root: string, include = "test/**/*.test.ts", time
 export default defineWorkspace([
   project("core", "packages/core"),
   project("postgres", "packages/postgres"),
+  project("clickhouse", "packages/clickhouse", undefined, 60_000),
   project("node", "packages/node", undefined, 60_000),
   project("express", "packages/express"),
   project("next", "packages/next"),

@@ -1,8 +1,11 @@
 import { writeFileSync } from "node:fs"
+import { join } from "node:path"
 import { parseArgs } from "node:util"
+import { migrateEvents } from "@zed/clickhouse"
 import { createZed, DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, issuePersonalApiKey, loadDemoData, openApiDocument, routes, VERSION } from "@zed/core"
-import { Option } from "effect"
-import { loadConfig, storageFor } from "./config.js"
+import { pgliteClient, postgresClient } from "@zed/postgres"
+import { Effect, Layer, Option } from "effect"
+import { clickhouseFor, loadConfig, storageFor } from "./config.js"
 import { renderMarkdown } from "./openapiMarkdown.js"
 import { serve, writeCredentials } from "./serve.js"
 
@@ -13,7 +16,9 @@ const usage = `Usage:
   zed openapi [--json <file>] [--markdown <file>]
                                               write the API reference (stdout when no file is given)
   zed demo --events <n> [--seed <n>] [--end <YYYY-MM-DD>] [--project <id>]
-                                              load generated demo events (${DEFAULT_DEMO_DAYS} days up to --end, default today UTC)`
+                                              load generated demo events (${DEFAULT_DEMO_DAYS} days up to --end, default today UTC)
+  zed migrate-events [--batch-size <n>]       copy events, persons and groups from Postgres to ClickHouse (CLICKHOUSE_URL
+                                              or ZED_EVENTS=chdb) with Zed stopped; run it again to resume`
 
 const commands: Record<string, (args: Array<string>) => Promise<void>> = {
   serve: async () => {
@@ -95,6 +100,36 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
     } finally {
       await zed.close()
     }
+  },
+
+  "migrate-events": async (args) => {
+    const { values } = parseArgs({ args, options: { "batch-size": { type: "string" } } })
+    const batchSize = values["batch-size"] === undefined ? undefined : integerArg("--batch-size", values["batch-size"], 1)
+    const config = await loadConfig()
+    const target = clickhouseFor(config)
+    if (Option.isNone(target)) {
+      throw new UsageError("zed migrate-events needs a ClickHouse to copy to: set CLICKHOUSE_URL (and CLICKHOUSE_CLUSTER on a cluster) or ZED_EVENTS=chdb")
+    }
+    // The same store `zed serve` opens; PGlite's lock refuses it while Zed runs.
+    const source = Option.match(config.databaseUrl, {
+      onSome: (url) => postgresClient({ url, maxConnections: 2 }),
+      onNone: () => pgliteClient({ dataDir: join(config.dataDir, "pgdata") })
+    })
+    const started = performance.now()
+    const seconds = () => (performance.now() - started) / 1000
+    const result = await Effect.runPromise(migrateEvents({
+      batchSize,
+      onProgress: ({ done, table, total }) =>
+        console.error(`  ${table}: ${done} of ${total} rows${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ""}, ${seconds().toFixed(0)} s`)
+    }).pipe(
+      Effect.provide(Layer.merge(source, target.value)),
+      Effect.mapError((error) => new Error(error.message))
+    ))
+    const rows = result.reduce((sum, t) => sum + t.copied, 0)
+    const time = seconds()
+    console.log(`Copied ${result.map((t) => `${t.copied} ${t.table}`).join(", ")} in ${time.toFixed(1)} s, ${Math.round(rows / Math.max(time, 0.001))} rows/s`)
+    if (rows === 0) console.log("Nothing left to copy: an earlier run finished.")
+    console.log("Now start Zed with the same CLICKHOUSE_URL / ZED_EVENTS setting.")
   },
 
   openapi: async (args) => {

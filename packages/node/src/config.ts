@@ -1,4 +1,5 @@
 import { join } from "node:path"
+import { chdbClickHouse, clickhouseStorage, httpClickHouse } from "@zed/clickhouse"
 import type { ZedStorage } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Config, Effect, Option } from "effect"
@@ -12,6 +13,9 @@ export const ServerConfig = Config.all({
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
   dataDir: Config.string("ZED_DATA_DIR").pipe(Config.withDefault(".zed")),
   databaseUrl: Config.option(Config.string("DATABASE_URL")),
+  clickhouseUrl: Config.option(Config.string("CLICKHOUSE_URL")),
+  clickhouseCluster: Config.option(Config.string("CLICKHOUSE_CLUSTER")),
+  events: Config.literal("postgres", "chdb")("ZED_EVENTS").pipe(Config.withDefault("postgres" as const)),
   projectApiKey: Config.option(Config.string("ZED_PROJECT_API_KEY")),
   personalApiKey: Config.option(Config.string("ZED_PERSONAL_API_KEY")),
   adminEmail: Config.option(Config.string("ZED_ADMIN_EMAIL")),
@@ -24,8 +28,28 @@ export type ServerConfig = Config.Config.Success<typeof ServerConfig>
 export const loadConfig = (): Promise<ServerConfig> => Effect.runPromise(ServerConfig)
 
 /** PostgreSQL when `DATABASE_URL` is set, else the embedded PGlite store under the data directory. */
-export const storageFor = (config: Pick<ServerConfig, "databaseUrl" | "dataDir">): ZedStorage =>
+const metadataFor = (config: Pick<ServerConfig, "databaseUrl" | "dataDir">): ZedStorage =>
   Option.match(config.databaseUrl, {
     onSome: (url) => postgresStorage({ url }),
     onNone: () => pgliteStorage({ dataDir: join(config.dataDir, "pgdata") })
+  })
+
+type StorageConfig = Pick<ServerConfig, "databaseUrl" | "dataDir" | "clickhouseUrl" | "clickhouseCluster" | "events">
+
+/**
+ * Where events go when not to Postgres: the ClickHouse server (or cluster, with
+ * `CLICKHOUSE_CLUSTER`) `CLICKHOUSE_URL` names, or chDB under the data directory (`ZED_EVENTS=chdb`).
+ */
+export const clickhouseFor = (config: StorageConfig) =>
+  Option.isSome(config.clickhouseUrl)
+    ? Option.some(httpClickHouse({ url: config.clickhouseUrl.value, cluster: Option.getOrUndefined(config.clickhouseCluster) }))
+    : config.events === "chdb"
+    ? Option.some(chdbClickHouse({ path: join(config.dataDir, "chdb") }))
+    : Option.none()
+
+/** The metadata store, with events and ZedQL on ClickHouse when one is configured. */
+export const storageFor = (config: StorageConfig): ZedStorage =>
+  Option.match(clickhouseFor(config), {
+    onNone: () => metadataFor(config),
+    onSome: (clickhouse) => clickhouseStorage({ metadata: metadataFor(config), clickhouse })
   })

@@ -1,8 +1,10 @@
 export * as PgliteClient from "./PgliteClient.js"
 export * as PgliteThread from "./pgliteThread.js"
 export {
+  pgliteClient,
   pgliteStorage,
   type PgliteOptions,
+  postgresClient,
   postgresStorage,
   type PostgresOptions,
   sqlStorage,

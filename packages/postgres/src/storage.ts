@@ -92,9 +92,8 @@ const temporaryDirectory = Effect.acquireRelease(
   (dir) => Effect.sync(() => rmSync(dir, { recursive: true, force: true }))
 )
 
-/** The embedded store: PostgreSQL in WebAssembly, on a thread of this process, with its data under `dataDir`. */
-export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
-  const thread = Layer.scoped(
+const pgliteThread = (options: PgliteOptions) =>
+  Layer.scoped(
     PgliteThread,
     Effect.gen(function*() {
       // Stopping a statement reopens the directory on a new thread, so a database that is not kept
@@ -106,6 +105,14 @@ export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
       return yield* openPgliteThread(dataDir)
     })
   )
+
+/** A client on the embedded store's data directory, holding its lock, not migrated: for tools that read it. */
+export const pgliteClient = (options: PgliteOptions = {}): Layer.Layer<SqlClient.SqlClient, StorageError> =>
+  Layer.provide(PgliteClient.layer, pgliteThread(options))
+
+/** The embedded store: PostgreSQL in WebAssembly, on a thread of this process, with its data under `dataDir`. */
+export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
+  const thread = pgliteThread(options)
   // One session, and the data directory's lock makes this process its only writer. The client and
   // the query executor share the one thread (a layer is built once).
   return sqlStorage(Layer.provide(PgliteClient.layer, thread), {
@@ -125,21 +132,25 @@ export interface PostgresOptions {
   readonly writeConcurrency?: number | undefined
 }
 
+/** A client of a PostgreSQL server, not migrated: for tools that read it, and the store below. */
+export const postgresClient = (options: PostgresOptions): Layer.Layer<SqlClient.SqlClient, StorageError> =>
+  PgClient.layer({
+    url: Redacted.make(options.url),
+    maxConnections: options.maxConnections ?? 10,
+    applicationName: "zed",
+    // Same as PGlite: bigint columns (counts) arrive as numbers.
+    types: {
+      getTypeParser: ((oid: number, format?: "text" | "binary") =>
+        oid === INT8 ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
+    }
+  }).pipe(Layer.mapError((cause) => new StorageError({ message: `could not connect to PostgreSQL: ${cause.message}`, cause })))
+
 /** A PostgreSQL server through `@effect/sql-pg`. */
 export const postgresStorage = (options: PostgresOptions): ZedStorage => {
   const connections = options.maxConnections ?? 10
   // Writers take a few connections and leave the rest to reads.
   return sqlStorage(
-    PgClient.layer({
-      url: Redacted.make(options.url),
-      maxConnections: connections,
-      applicationName: "zed",
-      // Same as PGlite above: bigint columns (counts) arrive as numbers.
-      types: {
-        getTypeParser: ((oid: number, format?: "text" | "binary") =>
-          oid === INT8 ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
-      }
-    }).pipe(Layer.mapError((cause) => new StorageError({ message: `could not connect to PostgreSQL: ${cause.message}`, cause }))),
+    postgresClient({ ...options, maxConnections: connections }),
     {
       writeConcurrency: options.writeConcurrency ?? Math.max(1, Math.min(4, Math.floor(connections / 2))),
       soleWriter: false,

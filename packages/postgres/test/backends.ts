@@ -4,6 +4,7 @@ import { join } from "node:path"
 import { afterAll, beforeAll } from "@effect/vitest"
 import { bootstrap, memoryStorage, ProjectStore, QueryExecutor, type StorageServices, uuidv7, type ZedStorage } from "@zed/core"
 import { Context, Effect, Layer, ManagedRuntime, Option } from "effect"
+import { chdbClickHouse, clickhouseStorage } from "../../clickhouse/src/index.js"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
 import { TEST_SERVER_URL } from "./server.js"
 
@@ -14,7 +15,10 @@ export interface Backend {
   readonly url?: string
 }
 
-/** Every storage backend, each fresh: in memory, PGlite in a temporary directory, a new database on the server. */
+/**
+ * Every storage backend, each fresh: in memory, PGlite in a temporary directory, a new database on
+ * the server, and events in chDB beside PGlite metadata, all in a temporary directory.
+ */
 export const backends = (name: string): Record<string, () => Promise<Backend>> => ({
   memory: async () => ({ storage: memoryStorage(), cleanup: async () => {} }),
   pglite: async () => {
@@ -24,6 +28,11 @@ export const backends = (name: string): Record<string, () => Promise<Backend>> =
   postgres: async () => {
     const db = await temporaryDatabase(TEST_SERVER_URL)
     return { storage: postgresStorage({ url: db.url }), cleanup: db.drop, url: db.url }
+  },
+  chdb: async () => {
+    const dir = mkdtempSync(join(tmpdir(), `zed-${name}-`))
+    const storage = clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse: chdbClickHouse({ path: join(dir, "chdb") }) })
+    return { storage, cleanup: async () => rmSync(dir, { recursive: true }) }
   }
 })
 

@@ -25,7 +25,7 @@ const countsByEvent = (keep: (e: Event) => boolean = () => true) => {
 
 const TEXT = "SELECT event, count() FROM events WHERE {filters} GROUP BY event ORDER BY event"
 
-describe.each(["pglite", "postgres"])("%s ZedQL insights", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
   let zed: Zed
   let cleanup: () => Promise<void>
   beforeAll(async () => {

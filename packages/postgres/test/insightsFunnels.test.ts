@@ -152,7 +152,7 @@ const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
   { label: "with an exclusion", steps: STEPS, order: "ordered", window: 1, unit: "day", exclusions: [{ event: "search_performed", from: 0, to: 2 }] }
 ]
 
-describe.each(["pglite", "postgres"])("funnels on %s", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
   const demo = demoZed(name, DEMO, "UTC")
 
   it.each(SCENARIOS)("$label", async (o) => {

@@ -116,7 +116,7 @@ const SCENARIOS: ReadonlyArray<Options> = [
   { type: "retention_first_time", period: "Month", intervals: 2, to: "2026-03-19T16:00:00Z", target: "$pageview", returning: "$pageview" }
 ]
 
-describe.each(["pglite", "postgres"])("retention on %s", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("retention on %s", (name) => {
   const demo = demoZed(name, DEMO, TIME_ZONE)
 
   it("has the clocks change inside the table", () => {

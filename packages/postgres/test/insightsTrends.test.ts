@@ -49,7 +49,7 @@ for (const e of model.events) {
 
 type Series = Record<string, unknown> & { data: Array<number>; days: Array<string>; labels: Array<string> }
 
-describe.each(["pglite", "postgres"])("trends, stickiness and lifecycle insights on %s", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("trends, stickiness and lifecycle insights on %s", (name) => {
   const { request } = demoZed(name, DEMO, TIME_ZONE)
 
   /** The plan's statements run as ZedQL queries, their rows shaped. */

@@ -20,7 +20,7 @@ const plan: InsightPlan = {
   zedql: "…"
 }
 
-describe.each(["pglite", "postgres"])("%s insight plans", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
   let planned = 0
   const planning = Effect.sync(() => {
     planned++

@@ -20,7 +20,7 @@ it("has the clocks change inside the data, and at least 60 queries", () => {
   expect(CASES.length).toBeGreaterThanOrEqual(60)
 })
 
-describe.each(["pglite", "postgres"])("the ZedQL corpus on %s", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("the ZedQL corpus on %s", (name) => {
   const { request } = demoZed(name, DEMO, TIME_ZONE)
 
   it.each(CASES)("$name", async (c) => {

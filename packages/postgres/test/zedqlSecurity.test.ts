@@ -183,7 +183,7 @@ const CORPUS: ReadonlyArray<readonly [string, string, Expect]> = [
   ["IN COHORT", "SELECT count() FROM events WHERE person_id IN COHORT 1", QUERY]
 ]
 
-describe.each(["pglite", "postgres"])("%s: ZedQL from project 1", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name) => {
   let zed: Zed
   let cleanup: () => Promise<void>
   let database: string | undefined

@@ -143,6 +143,7 @@ export const QueryRunnerLive = Layer.scoped(
           ...options,
           projectId: project.id,
           timezone: project.timezone,
+          dialect: executor.dialect,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
         })
         const compiledAt = performance.now()

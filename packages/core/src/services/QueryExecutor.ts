@@ -1,9 +1,10 @@
 import { Context, Data, type Effect } from "effect"
+import type { Dialect } from "../zedql/printer.js"
 import type { StorageError } from "./StorageError.js"
 
 /** One compiled ZedQL statement, as the store runs it. */
 export interface ExecuteRequest {
-  /** A single read-only SELECT with `$1…$n` placeholders; never contains user text outside parameters. */
+  /** A single read-only SELECT with the dialect's placeholders; never contains user text outside parameters. */
   readonly sql: string
   readonly params: ReadonlyArray<unknown>
   /** IANA time zone the statement's session runs in (date functions and timestamp output follow it). */
@@ -16,7 +17,7 @@ export interface ExecuteRequest {
 
 export interface ResultColumn {
   readonly name: string
-  /** The PostgreSQL type OID of the column. */
+  /** The PostgreSQL type OID of the column (0 from a store without them). */
   readonly typeOid: number
 }
 
@@ -40,6 +41,8 @@ export class QueryFailed extends Data.TaggedError("QueryFailed")<{ readonly mess
  * and stoppable for real (the database stops working on it).
  */
 export class QueryExecutor extends Context.Tag("@zed/core/QueryExecutor")<QueryExecutor, {
+  /** The SQL dialect ZedQL is printed in for this store. */
+  readonly dialect: Dialect
   readonly execute: (request: ExecuteRequest) => Effect.Effect<ResultSet, QueryTimeout | QueryCancelled | QueryFailed | StorageError>
   /** Stops the statement running under `executionId`, wherever it runs; answers whether one was running. */
   readonly cancel: (executionId: string) => Effect.Effect<boolean, StorageError>

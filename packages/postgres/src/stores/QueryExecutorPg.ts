@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type ExecuteRequest, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
+import { type ExecuteRequest, postgres, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
 import { Effect, Layer } from "effect"
 import type pg from "pg"
 import { columnsOf, marker, markerOf, QUERY_CANCELED, queryFailure, sqlState } from "./QueryExecutorSql.js"
@@ -63,6 +63,7 @@ export const QueryExecutorPg = Layer.effect(
       }).pipe(Effect.scoped)
 
     return QueryExecutor.of({
+      dialect: postgres,
       execute,
       cancel: (executionId) => {
         const lead = marker(executionId)

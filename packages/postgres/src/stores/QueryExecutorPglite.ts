@@ -1,6 +1,6 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type ExecuteRequest, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
+import { type ExecuteRequest, postgres, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
 import { Deferred, Effect, Layer } from "effect"
 import { PgliteThread, type Results } from "../pgliteThread.js"
 import { columnsOf, marker, markerOf, queryFailure } from "./QueryExecutorSql.js"
@@ -42,6 +42,7 @@ export const QueryExecutorPglite = Layer.effect(
       }).pipe(Effect.catchTag("SqlError", (error) => Effect.fail(queryFailure(error.cause))))
 
     return QueryExecutor.of({
+      dialect: postgres,
       execute,
       cancel: (executionId) =>
         Effect.suspend(() => {

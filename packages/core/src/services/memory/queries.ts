@@ -2,6 +2,7 @@ import { Effect, Layer, Option } from "effect"
 import { type CachedResponse, QueryCache } from "../QueryCache.js"
 import { QueryFailed, QueryExecutor } from "../QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../QueryStatusStore.js"
+import { postgres } from "../../zedql/postgres/print.js"
 import { type Journal, makeJournal } from "./journal.js"
 
 // SQL keeps JSON as text: a copy through JSON answers what SQL would, and shares nothing with the caller.
@@ -66,6 +67,7 @@ export const makeMemoryQueryStatuses = (journal: Journal) => {
 
 /** Memory holds no SQL engine: ZedQL needs PGlite or a PostgreSQL server. */
 export const memoryQueryExecutor = QueryExecutor.of({
+  dialect: postgres,
   execute: () => Effect.fail(new QueryFailed({ message: "ZedQL queries need a SQL store (PGlite or PostgreSQL); in-memory storage cannot run them." })),
   cancel: () => Effect.succeed(false)
 })

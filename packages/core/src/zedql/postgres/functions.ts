@@ -3,6 +3,8 @@ import { clickhouseName, T, type ZType } from "../types.js"
 import { ZedQLPrintError } from "../printer.js"
 import type { PgPrinter } from "./print.js"
 import { pgType } from "./sql.js"
+import { operatorFunctions } from "../operators.js"
+import { constantText, unitOf } from "../units.js"
 
 // How each ZedQL function is written in Postgres, with ClickHouse's meaning: 1-based positions,
 // empty results where ClickHouse gives them ('' from JSONExtractString, 0 from a sum of nothing),
@@ -22,52 +24,6 @@ const withInt4 = (name: string, ...positions: Array<number>): PgFunction => (c, 
   `${name}(${c.args.map((_, i) => (positions.includes(i) ? int4(c, p, i) : arg(c, p, i))).join(", ")})`
 const int4 = (c: Call, p: PgPrinter, i: number) => `(${arg(c, p, i)})::int4`
 
-/** The constant text of an argument (a unit, a format), or a refusal. */
-const constantText = (e: RExpr | undefined, what: string): string => {
-  if (e?.kind !== "const" || typeof e.value !== "string") throw new ZedQLPrintError(`${what} must be a constant string`)
-  return e.value
-}
-
-const UNITS: Readonly<Record<string, string>> = {
-  second: "second",
-  seconds: "second",
-  ss: "second",
-  s: "second",
-  minute: "minute",
-  minutes: "minute",
-  mi: "minute",
-  n: "minute",
-  hour: "hour",
-  hours: "hour",
-  hh: "hour",
-  h: "hour",
-  day: "day",
-  days: "day",
-  dd: "day",
-  d: "day",
-  week: "week",
-  weeks: "week",
-  wk: "week",
-  ww: "week",
-  month: "month",
-  months: "month",
-  mm: "month",
-  m: "month",
-  quarter: "quarter",
-  quarters: "quarter",
-  qq: "quarter",
-  q: "quarter",
-  year: "year",
-  years: "year",
-  yyyy: "year",
-  yy: "year"
-}
-
-const unitOf = (e: RExpr | undefined): string => {
-  const unit = UNITS[constantText(e, "The unit").toLowerCase()]
-  if (unit === undefined) throw new ZedQLPrintError(`Unknown unit '${constantText(e, "The unit")}': use second, minute, hour, day, week, month, quarter or year`)
-  return unit
-}
 
 const interval = (unit: string) => (unit === "quarter" ? "interval '3 months'" : `interval '1 ${unit}'`)
 
@@ -248,6 +204,7 @@ const overElements = (c: Call, p: PgPrinter, build: (body: string, element: stri
 }
 
 export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
+  ...operatorFunctions<PgPrinter>(),
   toString: (c: Call, p: PgPrinter) => p.cast(c.args[0]!, T.String),
   toInt: (c, p) => p.cast(c.args[0]!, T.Int),
   toFloat: (c, p) => p.cast(c.args[0]!, T.Float),
@@ -359,30 +316,10 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   coalesce: same("coalesce"),
   ifNull: same("coalesce"),
   nullIf: same("nullif"),
-  isNull: (c, p) => `(${arg(c, p, 0)} IS NULL)`,
-  isNotNull: (c, p) => `(${arg(c, p, 0)} IS NOT NULL)`,
-  assumeNotNull: (c, p) => arg(c, p, 0),
   greatest: same("greatest"),
   least: same("least"),
-  equals: (c, p) => p.compare("==", c.args[0]!, c.args[1]!),
-  notEquals: (c, p) => p.compare("!=", c.args[0]!, c.args[1]!),
-  less: (c, p) => p.compare("<", c.args[0]!, c.args[1]!),
-  greater: (c, p) => p.compare(">", c.args[0]!, c.args[1]!),
-  lessOrEquals: (c, p) => p.compare("<=", c.args[0]!, c.args[1]!),
-  greaterOrEquals: (c, p) => p.compare(">=", c.args[0]!, c.args[1]!),
-  and: (c, p) => `(${args(c, p).join(" AND ")})`,
-  or: (c, p) => `(${args(c, p).join(" OR ")})`,
-  not: (c, p) => `(NOT ${arg(c, p, 0)})`,
-  in: (c, p) => p.compare("in", c.args[0]!, c.args[1]!),
-  notIn: (c, p) => p.compare("not in", c.args[0]!, c.args[1]!),
 
-  plus: (c, p) => p.arith("+", c.args[0]!, c.args[1]!, c.type),
-  minus: (c, p) => p.arith("-", c.args[0]!, c.args[1]!, c.type),
-  multiply: (c, p) => p.arith("*", c.args[0]!, c.args[1]!, c.type),
-  divide: (c, p) => p.arith("/", c.args[0]!, c.args[1]!, c.type),
   intDiv: (c, p) => `trunc((${arg(c, p, 0)})::numeric / nullif((${arg(c, p, 1)})::numeric, 0))::int8`,
-  modulo: (c, p) => p.arith("%", c.args[0]!, c.args[1]!, c.type),
-  negate: (c, p) => `(-${arg(c, p, 0)})`,
   abs: same("abs"),
   sign: (c, p) => `sign(${arg(c, p, 0)})::int8`,
   round: (c, p) => (c.args[1] ? `round((${arg(c, p, 0)})::numeric, ${int4(c, p, 1)})::float8` : c.type.kind === "Int" ? arg(c, p, 0) : `round(${arg(c, p, 0)})`),

@@ -4,6 +4,7 @@ import type { Dialect, PrintOptions } from "../printer.js"
 import { isNumeric, isTemporal, type ZType } from "../types.js"
 import { POSTGRES_FUNCTIONS } from "./functions.js"
 import { pgType, quote } from "./sql.js"
+import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, PLAIN_DATE, PLAIN_DATETIME, UUID_TEXT } from "../textShapes.js"
 
 // ZedQL's Postgres dialect (PGlite and PostgreSQL servers). Values that may be NULL compare as
 // ClickHouse compares them in ZedQL (a missing property is unequal to 'x', not unknown); every
@@ -21,15 +22,6 @@ export interface Printer {
   readonly timezone: string
 }
 
-const NUMBER_TEXT = "^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$"
-const INTEGER_TEXT = "^\\s*[-+]?[0-9]+\\s*$"
-const DATE_TEXT = "^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
-const DATETIME_TEXT = "^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*(Z|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$"
-const EPOCH_TEXT = "^\\s*[0-9]{9,10}(\\.[0-9]+)?\\s*$"
-// The same shapes without surrounding spaces, to recognize constants here.
-const PLAIN_DATE = new RegExp(DATE_TEXT.replaceAll("\\s*", ""))
-const PLAIN_DATETIME = new RegExp(DATETIME_TEXT.replaceAll("\\s*", ""))
-const UUID_TEXT = "^\\s*[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{12}\\s*$"
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 

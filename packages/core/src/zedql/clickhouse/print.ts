@@ -1,0 +1,525 @@
+import type { CompareOp } from "../ast.js"
+import type { PathStep, RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "../ir.js"
+import type { Dialect, PrintOptions } from "../printer.js"
+import { isNumeric, isTemporal, type ZType } from "../types.js"
+import { CLICKHOUSE_FUNCTIONS } from "./functions.js"
+import { literal, quote } from "./sql.js"
+import { clickhouseTable, DATETIME } from "./tables.js"
+import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, PLAIN_DATE, PLAIN_DATETIME, UUID_TEXT } from "../textShapes.js"
+
+// ZedQL's ClickHouse dialect, with the results the Postgres dialect gives for the same IR: values
+// that may be NULL compare as ZedQL says (a missing property is unequal to 'x'), outer joins give
+// NULLs, division by zero and out-of-range elements give NULL. Every physical table is read
+// through a subquery that keeps the caller's project (the latest version of each row for versioned
+// tables, never FINAL), with date-times in the project's zone; literals are `{pN:Type}` parameters.
+
+/** Settings the printed SQL relies on: the executor runs every statement with them. */
+export const CLICKHOUSE_QUERY_SETTINGS: Readonly<Record<string, string | number | boolean>> = {
+  // Outer joins fill missing rows with NULL, as SQL does, rather than with default values.
+  join_use_nulls: 1,
+  // `x IN (…)` with a NULL on either side is NULL (then settled as Postgres does), not a match.
+  transform_null_in: 0,
+  // Nested 64-bit integers (in arrays and tuples) as JSON numbers, as the Postgres driver gives them.
+  output_format_json_quote_64bit_integers: 0,
+  // ORDER BY 1 names the first output column.
+  enable_positional_arguments: 1
+}
+
+
+/** A ClickHouse type for a ZedQL type, without a time zone (values carry the project's). */
+export const chType = (type: ZType): string => {
+  switch (type.kind) {
+    case "Int":
+      return "Int64"
+    case "Float":
+      return "Float64"
+    case "Bool":
+      return "Bool"
+    case "DateTime":
+      return "DateTime64(6)"
+    case "Date":
+      return "Date"
+    case "UUID":
+      return "UUID"
+    case "Array":
+      return `Array(${chType(type.of)})`
+    case "Tuple":
+      return `Tuple(${type.of.map(chType).join(", ")})`
+    default:
+      return "String"
+  }
+}
+
+/** Seconds in one of each interval unit, as Postgres counts them (a month is 30 days). */
+const INTERVAL_SECONDS: Readonly<Record<string, number>> = {
+  Second: 1,
+  Minute: 60,
+  Hour: 3600,
+  Day: 86400,
+  Week: 604800,
+  Month: 2592000,
+  Quarter: 7776000,
+  Year: 31557600
+}
+
+export class ChPrinter {
+  readonly params: Array<unknown> = []
+  private readonly placeholders = new Map<string, string>()
+  private readonly lambdas = new Map<string, string>()
+  /** ARRAY JOIN sources in scope: their alias, to the name their elements are read by. */
+  private unnests = new Map<string, string>()
+  /** Named windows in scope, for functions that need their own frame. */
+  private windows = new Map<string, RWindow>()
+  constructor(private readonly options: PrintOptions) {}
+
+  /** A bound parameter; equal values share one, so repeated expressions stay identical. */
+  param = (value: unknown, type: string): string => {
+    if (value === null || value === undefined) return "NULL"
+    const key = `${type}:${typeof value}:${JSON.stringify(value)}`
+    const known = this.placeholders.get(key)
+    if (known !== undefined) return known
+    const placeholder = `{p${this.params.length}:${type}}`
+    this.params.push(value)
+    this.placeholders.set(key, placeholder)
+    return placeholder
+  }
+
+  get timezone(): string {
+    return this.options.timezone
+  }
+
+  /** The project's time zone, as a parameter (a constant to ClickHouse). */
+  get tz(): string {
+    return this.param(this.options.timezone, "String")
+  }
+
+  // --- Queries
+
+  query(query: RQuery, top: boolean): string {
+    if (query.kind === "set") {
+      const OPERATORS = { "UNION ALL": "UNION ALL", "UNION DISTINCT": "UNION DISTINCT", INTERSECT: "INTERSECT DISTINCT", EXCEPT: "EXCEPT DISTINCT" }
+      const branch = (q: RQuery) => `(${this.query(q, top)})`
+      const set = [branch(query.first), ...query.rest.map((r) => `${OPERATORS[r.operator]} ${branch(r.query)}`)].join(" ")
+      // A LIMIT after a set would bind to its last branch.
+      return query.limit || query.offset ? `SELECT * FROM (${set})${this.limits(query)}` : set
+    }
+    return this.select(query, top)
+  }
+
+  private limits(query: { readonly limit: RExpr | null; readonly offset: RExpr | null }): string {
+    return (query.limit ? ` LIMIT ${this.expr(query.limit)}` : "") + (query.offset ? ` OFFSET ${this.expr(query.offset)}` : "")
+  }
+
+  private select(q: RSelect, top: boolean): string {
+    const outer = { unnests: this.unnests, windows: this.windows }
+    this.unnests = new Map(outer.unnests)
+    this.windows = new Map([...outer.windows, ...q.windows.map((w) => [w.name, w.window] as const)])
+    try {
+      const ctes = q.ctes.length === 0 ? "" : `WITH ${q.ctes.map((c) => `${quote(c.name)} AS (${this.query(c.query, false)})`).join(", ")} `
+      const from = q.from.length === 0 ? "" : ` FROM ${q.from.map((f, i) => this.from(f, i)).join(" ")}`
+      const columns = q.columns.length === 0 ? "1" : q.columns.map((c, i) => this.column(c, i, top)).join(", ")
+      const where = q.where ? ` WHERE ${this.condition(q.where)}` : ""
+      const groupBy = q.groupBy.length === 0 ? "" : ` GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(", ")}`
+      const having = q.having ? ` HAVING ${this.condition(q.having)}` : ""
+      const windows = q.windows.length === 0 ? "" : ` WINDOW ${q.windows.map((w) => `${quote(w.name)} AS (${this.window(w.window)})`).join(", ")}`
+      const orderBy = q.orderBy.length === 0 ? "" : ` ORDER BY ${q.orderBy.map((o) => this.order(o, q)).join(", ")}`
+      return `${ctes}SELECT ${q.distinct ? "DISTINCT " : ""}${columns}${from}${where}${groupBy}${having}${windows}${orderBy}${this.limits(q)}`
+    } finally {
+      this.unnests = outer.unnests
+      this.windows = outer.windows
+    }
+  }
+
+  /** Top-level columns are shaped for the API (dates as ISO text in the project's zone); inner ones keep their names. */
+  private column(c: RColumn, index: number, top: boolean): string {
+    if (!top) return `${this.expr(c.expr)} AS ${quote(c.name)}`
+    return `${this.output(c.expr)} AS ${quote(`c${index}`)}`
+  }
+
+  private output(e: RExpr): string {
+    const sql = this.expr(e)
+    switch (e.type.kind) {
+      case "DateTime":
+        // `+HHMM` as Postgres writes it: `+HH:MM`.
+        return `replaceRegexpOne(formatDateTime(toDateTime64(${sql}, 6, ${this.tz}), '%Y-%m-%dT%H:%i:%S.%f%z'), '(\\\\d\\\\d)$', ':\\\\1')`
+      case "Date":
+        return `formatDateTime(${sql}, '%Y-%m-%d')`
+      case "JSON":
+      case "UUID":
+        return `toString(${sql})`
+      case "Bool":
+        return `toBool(${sql})`
+      case "Interval":
+        return this.intervalSeconds(e, sql)
+      case "Array":
+        return elementsAsPostgresGives(e.type.of.kind, sql)
+      default:
+        return sql
+    }
+  }
+
+  private intervalSeconds(e: RExpr, sql: string): string {
+    const unit = e.kind === "call" ? /^toInterval(\w+)$/.exec(e.name)?.[1] : undefined
+    const seconds = unit === undefined ? undefined : INTERVAL_SECONDS[unit]
+    if (seconds !== undefined && e.kind === "call") return `(${this.expr(e.args[0]!)} * ${seconds})`
+    return `toUnixTimestamp(toDateTime64(0, 6, 'UTC') + ${sql})`
+  }
+
+  /** With DISTINCT, ClickHouse orders only by output columns: an ORDER BY on one is written by position. */
+  private order(o: ROrder, q: RSelect): string {
+    const sql = this.expr(o.expr)
+    const position = q.distinct ? q.columns.findIndex((c) => this.expr(c.expr) === sql) : -1
+    return position >= 0 ? `${position + 1} ${direction(o)}` : sortKey(sql, o)
+  }
+
+  private from(f: RFrom, index: number): string {
+    const s = f.source
+    if (s.kind === "unnest") {
+      // Named after its alias, so that the same query prints the same wherever it is.
+      const name = quote(`zq_unnest_${s.alias}`)
+      const array = this.expr(s.expr)
+      this.unnests.set(s.alias, name)
+      const join = `${f.join === "LEFT" ? "LEFT " : ""}ARRAY JOIN ${array} AS ${name}`
+      // ARRAY JOIN follows a table: a bare one unnests a single row.
+      return index === 0 ? `(SELECT 1) ${join}` : join
+    }
+    const source = (() => {
+      switch (s.kind) {
+        case "table":
+          return `${this.table(s.table)} AS ${quote(s.alias)}`
+        case "subquery":
+          return `(${this.query(s.query, false)}) AS ${quote(s.alias)}`
+        case "cte":
+          return `${quote(s.name)} AS ${quote(s.alias)}`
+      }
+    })()
+    if (f.join === "FROM") return source
+    if (f.join === "CROSS") return `CROSS JOIN ${source}`
+    return `${f.join} JOIN ${source} ON ${f.on ? this.condition(f.on) : "true"}`
+  }
+
+  /**
+   * The project's rows of a physical table, date-times in the project's zone. A versioned table
+   * keeps each key's latest version, unless that one marks the row deleted.
+   */
+  private table(name: string): string {
+    const table = clickhouseTable(name)
+    if (table === undefined) throw new Error(`no ClickHouse table ${name}`)
+    const project = this.param(this.options.projectId, "Int64")
+    const read = (sql: string, type: string, column: string) =>
+      `${type.startsWith(DATETIME) ? `toTimeZone(${sql}, ${this.tz})` : sql} AS ${quote(column)}`
+    const versioned = table.versioned
+    if (versioned === undefined) {
+      return `(SELECT ${table.columns.map((c) => read(quote(c.name), c.type, c.name)).join(", ")} FROM ${quote(table.name)} WHERE ${quote("project_id")} = ${project})`
+    }
+    const t = (column: string) => `${quote("zq_t")}.${quote(column)}`
+    const keys = ["project_id", ...versioned.key]
+    const bookkeeping = [versioned.version, versioned.deleted]
+    const latest = (column: string) => `argMax(${t(column)}, ${t(versioned.version)})`
+    const columns = [
+      ...keys.map((k) => `${t(k)} AS ${quote(k)}`),
+      ...table.columns.filter((c) => !keys.includes(c.name) && !bookkeeping.includes(c.name)).map((c) => read(latest(c.name), c.type, c.name))
+    ]
+    const having = versioned.deleted === null ? "" : ` HAVING ${latest(versioned.deleted)} = 0`
+    return `(SELECT ${columns.join(", ")} FROM ${quote(table.name)} AS ${quote("zq_t")} WHERE ${t("project_id")} = ${project} GROUP BY ${keys.map(t).join(", ")}${having})`
+  }
+
+  /** A window's definition; `frame` replaces its own. */
+  window(w: RWindow | string, frame?: string): string {
+    if (typeof w === "string") return quote(w)
+    const parts = [
+      w.partitionBy.length > 0 ? `PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(", ")}` : "",
+      w.orderBy.length > 0 ? `ORDER BY ${w.orderBy.map((o) => sortKey(this.expr(o.expr), o)).join(", ")}` : "",
+      frame ?? w.frame ?? ""
+    ]
+    return parts.filter((p) => p !== "").join(" ")
+  }
+
+  /** A condition that filters rows (WHERE, HAVING, JOIN … ON), where NULL rejects a row as false does. */
+  private condition(e: RExpr): string {
+    if (e.kind === "and") return `(${e.exprs.map((x) => this.condition(x)).join(" AND ")})`
+    return e.kind === "compare" ? this.compare(e.op, e.left, e.right, true) : this.expr(e)
+  }
+
+  // --- Expressions
+
+  expr = (e: RExpr): string => {
+    switch (e.kind) {
+      case "const":
+        return this.constant(e.value, e.type)
+      case "column":
+        return this.unnests.get(e.source) ?? `${quote(e.source)}.${quote(e.column)}`
+      case "property":
+        return this.property(e)
+      case "call":
+        return this.call(e)
+      case "compare":
+        return this.compare(e.op, e.left, e.right)
+      case "and":
+      case "or":
+        return `(${e.exprs.map((x) => this.expr(x)).join(e.kind === "and" ? " AND " : " OR ")})`
+      case "not":
+        return `(NOT ${this.expr(e.expr)})`
+      case "arith":
+        return this.arith(e.op, e.left, e.right, e.type)
+      case "between":
+        return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}BETWEEN ${this.expr(e.low)} AND ${this.expr(e.high)})`
+      case "array":
+        return e.exprs.length === 0 ? this.emptyArray(e.type) : `[${e.exprs.map((x) => (e.type.kind === "Array" && e.type.of.kind === "Float" && x.type.kind === "Int" ? `toFloat64(${this.expr(x)})` : this.expr(x))).join(", ")}]`
+      case "tuple":
+        return `tuple(${e.exprs.map((x) => this.expr(x)).join(", ")})`
+      case "arrayAccess":
+        return this.element(this.expr(e.array), e.index)
+      case "tupleAccess":
+        if (!Number.isInteger(e.index)) throw new Error("a tuple index is a whole number")
+        return `tupleElement(${this.expr(e.tuple)}, ${e.index})`
+      case "lambda":
+        return this.expr(e.expr)
+      case "lambdaArg": {
+        const bound = this.lambdas.get(e.name)
+        if (bound === undefined) throw new Error(`lambda parameter ${e.name} is not bound`)
+        return bound
+      }
+      case "cast":
+        return this.cast(e.expr, e.type)
+      case "subquery":
+        return `(${this.query(e.query, false)})`
+      case "window": {
+        const fn = CLICKHOUSE_FUNCTIONS[e.name]
+        if (fn === undefined) throw new Error(`no ClickHouse form for ${e.name}`)
+        // lagInFrame and leadInFrame see only their frame: theirs is the whole partition, as Postgres' lag and lead see.
+        const whole = e.name === "lagInFrame" || e.name === "leadInFrame"
+        const named = typeof e.over === "string" ? this.windows.get(e.over) : e.over
+        const over = whole && named !== undefined
+          ? ` OVER (${this.window(named, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")})`
+          : ` OVER ${typeof e.over === "string" ? quote(e.over) : `(${this.window(e.over)})`}`
+        return fn({ kind: "call", name: e.name, args: e.args, params: [], distinct: false, filter: null, type: e.type }, this, over)
+      }
+    }
+  }
+
+  emptyArray(type: ZType): string {
+    return `CAST([], ${literal(chType(type.kind === "Array" && type.of.kind !== "Unknown" && type.of.kind !== "Null" ? type : { kind: "Array", of: { kind: "String", nullable: false }, nullable: false }))})`
+  }
+
+  private constant(value: unknown, type: ZType): string {
+    if (value === null) return "NULL"
+    if (typeof value === "boolean") return value ? "true" : "false"
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) return `toFloat64(${literal(String(value))})`
+      return this.param(value, Number.isInteger(value) && type.kind === "Int" ? "Int64" : "Float64")
+    }
+    return this.param(value, type.kind === "Float" ? "Float64" : "String")
+  }
+
+  /** JSON text and the steps into it (keys, 1-based indexes), as ClickHouse's JSON functions take them. */
+  jsonPath(e: RExpr): { readonly base: string; readonly steps: ReadonlyArray<string> } {
+    if (e.kind === "property") return { base: `${quote(e.source)}.${quote(e.column)}`, steps: e.path.map((s) => this.step(s)) }
+    return { base: this.expr(e), steps: [] }
+  }
+
+  step = (step: PathStep): string => {
+    if (typeof step === "string") return this.param(step, "String")
+    // ClickHouse counts array elements from 1, negative ones from the end, as ZedQL does.
+    if (typeof step === "number") return this.param(step, "Int64")
+    return isNumeric(step.type) ? `toInt64(${this.expr(step)})` : `toString(${this.expr(step)})`
+  }
+
+  /**
+   * A property: the JSON text at the path, NULL when missing or null, a string's value without
+   * its quotes (decoded, as Postgres' ->> gives it).
+   */
+  private property(e: Extract<RExpr, { kind: "property" }>): string {
+    const { base, steps } = this.jsonPath(e)
+    if (steps.length === 0) return base
+    const raw = `JSONExtractRaw(${[base, ...steps].join(", ")})`
+    return `if(startsWith(${raw}, '"'), JSONExtractString(${raw}), nullIf(nullIf(${raw}, ''), 'null'))`
+  }
+
+  element(array: string, index: RExpr): string {
+    return `arrayElementOrNull(${array}, ${this.expr(index)})`
+  }
+
+  /**
+   * Binds lambda parameters to names of the dialect's own, by depth, so that the same expression
+   * prints the same wherever it is (GROUP BY and SELECT).
+   */
+  lambda(lambda: RExpr): string {
+    if (lambda.kind !== "lambda") throw new Error("expected a lambda")
+    const names = lambda.args.map((_, i) => `zq_x${this.lambdas.size + i}`)
+    const previous = lambda.args.map((arg) => this.lambdas.get(arg))
+    lambda.args.forEach((arg, i) => this.lambdas.set(arg, names[i]!))
+    try {
+      return `(${names.join(", ")}) -> ${this.expr(lambda.expr)}`
+    } finally {
+      lambda.args.forEach((arg, i) => (previous[i] === undefined ? this.lambdas.delete(arg) : this.lambdas.set(arg, previous[i]!)))
+    }
+  }
+
+  private call(e: Extract<RExpr, { kind: "call" }>): string {
+    const print = CLICKHOUSE_FUNCTIONS[e.name]
+    if (print === undefined) throw new Error(`no ClickHouse form for ${e.name}`)
+    return print(e, this)
+  }
+
+  /** `filter`: the comparison decides whether a row is kept, so NULL may stand for false. */
+  compare(op: CompareOp, left: RExpr, right: RExpr, filter = false): string {
+    const either = left.type.nullable || right.type.nullable
+    const both = left.type.nullable && right.type.nullable
+    const isNull = (e: RExpr) => e.kind === "const" && e.value === null
+    // A UUID compared with text compares as text.
+    const textual = (e: RExpr, other: RExpr) => (e.type.kind === "UUID" && other.type.kind === "String" && other.kind !== "cast" ? `toString(${this.expr(e)})` : this.expr(e))
+    const l = textual(left, right)
+    const r = right.kind === "tuple" ? "" : textual(right, left)
+    switch (op) {
+      case "==":
+        if (isNull(right)) return `(${l} IS NULL)`
+        if (isNull(left)) return `(${r} IS NULL)`
+        if (!either || (filter && !both)) return `(${l} = ${r})`
+        return both ? `ifNull(${l} = ${r}, ${l} IS NULL AND ${r} IS NULL)` : `ifNull(${l} = ${r}, false)`
+      case "!=":
+        if (isNull(right)) return `(${l} IS NOT NULL)`
+        if (isNull(left)) return `(${r} IS NOT NULL)`
+        if (!either) return `(${l} != ${r})`
+        return both ? `ifNull(${l} != ${r}, (${l} IS NULL) != (${r} IS NULL))` : `ifNull(${l} != ${r}, true)`
+      case "in":
+      case "not in":
+      case "global in":
+      case "global not in": {
+        const negated = op.includes("not")
+        let test: string
+        if (right.kind === "tuple") {
+          if (right.exprs.length === 0) return negated ? "true" : "false"
+          test = `${l} ${negated ? "NOT IN" : "IN"} (${right.exprs.map((x) => this.expr(x)).join(", ")})`
+        } else if (right.kind === "subquery") {
+          test = `${l} ${negated ? "NOT IN" : "IN"} ${r}`
+        } else {
+          test = `if(${l} IS NULL, NULL, ${negated ? "NOT " : ""}has(${r}, ${l}))`
+        }
+        return (left.type.nullable || right.kind === "subquery") && !(filter && !negated) ? `ifNull(${test}, ${negated})` : `(${test})`
+      }
+      default: {
+        const negative = op === "not like" || op === "not ilike" || op === "!~" || op === "!~*"
+        const test = matching(op, l, r)
+        return either && !(filter && !negative) ? `ifNull(${test}, ${negative})` : `(${test})`
+      }
+    }
+  }
+
+  arith(op: "+" | "-" | "*" | "/" | "%", left: RExpr, right: RExpr, type: ZType): string {
+    const l = this.expr(left)
+    const r = this.expr(right)
+    if (op === "-" && isTemporal(left.type) && isTemporal(right.type)) {
+      if (left.type.kind === "Date" && right.type.kind === "Date") return `toInt64(dateDiff('day', ${r}, ${l}))`
+      const micros = (v: string) => `toUnixTimestamp64Micro(toDateTime64(${v}, 6))`
+      return `toInt64(floor((${micros(l)} - ${micros(r)}) / 1000000))`
+    }
+    if (op === "/") return `(toFloat64(${l}) / nullIf(toFloat64(${r}), 0))`
+    if (op === "%") return type.kind === "Int" ? `moduloOrNull(${l}, ${r})` : `moduloOrNull(toFloat64(${l}), toFloat64(${r}))`
+    return `(${l} ${op} ${r})`
+  }
+
+  /** A date or date-time written as text, read once as what it converts to (in the project's zone). */
+  private constantTime(e: RExpr, to: ZType): string | undefined {
+    if (e.kind !== "const" || typeof e.value !== "string") return undefined
+    if (to.kind === "DateTime" && PLAIN_DATETIME.test(e.value)) return `parseDateTime64BestEffort(${this.param(e.value, "String")}, 6, ${this.tz})`
+    if (to.kind === "Date" && PLAIN_DATE.test(e.value)) return `toDate(${this.param(e.value.slice(0, 10), "String")})`
+    return undefined
+  }
+
+  /** The expression converted to a type, as ZedQL's toX functions do (NULL when it does not convert). */
+  cast = (e: RExpr, to: ZType): string => {
+    const time = this.constantTime(e, to)
+    if (time !== undefined) return time
+    const sql = this.expr(e)
+    const from = e.type.kind
+    const when = (pattern: string, then: string) => `if(match(${sql}, ${literal(pattern)}), ${then}, NULL)`
+    switch (to.kind) {
+      case "Float":
+        if (isNumeric(e.type) || from === "Bool") return `toFloat64(${sql})`
+        return when(NUMBER_TEXT, `toFloat64OrNull(trimBoth(${sql}))`)
+      case "Int":
+        if (from === "Int") return sql
+        if (from === "Float" || from === "Bool") return `toInt64(${sql})`
+        if (from === "Date") return `toInt64(toUnixTimestamp(toDateTime(${sql}, 'UTC')))`
+        if (from === "DateTime") return `toInt64(toUnixTimestamp(${sql}))`
+        return when(INTEGER_TEXT, `toInt64OrNull(trimBoth(${sql}))`)
+      case "Bool":
+        if (from === "Bool") return sql
+        if (isNumeric(e.type)) return `(${sql} != 0)`
+        return `multiIf(lowerUTF8(trimBoth(${sql})) IN ('true', '1'), true, lowerUTF8(trimBoth(${sql})) IN ('false', '0'), false, NULL)`
+      case "DateTime":
+        if (from === "DateTime") return sql
+        if (from === "Date" || isNumeric(e.type)) return `toDateTime64(${from === "Date" ? sql : `toFloat64(${sql})`}, 6, ${this.tz})`
+        return `multiIf(match(${sql}, ${literal(DATETIME_TEXT)}), parseDateTime64BestEffortOrNull(trimBoth(${sql}), 6, ${this.tz}), match(${sql}, ${literal(EPOCH_TEXT)}), toDateTime64(toFloat64OrNull(trimBoth(${sql})), 6, ${this.tz}), NULL)`
+      case "Date":
+        if (from === "Date") return sql
+        if (from === "DateTime") return `toDate(${sql})`
+        return when(DATE_TEXT, `toDateOrNull(substring(${sql}, 1, 10))`)
+      case "UUID":
+        if (from === "UUID") return sql
+        return when(UUID_TEXT, `toUUIDOrNull(trimBoth(${sql}))`)
+      case "String":
+        if (from === "String" || from === "JSON") return sql
+        if (from === "DateTime") return `formatDateTime(${sql}, '%Y-%m-%d %H:%i:%S')`
+        if (from === "Date") return `formatDateTime(${sql}, '%Y-%m-%d')`
+        if (from === "Bool") return `if(${sql} IS NULL, NULL, if(${sql}, 'true', 'false'))`
+        return `toString(${sql})`
+      default:
+        return sql
+    }
+  }
+}
+
+/**
+ * Date-times and dates inside arrays as the Postgres drivers give them (JavaScript dates as JSON:
+ * UTC, milliseconds); other elements as they are.
+ */
+const elementsAsPostgresGives = (kind: ZType["kind"], sql: string): string => {
+  if (kind === "DateTime") {
+    const iso = "concat(formatDateTime(toTimeZone(zq_d, 'UTC'), '%Y-%m-%dT%H:%i:%S.'), substring(formatDateTime(toDateTime64(zq_d, 6), '%f'), 1, 3), 'Z')"
+    return `arrayMap(zq_d -> if(zq_d IS NULL, NULL, ${iso}), ${sql})`
+  }
+  if (kind === "Date") return `arrayMap(zq_d -> if(zq_d IS NULL, NULL, concat(formatDateTime(zq_d, '%Y-%m-%d'), 'T00:00:00.000Z')), ${sql})`
+  return sql
+}
+
+const matching = (op: CompareOp, l: string, r: string): string => {
+  switch (op) {
+    case "like":
+      return `${l} LIKE ${r}`
+    case "not like":
+      return `${l} NOT LIKE ${r}`
+    case "ilike":
+      return `${l} ILIKE ${r}`
+    case "not ilike":
+      return `${l} NOT ILIKE ${r}`
+    case "=~":
+      return `match(${l}, ${r})`
+    case "!~":
+      return `NOT match(${l}, ${r})`
+    case "=~*":
+      return `match(${l}, concat('(?i)', ${r}))`
+    case "!~*":
+      return `NOT match(${l}, concat('(?i)', ${r}))`
+    default:
+      return `${l} ${op} ${r}`
+  }
+}
+
+/**
+ * A sort key with NULLs last in either direction. Strings sort by their bytes in ClickHouse; UUIDs
+ * are sorted by their text, which is their bytes' order as Postgres sorts them.
+ */
+const sortKey = (sql: string, o: ROrder): string => `${o.expr.type.kind === "UUID" ? `toString(${sql})` : sql} ${direction(o)}`
+const direction = (o: ROrder) => `${o.descending ? "DESC" : "ASC"} NULLS LAST`
+
+export const clickhouse: Dialect = {
+  name: "clickhouse",
+  functions: new Set(Object.keys(CLICKHOUSE_FUNCTIONS)),
+  print: (query, options) => {
+    const printer = new ChPrinter(options)
+    const sql = printer.query(query, true)
+    return { sql, params: printer.params }
+  }
+}
