@@ -1,4 +1,5 @@
 // `npm run bench`: runs every benchmark and records its table in docs/performance.md.
+import * as clickhouse from "./clickhouse.js"
 import * as decide from "./decide.js"
 import * as ingest from "./ingest.js"
 import * as insights from "./insights.js"
@@ -8,7 +9,7 @@ import * as recordings from "./recordings.js"
 import * as transformations from "./transformations.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations, clickhouse })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }
