@@ -23,7 +23,7 @@ import { temporaryDatabase } from "@zed/postgres"
 import pg from "pg"
 import { shopEvent } from "./ingest.js"
 import { postJson, record, startServer } from "./lib.js"
-import { api, median, ms, timed } from "./queryData.js"
+import { api, median, ms, timed, withClient } from "./queryData.js"
 
 // queryData.js's `api` calls with this personal API key.
 const KEY = "phx_benchmark_key_00000000000000000001"
@@ -42,16 +42,6 @@ const SERVER_URL = process.env.ZED_TEST_DATABASE_URL ?? "postgres://postgres@127
 const DATA_KEY = `${EVENTS}_s${SEED}_${END.slice(0, 10).replaceAll("-", "")}`
 const CHDB_DIR = join(tmpdir(), "zed-bench-clickhouse", DATA_KEY)
 const DATABASE = `zed_bench_clickhouse_${DATA_KEY}`
-
-const withClient = async (url, use) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await use(client)
-  } finally {
-    await client.end()
-  }
-}
 
 /** The benchmark's own database on the PostgreSQL server, kept between runs. */
 const postgresDatabase = async () => {

@@ -26,7 +26,8 @@ export const STORES = (process.env.BENCH_STORES ?? "PostgreSQL server,PGlite").s
 export const runLine = (how) =>
   `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; ${EVENTS} demo events (seed ${SEED}, ${DEFAULT_DEMO_DAYS} days to ${END.slice(0, 10)}), project time zone ${TIMEZONE}; median of ${REPETITIONS} runs each, ${how}; ${STORES.join(" and ")}.`
 
-const withClient = async (url, use) => {
+/** A `pg` client on `url` for the length of `use`. */
+export const withClient = async (url, use) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {

@@ -9,11 +9,11 @@
 // ZedQL in its body, in the store's own dialect; `POST /__raw` runs `{sql, params}` through the
 // store's query executor (outside Zed's query API) and answers its rows and milliseconds. Only this
 // process can open the chDB directory, so statements are timed on their own here.
-import { createServer } from "node:http"
 import { join } from "node:path"
 import { compileZedQL, createZed, loadDemoData, PropertyDefinitions, QueryExecutor } from "@zed/core"
 import { postgresStorage } from "@zed/postgres"
 import { Effect, Option } from "effect"
+import { serveWithHooks, zedApi } from "./hooks.js"
 
 const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
@@ -26,15 +26,7 @@ const storage = kind === "postgres"
   : (await import("@zed/node")).storageFor({ events: "chdb", dataDir: where, databaseUrl: Option.none(), clickhouseUrl: Option.none(), clickhouseCluster: Option.none() })
 const zed = await createZed({ storage, bootstrap: { personalApiKey: BENCH_KEY, projectApiKey: BENCH_TOKEN } })
 
-const api = async (method, path, body) => {
-  const response = await zed.handler(new Request(`http://bench${path}`, {
-    method,
-    headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  }))
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  return response.json()
-}
+const api = zedApi(zed, BENCH_KEY)
 
 const raw = async ({ params = [], sql, timezone = "UTC" }) => {
   const started = performance.now()
@@ -116,15 +108,4 @@ const compile = (text) =>
 
 const ROUTES = { "/__raw": (body) => raw(JSON.parse(body)), "/__compile": compile }
 
-const server = createServer((req, res) => {
-  const route = ROUTES[req.url]
-  if (route === undefined) return void zed.nodeHandler(req, res)
-  const chunks = []
-  req.on("data", (chunk) => chunks.push(chunk))
-  req.on("end", () =>
-    route(Buffer.concat(chunks).toString("utf8")).then(
-      (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
-      (error) => res.writeHead(500).end(String(error?.message ?? error))
-    ))
-}).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
-process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))
+serveWithHooks(zed, ROUTES)

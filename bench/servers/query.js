@@ -7,10 +7,10 @@
 // /__compile` answers the `{sql, params}` Zed's query runner prints for the ZedQL in its
 // body, with the milliseconds compiling took (`ms`).
 import { randomUUID } from "node:crypto"
-import { createServer } from "node:http"
 import { compileZedQL, createZed, loadDemoData, PropertyDefinitions, QueryExecutor } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Effect } from "effect"
+import { serveWithHooks, zedApi } from "./hooks.js"
 
 const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
@@ -23,15 +23,7 @@ const zed = await createZed({
   bootstrap: { personalApiKey: BENCH_KEY, projectApiKey: BENCH_TOKEN }
 })
 
-const api = async (method, path, body) => {
-  const response = await zed.handler(new Request(`http://bench${path}`, {
-    method,
-    headers: { authorization: `Bearer ${BENCH_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  }))
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
-  return response.json()
-}
+const api = zedApi(zed, BENCH_KEY)
 const stored = async () => {
   const { results } = await api("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" }, refresh: "force_blocking" })
   return results[0][0]
@@ -66,15 +58,4 @@ const compile = (text) =>
 
 const ROUTES = { "/__raw": (body) => raw(JSON.parse(body)), "/__compile": compile }
 
-const server = createServer((req, res) => {
-  const route = ROUTES[req.url]
-  if (route === undefined) return void zed.nodeHandler(req, res)
-  const chunks = []
-  req.on("data", (chunk) => chunks.push(chunk))
-  req.on("end", () =>
-    route(Buffer.concat(chunks).toString("utf8")).then(
-      (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
-      (error) => res.writeHead(500).end(String(error?.message ?? error))
-    ))
-}).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
-process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))
+serveWithHooks(zed, ROUTES)

@@ -167,11 +167,21 @@ const bestPaths = (query: FunnelsQuery, ctx: InsightContext): string => {
   const source = `SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? "''"} AS prop, ` +
     `${steps.map((s, k) => `${s} AS s${k}`).join(", ")} FROM events WHERE ${where}`
   const times = cols("t", n)
-  const reached = `multiIf(${range(n).slice(1).reverse().map((k) => `isNotNull(t${k}), ${k + 1}`).join(", ")}, 1)`
-  const best = `SELECT actor, bd, reached, ${times.join(", ")} FROM (` +
-    `SELECT actor, bd, ${times.join(", ")}, ${reached} AS reached, ` +
-    `row_number() OVER (PARTITION BY actor ORDER BY ${reached} DESC, coalesce(${[...times].reverse().join(", ")}), t0 DESC) AS rank ` +
-    `FROM (${candidates(order, n, source, windowEndOf(query))})) WHERE rank = 1`
+  const level = `multiIf(${range(n).slice(1).reverse().map((k) => `isNotNull(t${k}), ${k + 1}`).join(", ")}, 1)`
+  const levels = range(n + 1).slice(2)
+  // Per person the candidate reaching the furthest step (level) first (at last_time), from the
+  // latest start (with the first step only: the earliest start), found by min/max aggregates rather
+  // than a window, which would sort all candidates. Among the candidates of one level a later start
+  // never has an earlier time at any step, so the maxima of those sharing a last_time are the
+  // latest start's times, and the minima of these over the level those of the earliest last_time.
+  const perLast = `SELECT actor, bd, level, min(t0) AS first, ${range(n).map((k) => `max(t${k}) AS latest${k}`).join(", ")} FROM (` +
+    `SELECT actor, bd, ${times.join(", ")}, ${level} AS level, coalesce(${times.slice(1).reverse().join(", ")}) AS last_time ` +
+    `FROM (${candidates(order, n, source, windowEndOf(query))})) GROUP BY actor, bd, level, last_time`
+  const perLevel = `SELECT actor, bd, max(level) AS reached, minIf(first, level = 1) AS t0_1, ` +
+    `${levels.flatMap((l) => range(l).map((k) => `minIf(latest${k}, level = ${l}) AS t${k}_${l}`)).join(", ")} FROM (${perLast}) GROUP BY actor, bd`
+  const pick = (k: number) =>
+    `multiIf(${levels.filter((l) => l > k).reverse().map((l) => `reached = ${l}, t${k}_${l}`).join(", ")}, ${k === 0 ? "t0_1" : "NULL"})`
+  const best = `SELECT actor, bd, reached, ${range(n).map((k) => `${pick(k)} AS t${k}`).join(", ")} FROM (${perLevel})`
   return withoutExcluded(query, best, scope)
 }
 
