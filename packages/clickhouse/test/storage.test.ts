@@ -5,8 +5,8 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { bootstrap, EventStore, type ExecuteRequest, ingest, PersonStore, QueryExecutor, type StorageServices, Transactor } from "@zed/core"
 import { pgliteStorage } from "@zed/postgres"
-import { Cause, Context, Effect, Exit, Fiber, Layer, ManagedRuntime, Option } from "effect"
-import { incomingEvent } from "../../core/test/support.js"
+import { Cause, Context, Effect, Exit, Fiber, Layer, ManagedRuntime } from "effect"
+import { executeRequest, failureOf, incomingEvent } from "../../core/test/support.js"
 import { ClickHouse, chdbClickHouse, ClickHouseError, clickhouseStorage, httpClickHouse } from "../src/index.js"
 import { type ClickHouseHttp, serveClickHouseHttp } from "./httpInterface.js"
 
@@ -27,16 +27,7 @@ describe.each(["chdb", "http"])("ClickHouse storage on %s", (engine) => {
   const direct = ManagedRuntime.make(chdbClickHouse({ path }))
   const run = <A, E>(effect: Effect.Effect<A, E, StorageServices>) => zed.runPromise(effect)
   const rows = (sql: string) => direct.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({ sql }))).then((r) => r.data)
-  const request = (sql: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
-    sql,
-    params: [],
-    timezone: "UTC",
-    timeoutMs: 20_000,
-    executionId: randomUUID(),
-    ...overrides
-  })
   const execute = (req: ExecuteRequest) => zed.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
-  const failureOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
 
   beforeAll(async () => {
     // Over HTTP, ClickHouse's HTTP interface is served by chDB on the same data.
@@ -85,29 +76,29 @@ describe.each(["chdb", "http"])("ClickHouse storage on %s", (engine) => {
   })
 
   it("runs statements read-only, with ClickHouse's message when the query is at fault", async () => {
-    expect(failureOf(await execute(request("INSERT INTO events (project_id) VALUES (1)")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/readonly/i) })
-    expect(failureOf(await execute(request("SELECT nope FROM events")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/nope/) })
+    expect(failureOf(await execute(executeRequest("INSERT INTO events (project_id) VALUES (1)")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/readonly/i) })
+    expect(failureOf(await execute(executeRequest("SELECT nope FROM events")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/nope/) })
   })
 
   it("binds parameters in order and runs in the request's time zone", async () => {
-    const exit = await execute(request("SELECT {p0:String}, {p1:Int64} + 1, toString(toStartOfDay(toDateTime64('2024-01-01 00:00:00', 6, 'UTC'), {p2:String}))", {
+    const exit = await execute(executeRequest("SELECT {p0:String}, {p1:Int64} + 1, toString(toStartOfDay(toDateTime64('2024-01-01 00:00:00', 6, 'UTC'), {p2:String}))", {
       params: ["it's", 41, "Asia/Tokyo"],
       timezone: "Asia/Tokyo"
     }))
     expect(Exit.isSuccess(exit) ? exit.value.rows.map(([a, b, c]) => [a, Number(b), c]) : Cause.pretty(exit.cause)).toEqual([["it's", 42, "2024-01-01 00:00:00"]])
     // Text without a zone is read in the project's: midnight in Tokyo is 15:00 UTC the day before.
-    const local = await execute(request("SELECT toString(toTimeZone(toDateTime64('2024-01-01 00:00:00', 0), 'UTC'))", { timezone: "Asia/Tokyo" }))
+    const local = await execute(executeRequest("SELECT toString(toTimeZone(toDateTime64('2024-01-01 00:00:00', 0), 'UTC'))", { timezone: "Asia/Tokyo" }))
     expect(Exit.isSuccess(local) ? local.value.rows : Cause.pretty(local.cause)).toEqual([["2023-12-31 15:00:00"]])
   })
 
   it("stops a runaway statement at its time limit", async () => {
     const started = performance.now()
-    expect(failureOf(await execute(request(RUNAWAY, { timeoutMs: 800, params: [3] })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout", timeoutMs: 800 }))
+    expect(failureOf(await execute(executeRequest(RUNAWAY, { timeoutMs: 800, params: [3] })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout", timeoutMs: 800 }))
     expect(performance.now() - started).toBeLessThan(5_000)
   })
 
   it("stops a statement on cancel, and answers whether one was running", async () => {
-    const req = request(RUNAWAY, { params: [3] })
+    const req = executeRequest(RUNAWAY, { params: [3] })
     const fiber = zed.runFork(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
     await new Promise((resolve) => setTimeout(resolve, 300))
     const cancelled = await run(Effect.flatMap(QueryExecutor, (q) => q.cancel(req.executionId)))

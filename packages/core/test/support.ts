@@ -1,4 +1,6 @@
-import { createZed, type IncomingEvent, issuePersonalApiKey, memoryStorage, type NewFunction, uuidv7, type Zed } from "../src/index.js"
+import { randomUUID } from "node:crypto"
+import { Cause, Exit, Option } from "effect"
+import { createZed, type ExecuteRequest, type IncomingEvent, issuePersonalApiKey, memoryStorage, type NewFunction, uuidv7, type Zed } from "../src/index.js"
 
 export const ADMIN_KEY = "phx_testadminkey0000000000000000000000000000"
 export const PROJECT_KEY = "phc_testprojectkey000000000000000000000000"
@@ -86,3 +88,16 @@ export const newFunction = (name: string, fields: Partial<NewFunction> = {}): Ne
   created_by: 1,
   ...fields
 })
+
+/** A statement for a query executor, with a fresh execution id and a 20 s limit unless overridden. */
+export const executeRequest = (sql: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
+  sql,
+  params: [],
+  timezone: "UTC",
+  timeoutMs: 20_000,
+  executionId: randomUUID(),
+  ...overrides
+})
+
+/** The error an effect failed with, if it failed with one. */
+export const failureOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined

@@ -13,11 +13,12 @@ import {
   type StorageServices,
   type ZedStorage
 } from "@zed/core"
-import { Cause, Effect, Exit, Fiber, ManagedRuntime, Option } from "effect"
+import { Cause, Effect, Exit, Fiber, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { pgliteStorage } from "../src/index.js"
 import * as PgliteClient from "../src/PgliteClient.js"
 import { open as openThread } from "../src/pgliteThread.js"
+import { executeRequest, failureOf } from "../../core/test/support.js"
 import { backends, incomingEvent } from "./backends.js"
 import { activeOnServer } from "./server.js"
 
@@ -27,16 +28,7 @@ import { activeOnServer } from "./server.js"
 // Runs for hours unless stopped.
 const RUNAWAY = "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
 
-const request = (sql: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest => ({
-  sql,
-  params: [],
-  timezone: "UTC",
-  timeoutMs: 20_000,
-  executionId: randomUUID(),
-  ...overrides
-})
 
-const failureOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
 
 describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   let runtime: ManagedRuntime.ManagedRuntime<StorageServices, unknown>
@@ -44,7 +36,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   const run = <A, E>(effect: Effect.Effect<A, E, StorageServices>) => runtime.runPromise(effect)
   const execute = (req: ExecuteRequest) => runtime.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
   const rows = async (sql: string, overrides: Partial<ExecuteRequest> = {}) => {
-    const exit = await execute(request(sql, overrides))
+    const exit = await execute(executeRequest(sql, overrides))
     if (Exit.isFailure(exit)) throw new Error(`query failed: ${Cause.pretty(exit.cause)}`)
     return exit.value.rows
   }
@@ -66,7 +58,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("answers rows as arrays with each column's type OID, duplicate names kept", async () => {
-    const exit = await execute(request("SELECT event, count(*) AS n, $1::text AS n, now() AS at FROM events WHERE project_id = $2 GROUP BY event ORDER BY event", {
+    const exit = await execute(executeRequest("SELECT event, count(*) AS n, $1::text AS n, now() AS at FROM events WHERE project_id = $2 GROUP BY event ORDER BY event", {
       params: ["x", 1]
     }))
     expect(Exit.isSuccess(exit)).toBe(true)
@@ -82,14 +74,14 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("runs the statement read-only", async () => {
-    const exit = await execute(request("WITH gone AS (DELETE FROM events RETURNING 1) SELECT count(*) FROM gone"))
+    const exit = await execute(executeRequest("WITH gone AS (DELETE FROM events RETURNING 1) SELECT count(*) FROM gone"))
     expect(failureOf(exit)).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/read-only transaction/) })
     expect(await eventCount()).toBe(3)
   })
 
   it("fails with the database's message when the query is at fault", async () => {
-    expect(failureOf(await execute(request("SELECT 1 / 0")))).toMatchObject({ _tag: "QueryFailed", message: "division by zero" })
-    expect(failureOf(await execute(request("SELECT nope FROM events")))).toMatchObject({
+    expect(failureOf(await execute(executeRequest("SELECT 1 / 0")))).toMatchObject({ _tag: "QueryFailed", message: "division by zero" })
+    expect(failureOf(await execute(executeRequest("SELECT nope FROM events")))).toMatchObject({
       _tag: "QueryFailed",
       message: expect.stringMatching(/column "nope" does not exist/)
     })
@@ -99,7 +91,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
     const hour = "SELECT to_char(timestamptz '2024-01-01 00:00Z', 'HH24')"
     expect(await rows(hour, { timezone: "Asia/Tokyo" })).toEqual([["09"]])
     expect(await rows(hour)).toEqual([["00"]])
-    const injected = await execute(request(hour, { timezone: "UTC'; DROP TABLE events; --" }))
+    const injected = await execute(executeRequest(hour, { timezone: "UTC'; DROP TABLE events; --" }))
     expect(failureOf(injected)).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/TimeZone/) })
     expect(await eventCount()).toBe(3)
   })
@@ -133,7 +125,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
     let ticks = 0
     const ticker = setInterval(() => ticks++, 20)
     const started = performance.now()
-    const req = request(RUNAWAY, { timeoutMs: 800 })
+    const req = executeRequest(RUNAWAY, { timeoutMs: 800 })
     const exit = await execute(req)
     const elapsed = performance.now() - started
     clearInterval(ticker)
@@ -147,7 +139,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("stops a running statement on cancel from another fiber", async () => {
-    const req = request(RUNAWAY, { timeoutMs: 60_000 })
+    const req = executeRequest(RUNAWAY, { timeoutMs: 60_000 })
     const fiber = runtime.runFork(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
     const started = performance.now()
     const cancel = (id: string) => run(Effect.flatMap(QueryExecutor, (q) => q.cancel(id)))
@@ -171,7 +163,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("does not leave the statement running when the execution is interrupted", async () => {
-    const req = request(RUNAWAY, { timeoutMs: 60_000 })
+    const req = executeRequest(RUNAWAY, { timeoutMs: 60_000 })
     const fiber = runtime.runFork(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
     await sleep(1_000)
     await runtime.runPromise(Fiber.interrupt(fiber))
@@ -183,7 +175,7 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("lets the rest of the store wait for the session, not fail, while a statement is stopped", async () => {
-    const stopped = execute(request(RUNAWAY, { timeoutMs: 800 }))
+    const stopped = execute(executeRequest(RUNAWAY, { timeoutMs: 800 }))
     await sleep(200)
     const written = run(ingest([{ projectId: 1, events: [incomingEvent("$pageview", "carol")] }]))
     expect(failureOf(await stopped)).toEqual(expect.objectContaining({ _tag: "QueryTimeout" }))
@@ -257,8 +249,8 @@ describe("PGlite thread", () => {
       await runtime.runPromise(bootstrap())
       await runtime.runPromise(ingest([{ projectId: 1, events: [incomingEvent("$pageview", "ada")] }]))
       const count = (req: ExecuteRequest) => runtime.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
-      expect(failureOf(await count(request(RUNAWAY, { timeoutMs: 300 })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout" }))
-      const after = await count(request("SELECT count(*) FROM events"))
+      expect(failureOf(await count(executeRequest(RUNAWAY, { timeoutMs: 300 })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout" }))
+      const after = await count(executeRequest("SELECT count(*) FROM events"))
       expect(Exit.isSuccess(after) && after.value.rows).toEqual([[1]])
     } finally {
       await runtime.dispose()

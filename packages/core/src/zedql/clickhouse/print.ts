@@ -1,11 +1,12 @@
 import type { CompareOp } from "../ast.js"
-import type { PathStep, RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "../ir.js"
-import type { Dialect, PrintOptions } from "../printer.js"
-import { isNumeric, isTemporal, type ZType } from "../types.js"
+import type { PathStep, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "../ir.js"
+import type { Dialect } from "../printer.js"
+import { type Call, SqlPrinter } from "../sqlPrinter.js"
+import { clickhouseName, isNumeric, isTemporal, T, type ZType } from "../types.js"
 import { CLICKHOUSE_FUNCTIONS } from "./functions.js"
 import { literal, quote } from "./sql.js"
 import { clickhouseTable, DATETIME } from "./tables.js"
-import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, PLAIN_DATE, PLAIN_DATETIME, UUID_TEXT } from "../textShapes.js"
+import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, UUID_TEXT } from "../textShapes.js"
 
 // ZedQL's ClickHouse dialect, with the results the Postgres dialect gives for the same IR: values
 // that may be NULL compare as ZedQL says (a missing property is unequal to 'x'), outer joins give
@@ -26,30 +27,6 @@ export const CLICKHOUSE_QUERY_SETTINGS: Readonly<Record<string, string | number 
 }
 
 
-/** A ClickHouse type for a ZedQL type, without a time zone (values carry the project's). */
-export const chType = (type: ZType): string => {
-  switch (type.kind) {
-    case "Int":
-      return "Int64"
-    case "Float":
-      return "Float64"
-    case "Bool":
-      return "Bool"
-    case "DateTime":
-      return "DateTime64(6)"
-    case "Date":
-      return "Date"
-    case "UUID":
-      return "UUID"
-    case "Array":
-      return `Array(${chType(type.of)})`
-    case "Tuple":
-      return `Tuple(${type.of.map(chType).join(", ")})`
-    default:
-      return "String"
-  }
-}
-
 /** Seconds in one of each interval unit, as Postgres counts them (a month is 30 days). */
 const INTERVAL_SECONDS: Readonly<Record<string, number>> = {
   Second: 1,
@@ -62,30 +39,22 @@ const INTERVAL_SECONDS: Readonly<Record<string, number>> = {
   Year: 31557600
 }
 
-export class ChPrinter {
-  readonly params: Array<unknown> = []
-  private readonly placeholders = new Map<string, string>()
-  private readonly lambdas = new Map<string, string>()
+export class ChPrinter extends SqlPrinter {
   /** ARRAY JOIN sources in scope: their alias, to the name their elements are read by. */
   private unnests = new Map<string, string>()
   /** Named windows in scope, for functions that need their own frame. */
   private windows = new Map<string, RWindow>()
-  constructor(private readonly options: PrintOptions) {}
 
-  /** A bound parameter; equal values share one, so repeated expressions stay identical. */
-  param = (value: unknown, type: string): string => {
-    if (value === null || value === undefined) return "NULL"
-    const key = `${type}:${typeof value}:${JSON.stringify(value)}`
-    const known = this.placeholders.get(key)
-    if (known !== undefined) return known
-    const placeholder = `{p${this.params.length}:${type}}`
-    this.params.push(value)
-    this.placeholders.set(key, placeholder)
-    return placeholder
+  protected quote(name: string): string {
+    return quote(name)
   }
 
-  get timezone(): string {
-    return this.options.timezone
+  protected placeholder(index: number, type: string): string {
+    return `{p${index}:${type}}`
+  }
+
+  protected nullOf(): string {
+    return "NULL"
   }
 
   /** The project's time zone, as a parameter (a constant to ClickHouse). */
@@ -106,37 +75,20 @@ export class ChPrinter {
     return this.select(query, top)
   }
 
-  private limits(query: { readonly limit: RExpr | null; readonly offset: RExpr | null }): string {
-    return (query.limit ? ` LIMIT ${this.expr(query.limit)}` : "") + (query.offset ? ` OFFSET ${this.expr(query.offset)}` : "")
-  }
-
-  private select(q: RSelect, top: boolean): string {
+  /** A SELECT sees the unnested arrays and named windows of its own and the enclosing scopes. */
+  protected override select(q: RSelect, top: boolean): string {
     const outer = { unnests: this.unnests, windows: this.windows }
     this.unnests = new Map(outer.unnests)
     this.windows = new Map([...outer.windows, ...q.windows.map((w) => [w.name, w.window] as const)])
     try {
-      const ctes = q.ctes.length === 0 ? "" : `WITH ${q.ctes.map((c) => `${quote(c.name)} AS (${this.query(c.query, false)})`).join(", ")} `
-      const from = q.from.length === 0 ? "" : ` FROM ${q.from.map((f, i) => this.from(f, i)).join(" ")}`
-      const columns = q.columns.length === 0 ? "1" : q.columns.map((c, i) => this.column(c, i, top)).join(", ")
-      const where = q.where ? ` WHERE ${this.condition(q.where)}` : ""
-      const groupBy = q.groupBy.length === 0 ? "" : ` GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(", ")}`
-      const having = q.having ? ` HAVING ${this.condition(q.having)}` : ""
-      const windows = q.windows.length === 0 ? "" : ` WINDOW ${q.windows.map((w) => `${quote(w.name)} AS (${this.window(w.window)})`).join(", ")}`
-      const orderBy = q.orderBy.length === 0 ? "" : ` ORDER BY ${q.orderBy.map((o) => this.order(o, q)).join(", ")}`
-      return `${ctes}SELECT ${q.distinct ? "DISTINCT " : ""}${columns}${from}${where}${groupBy}${having}${windows}${orderBy}${this.limits(q)}`
+      return super.select(q, top)
     } finally {
       this.unnests = outer.unnests
       this.windows = outer.windows
     }
   }
 
-  /** Top-level columns are shaped for the API (dates as ISO text in the project's zone); inner ones keep their names. */
-  private column(c: RColumn, index: number, top: boolean): string {
-    if (!top) return `${this.expr(c.expr)} AS ${quote(c.name)}`
-    return `${this.output(c.expr)} AS ${quote(`c${index}`)}`
-  }
-
-  private output(e: RExpr): string {
+  protected output(e: RExpr): string {
     const sql = this.expr(e)
     switch (e.type.kind) {
       case "DateTime":
@@ -166,13 +118,18 @@ export class ChPrinter {
   }
 
   /** With DISTINCT, ClickHouse orders only by output columns: an ORDER BY on one is written by position. */
-  private order(o: ROrder, q: RSelect): string {
+  protected order(o: ROrder, q: RSelect): string {
     const sql = this.expr(o.expr)
     const position = q.distinct ? q.columns.findIndex((c) => this.expr(c.expr) === sql) : -1
-    return position >= 0 ? `${position + 1} ${direction(o)}` : sortKey(sql, o)
+    return position >= 0 ? `${position + 1} ${direction(o)}` : this.sortKey(sql, o)
   }
 
-  private from(f: RFrom, index: number): string {
+  /** UUIDs are sorted by their text, which is their bytes' order as Postgres sorts them. */
+  protected sortKey(sql: string, o: ROrder): string {
+    return `${o.expr.type.kind === "UUID" ? `toString(${sql})` : sql} ${direction(o)}`
+  }
+
+  protected from(f: RFrom, index: number): string {
     const s = f.source
     if (s.kind === "unnest") {
       // Named after its alias, so that the same query prints the same wherever it is.
@@ -224,85 +181,41 @@ export class ChPrinter {
     return `(SELECT ${columns.join(", ")} FROM ${quote(table.name)} AS ${quote("zq_t")} WHERE ${t("project_id")} = ${project} GROUP BY ${keys.map(t).join(", ")}${having})`
   }
 
-  /** A window's definition; `frame` replaces its own. */
-  window(w: RWindow | string, frame?: string): string {
-    if (typeof w === "string") return quote(w)
-    const parts = [
-      w.partitionBy.length > 0 ? `PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(", ")}` : "",
-      w.orderBy.length > 0 ? `ORDER BY ${w.orderBy.map((o) => sortKey(this.expr(o.expr), o)).join(", ")}` : "",
-      frame ?? w.frame ?? ""
-    ]
-    return parts.filter((p) => p !== "").join(" ")
-  }
-
-  /** A condition that filters rows (WHERE, HAVING, JOIN … ON), where NULL rejects a row as false does. */
-  private condition(e: RExpr): string {
-    if (e.kind === "and") return `(${e.exprs.map((x) => this.condition(x)).join(" AND ")})`
-    return e.kind === "compare" ? this.compare(e.op, e.left, e.right, true) : this.expr(e)
-  }
-
   // --- Expressions
 
-  expr = (e: RExpr): string => {
-    switch (e.kind) {
-      case "const":
-        return this.constant(e.value, e.type)
-      case "column":
-        return this.unnests.get(e.source) ?? `${quote(e.source)}.${quote(e.column)}`
-      case "property":
-        return this.property(e)
-      case "call":
-        return this.call(e)
-      case "compare":
-        return this.compare(e.op, e.left, e.right)
-      case "and":
-      case "or":
-        return `(${e.exprs.map((x) => this.expr(x)).join(e.kind === "and" ? " AND " : " OR ")})`
-      case "not":
-        return `(NOT ${this.expr(e.expr)})`
-      case "arith":
-        return this.arith(e.op, e.left, e.right, e.type)
-      case "between":
-        return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}BETWEEN ${this.expr(e.low)} AND ${this.expr(e.high)})`
-      case "array":
-        return e.exprs.length === 0 ? this.emptyArray(e.type) : `[${e.exprs.map((x) => (e.type.kind === "Array" && e.type.of.kind === "Float" && x.type.kind === "Int" ? `toFloat64(${this.expr(x)})` : this.expr(x))).join(", ")}]`
-      case "tuple":
-        return `tuple(${e.exprs.map((x) => this.expr(x)).join(", ")})`
-      case "arrayAccess":
-        return this.element(this.expr(e.array), e.index)
-      case "tupleAccess":
-        if (!Number.isInteger(e.index)) throw new Error("a tuple index is a whole number")
-        return `tupleElement(${this.expr(e.tuple)}, ${e.index})`
-      case "lambda":
-        return this.expr(e.expr)
-      case "lambdaArg": {
-        const bound = this.lambdas.get(e.name)
-        if (bound === undefined) throw new Error(`lambda parameter ${e.name} is not bound`)
-        return bound
-      }
-      case "cast":
-        return this.cast(e.expr, e.type)
-      case "subquery":
-        return `(${this.query(e.query, false)})`
-      case "window": {
-        const fn = CLICKHOUSE_FUNCTIONS[e.name]
-        if (fn === undefined) throw new Error(`no ClickHouse form for ${e.name}`)
-        // lagInFrame and leadInFrame see only their frame: theirs is the whole partition, as Postgres' lag and lead see.
-        const whole = e.name === "lagInFrame" || e.name === "leadInFrame"
-        const named = typeof e.over === "string" ? this.windows.get(e.over) : e.over
-        const over = whole && named !== undefined
-          ? ` OVER (${this.window(named, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")})`
-          : ` OVER ${typeof e.over === "string" ? quote(e.over) : `(${this.window(e.over)})`}`
-        return fn({ kind: "call", name: e.name, args: e.args, params: [], distinct: false, filter: null, type: e.type }, this, over)
-      }
+  protected override columnRef(e: Extract<RExpr, { kind: "column" }>): string {
+    return this.unnests.get(e.source) ?? super.columnRef(e)
+  }
+
+  protected array(e: Extract<RExpr, { kind: "array" }>): string {
+    if (e.exprs.length === 0) return this.emptyArray(e.type)
+    return `[${e.exprs.map((x) => (e.type.kind === "Array" && e.type.of.kind === "Float" && x.type.kind === "Int" ? `toFloat64(${this.expr(x)})` : this.expr(x))).join(", ")}]`
+  }
+
+  protected tuple(e: Extract<RExpr, { kind: "tuple" }>): string {
+    return `tuple(${e.exprs.map((x) => this.expr(x)).join(", ")})`
+  }
+
+  protected tupleElement(e: Extract<RExpr, { kind: "tupleAccess" }>): string {
+    if (!Number.isInteger(e.index)) throw new Error("a tuple index is a whole number")
+    return `tupleElement(${this.expr(e.tuple)}, ${e.index})`
+  }
+
+  /** lagInFrame and leadInFrame see only their frame: theirs is the whole partition, as Postgres' lag and lead see. */
+  protected override windowCall(e: Extract<RExpr, { kind: "window" }>): string {
+    const named = typeof e.over === "string" ? this.windows.get(e.over) : e.over
+    if ((e.name === "lagInFrame" || e.name === "leadInFrame") && named !== undefined) {
+      return super.windowCall(e, ` OVER (${this.window(named, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")})`)
     }
+    return super.windowCall(e)
   }
 
   emptyArray(type: ZType): string {
-    return `CAST([], ${literal(chType(type.kind === "Array" && type.of.kind !== "Unknown" && type.of.kind !== "Null" ? type : { kind: "Array", of: { kind: "String", nullable: false }, nullable: false }))})`
+    const typed = type.kind === "Array" && type.of.kind !== "Unknown" && type.of.kind !== "Null"
+    return `CAST([], ${literal(clickhouseName(typed ? type : { kind: "Array", of: T.String, nullable: false }, this.timezone))})`
   }
 
-  private constant(value: unknown, type: ZType): string {
+  protected constant(value: unknown, type: ZType): string {
     if (value === null) return "NULL"
     if (typeof value === "boolean") return value ? "true" : "false"
     if (typeof value === "number") {
@@ -329,7 +242,7 @@ export class ChPrinter {
    * A property: the JSON text at the path, NULL when missing or null, a string's value without
    * its quotes (decoded, as Postgres' ->> gives it).
    */
-  private property(e: Extract<RExpr, { kind: "property" }>): string {
+  protected property(e: Extract<RExpr, { kind: "property" }>): string {
     const { base, steps } = this.jsonPath(e)
     if (steps.length === 0) return base
     const raw = `JSONExtractRaw(${[base, ...steps].join(", ")})`
@@ -356,53 +269,47 @@ export class ChPrinter {
     }
   }
 
-  private call(e: Extract<RExpr, { kind: "call" }>): string {
+  protected call(e: Call, over?: string): string {
     const print = CLICKHOUSE_FUNCTIONS[e.name]
     if (print === undefined) throw new Error(`no ClickHouse form for ${e.name}`)
-    return print(e, this)
+    return print(e, this, over)
   }
 
-  /** `filter`: the comparison decides whether a row is kept, so NULL may stand for false. */
-  compare(op: CompareOp, left: RExpr, right: RExpr, filter = false): string {
-    const either = left.type.nullable || right.type.nullable
-    const both = left.type.nullable && right.type.nullable
-    const isNull = (e: RExpr) => e.kind === "const" && e.value === null
-    // A UUID compared with text compares as text.
-    const textual = (e: RExpr, other: RExpr) => (e.type.kind === "UUID" && other.type.kind === "String" && other.kind !== "cast" ? `toString(${this.expr(e)})` : this.expr(e))
-    const l = textual(left, right)
-    const r = right.kind === "tuple" ? "" : textual(right, left)
+  protected readonly notEqual = "!="
+
+  protected nullSafe(op: "==" | "!=", l: string, r: string, both: boolean): string {
+    if (op === "==") return both ? `ifNull(${l} = ${r}, ${l} IS NULL AND ${r} IS NULL)` : `ifNull(${l} = ${r}, false)`
+    return both ? `ifNull(${l} != ${r}, (${l} IS NULL) != (${r} IS NULL))` : `ifNull(${l} != ${r}, true)`
+  }
+
+  protected arrayHas(array: string, value: string, negated: boolean): string {
+    return `if(${value} IS NULL, NULL, ${negated ? "NOT " : ""}has(${array}, ${value}))`
+  }
+
+  protected orElse(test: string, fallback: boolean): string {
+    return `ifNull(${test}, ${fallback})`
+  }
+
+  protected matching(op: CompareOp, l: string, r: string): string {
     switch (op) {
-      case "==":
-        if (isNull(right)) return `(${l} IS NULL)`
-        if (isNull(left)) return `(${r} IS NULL)`
-        if (!either || (filter && !both)) return `(${l} = ${r})`
-        return both ? `ifNull(${l} = ${r}, ${l} IS NULL AND ${r} IS NULL)` : `ifNull(${l} = ${r}, false)`
-      case "!=":
-        if (isNull(right)) return `(${l} IS NOT NULL)`
-        if (isNull(left)) return `(${r} IS NOT NULL)`
-        if (!either) return `(${l} != ${r})`
-        return both ? `ifNull(${l} != ${r}, (${l} IS NULL) != (${r} IS NULL))` : `ifNull(${l} != ${r}, true)`
-      case "in":
-      case "not in":
-      case "global in":
-      case "global not in": {
-        const negated = op.includes("not")
-        let test: string
-        if (right.kind === "tuple") {
-          if (right.exprs.length === 0) return negated ? "true" : "false"
-          test = `${l} ${negated ? "NOT IN" : "IN"} (${right.exprs.map((x) => this.expr(x)).join(", ")})`
-        } else if (right.kind === "subquery") {
-          test = `${l} ${negated ? "NOT IN" : "IN"} ${r}`
-        } else {
-          test = `if(${l} IS NULL, NULL, ${negated ? "NOT " : ""}has(${r}, ${l}))`
-        }
-        return (left.type.nullable || right.kind === "subquery") && !(filter && !negated) ? `ifNull(${test}, ${negated})` : `(${test})`
-      }
-      default: {
-        const negative = op === "not like" || op === "not ilike" || op === "!~" || op === "!~*"
-        const test = matching(op, l, r)
-        return either && !(filter && !negative) ? `ifNull(${test}, ${negative})` : `(${test})`
-      }
+      case "like":
+        return `${l} LIKE ${r}`
+      case "not like":
+        return `${l} NOT LIKE ${r}`
+      case "ilike":
+        return `${l} ILIKE ${r}`
+      case "not ilike":
+        return `${l} NOT ILIKE ${r}`
+      case "=~":
+        return `match(${l}, ${r})`
+      case "!~":
+        return `NOT match(${l}, ${r})`
+      case "=~*":
+        return `match(${l}, concat('(?i)', ${r}))`
+      case "!~*":
+        return `NOT match(${l}, concat('(?i)', ${r}))`
+      default:
+        return `${l} ${op} ${r}`
     }
   }
 
@@ -419,18 +326,15 @@ export class ChPrinter {
     return `(${l} ${op} ${r})`
   }
 
-  /** A date or date-time written as text, read once as what it converts to (in the project's zone). */
-  private constantTime(e: RExpr, to: ZType): string | undefined {
-    if (e.kind !== "const" || typeof e.value !== "string") return undefined
-    if (to.kind === "DateTime" && PLAIN_DATETIME.test(e.value)) return `parseDateTime64BestEffort(${this.param(e.value, "String")}, 6, ${this.tz})`
-    if (to.kind === "Date" && PLAIN_DATE.test(e.value)) return `toDate(${this.param(e.value.slice(0, 10), "String")})`
-    return undefined
+  protected dateTimeConstant(text: string): string {
+    return `parseDateTime64BestEffort(${this.param(text, "String")}, 6, ${this.tz})`
   }
 
-  /** The expression converted to a type, as ZedQL's toX functions do (NULL when it does not convert). */
-  cast = (e: RExpr, to: ZType): string => {
-    const time = this.constantTime(e, to)
-    if (time !== undefined) return time
+  protected dateConstant(text: string): string {
+    return `toDate(${this.param(text, "String")})`
+  }
+
+  protected convert(e: RExpr, to: ZType): string {
     const sql = this.expr(e)
     const from = e.type.kind
     const when = (pattern: string, then: string) => `if(match(${sql}, ${literal(pattern)}), ${then}, NULL)`
@@ -484,34 +388,7 @@ const elementsAsPostgresGives = (kind: ZType["kind"], sql: string): string => {
   return sql
 }
 
-const matching = (op: CompareOp, l: string, r: string): string => {
-  switch (op) {
-    case "like":
-      return `${l} LIKE ${r}`
-    case "not like":
-      return `${l} NOT LIKE ${r}`
-    case "ilike":
-      return `${l} ILIKE ${r}`
-    case "not ilike":
-      return `${l} NOT ILIKE ${r}`
-    case "=~":
-      return `match(${l}, ${r})`
-    case "!~":
-      return `NOT match(${l}, ${r})`
-    case "=~*":
-      return `match(${l}, concat('(?i)', ${r}))`
-    case "!~*":
-      return `NOT match(${l}, concat('(?i)', ${r}))`
-    default:
-      return `${l} ${op} ${r}`
-  }
-}
-
-/**
- * A sort key with NULLs last in either direction. Strings sort by their bytes in ClickHouse; UUIDs
- * are sorted by their text, which is their bytes' order as Postgres sorts them.
- */
-const sortKey = (sql: string, o: ROrder): string => `${o.expr.type.kind === "UUID" ? `toString(${sql})` : sql} ${direction(o)}`
+/** NULLs last in either direction (strings sort by their bytes in ClickHouse). */
 const direction = (o: ROrder) => `${o.descending ? "DESC" : "ASC"} NULLS LAST`
 
 export const clickhouse: Dialect = {

@@ -1,51 +1,30 @@
 import type { CompareOp } from "../ast.js"
-import type { PathStep, RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "../ir.js"
-import type { Dialect, PrintOptions } from "../printer.js"
+import type { PathStep, RExpr, RFrom, ROrder, RQuery, RSelect } from "../ir.js"
+import type { Dialect } from "../printer.js"
+import { type Call, SqlPrinter } from "../sqlPrinter.js"
 import { isNumeric, isTemporal, type ZType } from "../types.js"
 import { POSTGRES_FUNCTIONS } from "./functions.js"
 import { pgType, quote } from "./sql.js"
-import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, PLAIN_DATE, PLAIN_DATETIME, UUID_TEXT } from "../textShapes.js"
+import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, UUID_TEXT } from "../textShapes.js"
 
 // ZedQL's Postgres dialect (PGlite and PostgreSQL servers). Values that may be NULL compare as
 // ClickHouse compares them in ZedQL (a missing property is unequal to 'x', not unknown); every
 // physical table is read through a subquery that keeps the caller's project only; literals are
 // parameters, identifiers are quoted.
 
-export interface Printer {
-  readonly expr: (e: RExpr) => string
-  /** A bound parameter with an explicit type, so Postgres never guesses. */
-  readonly param: (value: unknown, pgType: string) => string
-  /** The jsonb value at an expression: a JSON column, a path into one, or JSON text. */
-  readonly json: (e: RExpr) => string
-  /** The expression converted to a type, as ZedQL's toX functions do (NULL when it does not convert). */
-  readonly cast: (e: RExpr, to: ZType) => string
-  readonly timezone: string
-}
-
-
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 
-export class PgPrinter implements Printer {
-  readonly params: Array<unknown> = []
-  private readonly lambdas = new Map<string, string>()
-  // Equal values share a placeholder, so that an expression repeated in GROUP BY and SELECT (with
-  // its JSON keys as parameters) is the same expression to Postgres.
-  private readonly placeholders = new Map<string, string>()
-  constructor(private readonly options: PrintOptions) {}
-
-  get timezone() {
-    return this.options.timezone
+export class PgPrinter extends SqlPrinter {
+  protected quote(name: string): string {
+    return quote(name)
   }
 
-  param = (value: unknown, type: string): string => {
-    if (value === null || value === undefined) return `NULL::${type}`
-    const key = `${type}:${typeof value}:${JSON.stringify(value)}`
-    const known = this.placeholders.get(key)
-    if (known !== undefined) return known
-    this.params.push(value)
-    const placeholder = `$${this.params.length}::${type}`
-    this.placeholders.set(key, placeholder)
-    return placeholder
+  protected placeholder(index: number, type: string): string {
+    return `$${index + 1}::${type}`
+  }
+
+  protected nullOf(type: string): string {
+    return `NULL::${type}`
   }
 
   // --- Queries
@@ -58,29 +37,7 @@ export class PgPrinter implements Printer {
     return this.select(query, top)
   }
 
-  private limits(query: { readonly limit: RExpr | null; readonly offset: RExpr | null }): string {
-    return (query.limit ? ` LIMIT ${this.expr(query.limit)}` : "") + (query.offset ? ` OFFSET ${this.expr(query.offset)}` : "")
-  }
-
-  private select(q: RSelect, top: boolean): string {
-    const ctes = q.ctes.length === 0 ? "" : `WITH ${q.ctes.map((c) => `${quote(c.name)} AS (${this.query(c.query, false)})`).join(", ")} `
-    const columns = q.columns.length === 0 ? "1" : q.columns.map((c, i) => this.column(c, i, top)).join(", ")
-    const from = q.from.length === 0 ? "" : ` FROM ${q.from.map((f) => this.from(f)).join(" ")}`
-    const where = q.where ? ` WHERE ${this.condition(q.where)}` : ""
-    const groupBy = q.groupBy.length === 0 ? "" : ` GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(", ")}`
-    const having = q.having ? ` HAVING ${this.condition(q.having)}` : ""
-    const windows = q.windows.length === 0 ? "" : ` WINDOW ${q.windows.map((w) => `${quote(w.name)} AS (${this.window(w.window)})`).join(", ")}`
-    const orderBy = q.orderBy.length === 0 ? "" : ` ORDER BY ${q.orderBy.map((o) => this.order(o, q, top)).join(", ")}`
-    return `${ctes}SELECT ${q.distinct ? "DISTINCT " : ""}${columns}${from}${where}${groupBy}${having}${windows}${orderBy}${this.limits(q)}`
-  }
-
-  /** Top-level columns are shaped for the API (dates as ISO text in the project's zone); inner ones keep their names. */
-  private column(c: RColumn, index: number, top: boolean): string {
-    if (!top) return `${this.expr(c.expr)} AS ${quote(c.name)}`
-    return `${this.output(c.expr)} AS "c${index}"`
-  }
-
-  private output(e: RExpr): string {
+  protected output(e: RExpr): string {
     const sql = this.expr(e)
     switch (e.type.kind) {
       case "DateTime":
@@ -98,14 +55,14 @@ export class PgPrinter implements Printer {
   }
 
   /** With DISTINCT, Postgres orders only by output columns: an ORDER BY on one is written by position. */
-  private order(o: ROrder, q: RSelect, top: boolean): string {
+  protected order(o: ROrder, q: RSelect, top: boolean): string {
     const sql = this.expr(o.expr)
     const position = top || q.distinct ? q.columns.findIndex((c) => this.expr(c.expr) === sql) : -1
     const target = q.distinct && position >= 0 ? String(position + 1) : sql
-    return sortKey(target, o)
+    return this.sortKey(target, o)
   }
 
-  private from(f: RFrom): string {
+  protected from(f: RFrom): string {
     const source = (() => {
       const s = f.source
       switch (s.kind) {
@@ -125,80 +82,35 @@ export class PgPrinter implements Printer {
     return `${f.join} JOIN ${lateral}${source} ON ${f.on ? this.condition(f.on) : "true"}`
   }
 
-  private window(w: RWindow | string): string {
-    if (typeof w === "string") return quote(w)
-    const parts = [
-      w.partitionBy.length > 0 ? `PARTITION BY ${w.partitionBy.map((e) => this.expr(e)).join(", ")}` : "",
-      w.orderBy.length > 0 ? `ORDER BY ${w.orderBy.map((o) => sortKey(this.expr(o.expr), o)).join(", ")}` : "",
-      w.frame ?? ""
-    ]
-    return parts.filter((p) => p !== "").join(" ")
-  }
-
   /**
-   * A condition that filters rows (WHERE, HAVING, JOIN … ON), where NULL rejects a row as false
-   * (ClickHouse's 0) does. Its conjuncts are written without what makes NULL false elsewhere, so that
-   * Postgres sees conditions that reject NULLs: it can then hash-join on them, make an outer join
-   * inner, and test them in the scan of the table they are about.
+   * A sort key as ClickHouse sorts: text by its bytes, whatever the database's collation, and NULLs
+   * last in either direction. Bytes are compared by the text_pattern_ops operators rather than
+   * through COLLATE "C": a collated key is another expression than the GROUP BY one it sorts by, and
+   * Postgres then carries the columns under it (a whole properties column) through the aggregation.
    */
-  private condition(e: RExpr): string {
-    if (e.kind === "and") return `(${e.exprs.map((x) => this.condition(x)).join(" AND ")})`
-    return e.kind === "compare" ? this.compare(e.op, e.left, e.right, true) : this.expr(e)
+  protected sortKey(sql: string, o: ROrder): string {
+    return `${sql} ${o.expr.type.kind === "String" ? `USING ${o.descending ? "~>~" : "~<~"}` : o.descending ? "DESC" : "ASC"} NULLS LAST`
   }
 
   // --- Expressions
 
-  expr = (e: RExpr): string => {
-    switch (e.kind) {
-      case "const":
-        return this.constant(e.value, e.type)
-      case "column":
-        return `${quote(e.source)}.${quote(e.column)}`
-      case "property":
-        return this.path(`${quote(e.source)}.${quote(e.column)}`, e.path, true)
-      case "call":
-        return this.call(e)
-      case "compare":
-        return this.compare(e.op, e.left, e.right)
-      case "and":
-      case "or":
-        return `(${e.exprs.map((x) => this.expr(x)).join(e.kind === "and" ? " AND " : " OR ")})`
-      case "not":
-        return `(NOT ${this.expr(e.expr)})`
-      case "arith":
-        return this.arith(e.op, e.left, e.right, e.type)
-      case "between":
-        return `(${this.expr(e.expr)} ${e.negated ? "NOT " : ""}BETWEEN ${this.expr(e.low)} AND ${this.expr(e.high)})`
-      case "array":
-        return e.exprs.length === 0 ? `ARRAY[]::${pgType(e.type)}` : `ARRAY[${e.exprs.map((x) => this.expr(x)).join(", ")}]`
-      case "tuple":
-        return `jsonb_build_array(${e.exprs.map((x) => this.expr(x)).join(", ")})`
-      case "arrayAccess":
-        return this.element(this.expr(e.array), e.index)
-      case "tupleAccess":
-        return `((${this.expr(e.tuple)}) ->> ${e.index - 1})::${pgType(e.type)}`
-      case "lambda":
-        return this.expr(e.expr)
-      case "lambdaArg": {
-        const bound = this.lambdas.get(e.name)
-        if (bound === undefined) throw new Error(`lambda parameter ${e.name} is not bound`)
-        return bound
-      }
-      case "cast":
-        return this.cast(e.expr, e.type)
-      case "subquery":
-        return `(${this.query(e.query, false)})`
-      case "window": {
-        const fn = POSTGRES_FUNCTIONS[e.name]
-        if (fn === undefined) throw new Error(`no Postgres form for ${e.name}`)
-        // `OVER w` names a window; `OVER (w)` would copy it, which Postgres refuses for a window with a frame.
-        const over = ` OVER ${typeof e.over === "string" ? quote(e.over) : `(${this.window(e.over)})`}`
-        return fn({ kind: "call", name: e.name, args: e.args, params: [], distinct: false, filter: null, type: e.type }, this, over)
-      }
-    }
+  protected property(e: Extract<RExpr, { kind: "property" }>): string {
+    return this.path(`${quote(e.source)}.${quote(e.column)}`, e.path, true)
   }
 
-  private constant(value: unknown, type: ZType): string {
+  protected array(e: Extract<RExpr, { kind: "array" }>): string {
+    return e.exprs.length === 0 ? `ARRAY[]::${pgType(e.type)}` : `ARRAY[${e.exprs.map((x) => this.expr(x)).join(", ")}]`
+  }
+
+  protected tuple(e: Extract<RExpr, { kind: "tuple" }>): string {
+    return `jsonb_build_array(${e.exprs.map((x) => this.expr(x)).join(", ")})`
+  }
+
+  protected tupleElement(e: Extract<RExpr, { kind: "tupleAccess" }>): string {
+    return `((${this.expr(e.tuple)}) ->> ${e.index - 1})::${pgType(e.type)}`
+  }
+
+  protected constant(value: unknown, type: ZType): string {
     if (value === null) return "NULL"
     if (typeof value === "boolean") return value ? "true" : "false"
     if (typeof value === "number") {
@@ -229,7 +141,7 @@ export class PgPrinter implements Printer {
     return `(${this.expr(e)})::jsonb`
   }
 
-  private element(array: string, index: RExpr): string {
+  element(array: string, index: RExpr): string {
     const i = this.expr(index)
     return `(CASE WHEN ${i} < 0 THEN (${array})[cardinality(${array}) + 1 + ${i}] ELSE (${array})[${i}] END)`
   }
@@ -245,54 +157,28 @@ export class PgPrinter implements Printer {
     }
   }
 
-  private call(e: Extract<RExpr, { kind: "call" }>): string {
+  protected call(e: Call, over?: string): string {
     const print = POSTGRES_FUNCTIONS[e.name]
     if (print === undefined) throw new Error(`no Postgres form for ${e.name}`)
-    return print(e, this)
+    return print(e, this, over)
   }
 
-  /** `filter`: the comparison decides whether a row is kept, so NULL may stand for false. */
-  compare(op: CompareOp, left: RExpr, right: RExpr, filter = false): string {
-    const either = left.type.nullable || right.type.nullable
-    // Against a value that is never NULL, NULL-safe equality is equality, but for a NULL result.
-    const plainEquality = filter && !(left.type.nullable && right.type.nullable)
-    const isNull = (e: RExpr) => e.kind === "const" && e.value === null
-    // A UUID compared with text compares as text.
-    const textual = (e: RExpr, other: RExpr) => (e.type.kind === "UUID" && other.type.kind === "String" && other.kind !== "cast" ? `(${this.expr(e)})::text` : this.expr(e))
-    const l = textual(left, right)
-    const r = right.kind === "tuple" ? "" : textual(right, left)
-    switch (op) {
-      case "==":
-        if (isNull(right)) return `(${l} IS NULL)`
-        if (isNull(left)) return `(${r} IS NULL)`
-        return either && !plainEquality ? `(${l} IS NOT DISTINCT FROM ${r})` : `(${l} = ${r})`
-      case "!=":
-        if (isNull(right)) return `(${l} IS NOT NULL)`
-        if (isNull(left)) return `(${r} IS NOT NULL)`
-        return either ? `(${l} IS DISTINCT FROM ${r})` : `(${l} <> ${r})`
-      case "in":
-      case "not in":
-      case "global in":
-      case "global not in": {
-        const negated = op.includes("not")
-        let test: string
-        if (right.kind === "tuple") {
-          if (right.exprs.length === 0) return negated ? "true" : "false"
-          test = `${l} ${negated ? "NOT IN" : "IN"} (${right.exprs.map((x) => this.expr(x)).join(", ")})`
-        } else if (right.kind === "subquery") {
-          test = `${l} ${negated ? "NOT IN" : "IN"} ${r}`
-        } else {
-          test = negated ? `NOT (${l} = ANY(${r}))` : `${l} = ANY(${r})`
-        }
-        return (left.type.nullable || right.kind === "subquery") && !(filter && !negated) ? `coalesce(${test}, ${negated})` : `(${test})`
-      }
-      default: {
-        const sqlOp = COMPARISONS[op]!
-        const negative = op === "not like" || op === "not ilike" || op === "!~" || op === "!~*"
-        const test = `${l} ${sqlOp} ${r}`
-        return either && !(filter && !negative) ? `coalesce(${test}, ${negative})` : `(${test})`
-      }
-    }
+  protected readonly notEqual = "<>"
+
+  protected nullSafe(op: "==" | "!=", l: string, r: string): string {
+    return `(${l} IS ${op === "==" ? "NOT " : ""}DISTINCT FROM ${r})`
+  }
+
+  protected arrayHas(array: string, value: string, negated: boolean): string {
+    return negated ? `NOT (${value} = ANY(${array}))` : `${value} = ANY(${array})`
+  }
+
+  protected orElse(test: string, fallback: boolean): string {
+    return `coalesce(${test}, ${fallback})`
+  }
+
+  protected matching(op: CompareOp, l: string, r: string): string {
+    return `${l} ${COMPARISONS[op]!} ${r}`
   }
 
   arith(op: "+" | "-" | "*" | "/" | "%", left: RExpr, right: RExpr, type: ZType): string {
@@ -306,20 +192,16 @@ export class PgPrinter implements Printer {
     return `(${l} ${op} ${r})`
   }
 
-  /**
-   * A date or date-time written as text, bound as what it converts to (as the session's zone reads
-   * it): Postgres then compares with a value, where a conversion it would repeat for every row.
-   */
-  private constantTime(e: RExpr, to: ZType): string | undefined {
-    if (e.kind !== "const" || typeof e.value !== "string") return undefined
-    if (to.kind === "DateTime" && PLAIN_DATETIME.test(e.value)) return this.param(e.value, "timestamptz")
-    if (to.kind === "Date" && PLAIN_DATE.test(e.value)) return this.param(e.value.slice(0, 10), "date")
-    return undefined
+  // Bound as the value it converts to: Postgres then compares with a value.
+  protected dateTimeConstant(text: string): string {
+    return this.param(text, "timestamptz")
   }
 
-  cast = (e: RExpr, to: ZType): string => {
-    const time = this.constantTime(e, to)
-    if (time !== undefined) return time
+  protected dateConstant(text: string): string {
+    return this.param(text, "date")
+  }
+
+  protected convert(e: RExpr, to: ZType): string {
     const sql = this.expr(e)
     const from = e.type.kind
     switch (to.kind) {
@@ -384,12 +266,3 @@ export const postgres: Dialect = {
     return { sql, params: printer.params }
   }
 }
-
-/**
- * A sort key as ClickHouse sorts: text by its bytes, whatever the database's collation, and NULLs last
- * in either direction. Bytes are compared by the text_pattern_ops operators rather than through
- * COLLATE "C": a collated key is another expression than the GROUP BY one it sorts by, and Postgres
- * then carries the columns under it (a whole properties column) through the aggregation.
- */
-const sortKey = (sql: string, o: ROrder): string =>
-  `${sql} ${o.expr.type.kind === "String" ? `USING ${o.descending ? "~>~" : "~<~"}` : o.descending ? "DESC" : "ASC"} NULLS LAST`
