@@ -50,6 +50,9 @@ export type RExpr =
     readonly type: ZType
   }
 
+/** A function call. */
+export type RCall = Extract<RExpr, { kind: "call" }>
+
 export type PathStep = string | number | RExpr
 
 export interface ROrder {

@@ -1,11 +1,10 @@
 import type { CompareOp } from "./ast.js"
-import type { RExpr } from "./ir.js"
+import type { RCall as Call, RExpr } from "./ir.js"
 import type { ZType } from "./types.js"
 
 // ZedQL's operators in function form (`equals(a, b)`, `plus(a, b)`, `and(…)`): the same in every
 // dialect, written through the dialect's own comparison and arithmetic.
 
-type Call = Extract<RExpr, { kind: "call" }>
 
 export interface OperatorPrinter {
   readonly expr: (e: RExpr) => string

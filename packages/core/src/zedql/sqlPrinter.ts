@@ -1,5 +1,5 @@
 import type { CompareOp } from "./ast.js"
-import type { RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "./ir.js"
+import type { RCall as Call, RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RWindow } from "./ir.js"
 import type { PrintOptions } from "./printer.js"
 import { PLAIN_DATE, PLAIN_DATETIME } from "./textShapes.js"
 import { T, type ZType } from "./types.js"
@@ -8,7 +8,6 @@ import { T, type ZType } from "./types.js"
 // parameters and the expressions whose SQL is the same in both. Each dialect writes the rest: its
 // identifiers, placeholders, tables, values, comparisons, conversions and functions.
 
-export type Call = Extract<RExpr, { kind: "call" }>
 type Of<K extends RExpr["kind"]> = Extract<RExpr, { kind: K }>
 
 export abstract class SqlPrinter {

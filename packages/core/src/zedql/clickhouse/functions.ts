@@ -1,4 +1,4 @@
-import type { RExpr } from "../ir.js"
+import type { RCall as Call, RExpr } from "../ir.js"
 import { ZedQLPrintError } from "../printer.js"
 import { clickhouseName, T, type ZType } from "../types.js"
 import type { ChPrinter } from "./print.js"
@@ -11,7 +11,6 @@ import { constantText, unitOf } from "../units.js"
 // tz-aware ones, NULL rather than a default value for aggregates of nothing and elements out of
 // range, '' where Postgres coalesces).
 
-type Call = Extract<RExpr, { kind: "call" }>
 /** `over` is the OVER clause when the function is used as a window function: aggregates and window functions place it. */
 type ChFunction = (call: Call, p: ChPrinter, over?: string) => string
 

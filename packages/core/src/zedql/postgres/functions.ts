@@ -1,4 +1,4 @@
-import type { RExpr } from "../ir.js"
+import type { RCall as Call } from "../ir.js"
 import { clickhouseName, T, type ZType } from "../types.js"
 import { ZedQLPrintError } from "../printer.js"
 import type { PgPrinter } from "./print.js"
@@ -10,7 +10,6 @@ import { constantText, unitOf } from "../units.js"
 // empty results where ClickHouse gives them ('' from JSONExtractString, 0 from a sum of nothing),
 // weeks starting on Sunday for toStartOfWeek, dates in the session's (the project's) time zone.
 
-type Call = Extract<RExpr, { kind: "call" }>
 /** `over` is the OVER clause when the function is used as a window function: aggregates and window functions place it. */
 type PgFunction = (call: Call, p: PgPrinter, over?: string) => string
 
