@@ -238,6 +238,14 @@ const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["arrayAll", `arrayAll(x -> x > 2, ${ARR})`],
   ["arrayCount", `arrayCount(x -> x = 3, ${ARR})`],
   ["arrayCount", "arrayCount([0, 1, 2])"],
+  // Lambdas over arrays side by side, nested ones reading their enclosing one's parameter, and shadowing.
+  ["arrayMap", `arrayMap((x, y) -> x * 10 + y, ${ARR}, arrayReverse(${ARR}))`],
+  ["arrayFilter", `arrayFilter((x, y) -> y > 2, ${ARR}, arrayMap(x -> x * 2, ${ARR}))`],
+  ["arrayExists", `arrayExists((x, y) -> x = y, ${ARR}, arrayReverse(${ARR}))`],
+  ["arrayAll", `arrayAll((x, y) -> x <= y, ${ARR}, arrayMap(x -> x + 1, ${ARR}))`],
+  ["arrayCount", `arrayCount((x, y) -> x < y, ${ARR}, arraySort(${ARR}))`],
+  ["arrayMap", `arrayMap(x -> arrayMin(arrayFilter(y -> y > x, ${ARR})), ${ARR})`],
+  ["arrayMap", `arrayMap(x -> arrayCount(x -> x > 1, [x, x + 1]) * 10 + x, ${ARR})`],
   ["range", "range(1, 10, 3)"],
   ["JSONExtractString", `JSONExtractString(${J}, 's')`],
   ["JSONExtractInt", `JSONExtractInt(${J}, 'a', 'b', 2)`],
@@ -358,6 +366,15 @@ describe("the ClickHouse dialect", () => {
     expect(await run("SELECT event FROM events UNION ALL SELECT event FROM events")).toHaveLength(4)
     expect(await run("SELECT event FROM events EXCEPT SELECT 'a'")).toEqual([["b"]])
     expect(await run("SELECT event, row_number() OVER w FROM events WINDOW w AS (ORDER BY event DESC) ORDER BY event")).toEqual([["a", 2], ["b", 1]])
+  })
+
+  it("binds lambdas over several arrays, and nested ones reading or shadowing their enclosing ones' parameters", async () => {
+    const text = `SELECT arrayMap((x, y) -> x * 10 + y, [1, 2], [3, 4]), ` +
+      `arrayMap(x -> arrayCount(x -> arrayExists(y -> y = x * 2, [2, 4, 6]), [x, x + 1]), ${ARR}), ` +
+      `arrayMap(x -> arrayMin(arrayFilter(y -> y > x, ${ARR})), ${ARR})`
+    const expected = [[[13, 24], [1, 2, 2, 1], [null, 2, 3, null]]]
+    expect(await onClickHouse(await compile(text, clickhouse))).toEqual(expected)
+    expect(await onPostgres(await compile(text, postgres))).toEqual(expected)
   })
 
   it("binds any text as a parameter, and gives it back unchanged", async () => {

@@ -24,6 +24,7 @@ const fixed = (type: ZType) => () => type
 const nullableIfAny = (type: ZType) => (args: ReadonlyArray<ZType>) => nullable(type, args.some((a) => a.nullable))
 const first = (args: ReadonlyArray<ZType>) => args[0] ?? T.Unknown
 const elementOf = (type: ZType | undefined): ZType => (type?.kind === "Array" ? type.of : T.Unknown)
+const elementsOf = (args: ReadonlyArray<ZType>) => args.slice(1).map(elementOf)
 const widest = (args: ReadonlyArray<ZType>) => args.reduce((a, b) => unify(a, b))
 const numberOf = (args: ReadonlyArray<ZType>) => (args.every((a) => a.kind === "Int") ? T.Int : T.Float)
 
@@ -193,11 +194,12 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   arrayMin: fn(1, 1, (args) => nullable(elementOf(first(args)))),
   arrayMax: fn(1, 1, (args) => nullable(elementOf(first(args)))),
   arrayStringConcat: fn(1, 2, fixed(T.String)),
-  arrayMap: fn(2, 2, (args) => T.array(args[0]!), { lambda: (args) => [elementOf(args[1])] }),
-  arrayFilter: fn(2, 2, (args) => args[1]!, { lambda: (args) => [elementOf(args[1])] }),
-  arrayExists: fn(2, 2, fixed(T.Bool), { lambda: (args) => [elementOf(args[1])] }),
-  arrayAll: fn(2, 2, fixed(T.Bool), { lambda: (args) => [elementOf(args[1])] }),
-  arrayCount: fn(1, 2, fixed(T.Int), { lambda: (args) => [elementOf(args[1])] }),
+  // A lambda's parameters range over the elements of the arrays after it, side by side.
+  arrayMap: fn(2, MANY, (args) => T.array(args[0]!), { lambda: elementsOf }),
+  arrayFilter: fn(2, MANY, (args) => args[1]!, { lambda: elementsOf }),
+  arrayExists: fn(2, MANY, fixed(T.Bool), { lambda: elementsOf }),
+  arrayAll: fn(2, MANY, fixed(T.Bool), { lambda: elementsOf }),
+  arrayCount: fn(1, MANY, fixed(T.Int), { lambda: elementsOf }),
   range: fn(1, 3, fixed(T.array(T.Int))),
 
   // JSON (also over `properties`).

@@ -17,6 +17,8 @@ export abstract class SqlPrinter {
   private readonly placeholders = new Map<string, string>()
   /** Lambda parameters in scope, to the SQL their values are read by. */
   protected readonly lambdas = new Map<string, string>()
+  /** How many lambda parameters enclose what is being printed, shadowed ones included. */
+  private lambdaDepth = 0
   constructor(protected readonly options: PrintOptions) {}
 
   get timezone(): string {
@@ -40,6 +42,26 @@ export abstract class SqlPrinter {
     this.params.push(value)
     this.placeholders.set(key, placeholder)
     return placeholder
+  }
+
+  /**
+   * A lambda's body with its parameters bound to `zq_x<n>`, numbered past the parameters in scope so
+   * that a nested lambda can read its enclosing ones', and the same wherever the expression is
+   * printed (GROUP BY and SELECT). `n` is the first number, for names of the dialect's own.
+   */
+  bindLambda(lambda: RExpr): { readonly names: ReadonlyArray<string>; readonly body: string; readonly n: number } {
+    if (lambda.kind !== "lambda") throw new Error("expected a lambda")
+    const n = this.lambdaDepth
+    const names = lambda.args.map((_, i) => `zq_x${n + i}`)
+    const previous = lambda.args.map((arg) => this.lambdas.get(arg))
+    lambda.args.forEach((arg, i) => this.lambdas.set(arg, names[i]!))
+    this.lambdaDepth += names.length
+    try {
+      return { names, body: this.expr(lambda.expr), n }
+    } finally {
+      this.lambdaDepth = n
+      lambda.args.forEach((arg, i) => (previous[i] === undefined ? this.lambdas.delete(arg) : this.lambdas.set(arg, previous[i]!)))
+    }
   }
 
   // --- Queries

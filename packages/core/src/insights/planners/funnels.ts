@@ -76,14 +76,20 @@ export interface TimeToConvert {
 const range = (n: number) => Array.from({ length: n }, (_, i) => i)
 const cols = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`)
 
+/** A candidate's level, the number of steps it reaches, from its times `t0 … t{n-1}`. */
+const levelOf = (n: number) => `multiIf(${range(n).slice(1).reverse().map((k) => `isNotNull(t${k}), ${k + 1}`).join(", ")}, 1)`
+/** When a candidate reaches the furthest step it reaches. */
+const lastOf = (n: number) => `coalesce(${cols("t", n).reverse().join(", ")})`
+
 /**
- * Candidate starts: rows `actor, bd, t0 … t{n-1}`, `t{k}` the time the candidate reaches step k
- * (NULL when it does not), from the events subquery `source`.
+ * Per person (`actor, bd`) the candidate starts, as arrays side by side: `c{k}` the time each
+ * reaches step k (NULL when it does not), `levels` how many steps each reaches and `lasts` when it
+ * reaches the furthest of them; from the events subquery `source`.
  */
 const candidates = (order: "ordered" | "strict" | "unordered", n: number, source: string, windowEnd: (start: string) => string): string => {
   const times = cols("t", n)
   if (order === "strict") {
-    // The next k events of the person must be steps 1…k.
+    // The next k events of the person must be steps 1…k: found by windows, one row per start.
     const leads = range(n).slice(1).flatMap((k) => [
       `leadInFrame(s${k}, ${k}) OVER w AS n${k}`,
       `leadInFrame(timestamp, ${k}) OVER w AS l${k}`
@@ -91,29 +97,37 @@ const candidates = (order: "ordered" | "strict" | "unordered", n: number, source
     const chain = range(n).slice(1).map((k) =>
       `if(${and([...range(k + 1).slice(1).map((j) => `ifNull(n${j}, false)`), `l${k} <= ${windowEnd("timestamp")}`])}, l${k}, NULL) AS t${k}`
     )
-    return `SELECT actor, bd, timestamp AS t0, ${chain.join(", ")} FROM (` +
+    const rows = `SELECT actor, bd, timestamp AS t0, ${chain.join(", ")} FROM (` +
       `SELECT actor, timestamp, s0, first_value(prop) OVER (PARTITION BY actor, s0 ORDER BY timestamp, uuid) AS bd, ${leads.join(", ")} ` +
       `FROM (${source}) WINDOW w AS (PARTITION BY actor ORDER BY timestamp, uuid)) WHERE s0`
+    // Times past a row's level are never read: the start's stands in, as groupArray skips NULLs.
+    return `SELECT actor, bd, groupArray(${levelOf(n)}) AS levels, groupArray(${lastOf(n)}) AS lasts, ` +
+      `${times.map((t, k) => `groupArray(${k === 0 ? t : `coalesce(${t}, t0)`}) AS c${k}`).join(", ")} FROM (${rows}) GROUP BY actor, bd`
   }
   const arrays = range(n).map((k) => `arraySort(groupArrayIf(timestamp, s${k})) AS a${k}`)
   const firstTouch = order === "unordered" ? "argMin(prop, timestamp)" : "argMinIf(prop, timestamp, s0)"
-  const perActor = `SELECT actor, ${firstTouch} AS bd, ${arrays.join(", ")} FROM (${source}) GROUP BY actor`
+  const perActor = `SELECT actor, ${firstTouch} AS bd, ${arrays.join(", ")} FROM (${source}) GROUP BY actor` +
+    (order === "ordered" ? " HAVING countIf(s0) > 0" : "")
+  let query: string
   if (order === "unordered") {
     // From each step event, the first time of every step within the window; sorted, they are the path.
-    const firsts = cols("a", n).map((a) => `arrayMin(arrayFilter(x -> x >= start AND x <= ${windowEnd("start")}, ${a}))`)
-    const path = `arraySort(arrayFilter(x -> isNotNull(x), [${firsts.join(", ")}]))`
-    return `SELECT actor, bd, ${times.map((t, k) => `arrayElement(path, ${k + 1}) AS ${t}`).join(", ")} FROM (` +
-      `SELECT actor, bd, ${path} AS path FROM (${perActor}) ARRAY JOIN arrayConcat(${cols("a", n).join(", ")}) AS start)`
+    const firsts = `SELECT actor, bd, ${range(n).map((j) => `arrayMap(s -> arrayMin(arrayFilter(x -> x >= s AND x <= ${windowEnd("s")}, a${j})), starts) AS f${j}`).join(", ")} ` +
+      `FROM (SELECT actor, bd, ${cols("a", n).join(", ")}, arrayConcat(${cols("a", n).join(", ")}) AS starts FROM (${perActor}))`
+    const path = `arraySort(arrayFilter(x -> isNotNull(x), [${cols("f", n).join(", ")}]))`
+    query = `SELECT actor, bd, ${range(n).map((k) => `arrayMap((${cols("f", n).join(", ")}) -> arrayElement(${path}, ${k + 1}), ${cols("f", n).join(", ")}) AS c${k}`).join(", ")} FROM (${firsts})`
+  } else {
+    // Ordered: for each start, each step's earliest event after the previous step's, within the
+    // window from the start; one subquery per step, so that each reads the previous one's times.
+    query = perActor
+    for (let k = 1; k < n; k++) {
+      const step = `arrayMap((s, p) -> arrayMin(arrayFilter(x -> x > p AND x <= ${windowEnd("s")}, a${k})), a0, ${k === 1 ? "a0" : `c${k - 1}`}) AS c${k}`
+      query = `SELECT actor, bd, ${["a0", ...cols("a", n).slice(k + 1), ...cols("c", k).slice(1), step].join(", ")} FROM (${query})`
+    }
+    query = `SELECT actor, bd, a0 AS c0, ${cols("c", n).slice(1).join(", ")} FROM (${query})`
   }
-  // Ordered: each step the earliest event after the previous step's, within the window from t0;
-  // one subquery per step, so that each refers to the previous one's column.
-  let query = `SELECT actor, bd, t0, ${cols("a", n).slice(1).join(", ")} FROM (${perActor}) ARRAY JOIN a0 AS t0`
-  for (let k = 1; k < n; k++) {
-    const rest = cols("a", n).slice(k + 1)
-    query = `SELECT actor, bd, ${times.slice(0, k).join(", ")}, ` +
-      `arrayMin(arrayFilter(x -> x > t${k - 1} AND x <= ${windowEnd("t0")}, a${k})) AS t${k}${rest.map((a) => `, ${a}`).join("")} FROM (${query})`
-  }
-  return query
+  const c = cols("c", n)
+  return `SELECT actor, bd, arrayMap((${times.slice(1).join(", ")}) -> ${levelOf(n)}, ${c.slice(1).join(", ")}) AS levels, ` +
+    `arrayMap((${times.join(", ")}) -> ${lastOf(n)}, ${c.join(", ")}) AS lasts, ${c.join(", ")} FROM (${query})`
 }
 
 const windowEndOf = (query: FunnelsQuery) => {
@@ -166,22 +180,15 @@ const bestPaths = (query: FunnelsQuery, ctx: InsightContext): string => {
   const where = and(order === "strict" ? scope : [...scope, or(steps)])
   const source = `SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? "''"} AS prop, ` +
     `${steps.map((s, k) => `${s} AS s${k}`).join(", ")} FROM events WHERE ${where}`
-  const times = cols("t", n)
-  const level = `multiIf(${range(n).slice(1).reverse().map((k) => `isNotNull(t${k}), ${k + 1}`).join(", ")}, 1)`
-  const levels = range(n + 1).slice(2)
-  // Per person the candidate reaching the furthest step (level) first (at last_time), from the
-  // latest start (with the first step only: the earliest start), found by min/max aggregates rather
-  // than a window, which would sort all candidates. Among the candidates of one level a later start
-  // never has an earlier time at any step, so the maxima of those sharing a last_time are the
-  // latest start's times, and the minima of these over the level those of the earliest last_time.
-  const perLast = `SELECT actor, bd, level, min(t0) AS first, ${range(n).map((k) => `max(t${k}) AS latest${k}`).join(", ")} FROM (` +
-    `SELECT actor, bd, ${times.join(", ")}, ${level} AS level, coalesce(${times.slice(1).reverse().join(", ")}) AS last_time ` +
-    `FROM (${candidates(order, n, source, windowEndOf(query))})) GROUP BY actor, bd, level, last_time`
-  const perLevel = `SELECT actor, bd, max(level) AS reached, minIf(first, level = 1) AS t0_1, ` +
-    `${levels.flatMap((l) => range(l).map((k) => `minIf(latest${k}, level = ${l}) AS t${k}_${l}`)).join(", ")} FROM (${perLast}) GROUP BY actor, bd`
-  const pick = (k: number) =>
-    `multiIf(${levels.filter((l) => l > k).reverse().map((l) => `reached = ${l}, t${k}_${l}`).join(", ")}, ${k === 0 ? "t0_1" : "NULL"})`
-  const best = `SELECT actor, bd, reached, ${range(n).map((k) => `${pick(k)} AS t${k}`).join(", ")} FROM (${perLevel})`
+  const c = cols("c", n)
+  // Per person the candidate reaching the furthest step first, from the latest start (reaching the
+  // first step only: the earliest start). Among the candidates of one level a later start never
+  // has an earlier time at any step, so the latest of those arriving first has each step's maximum.
+  const reached = `SELECT actor, bd, levels, lasts, ${c.join(", ")}, arrayMax(levels) AS reached FROM (${candidates(order, n, source, windowEndOf(query))})`
+  const arrival = `SELECT actor, bd, levels, lasts, ${c.join(", ")}, reached, ` +
+    `arrayMin(arrayFilter((last, level) -> level = reached, lasts, levels)) AS arrival FROM (${reached})`
+  const pick = (k: number) => `arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, c${k}, levels, lasts))`
+  const best = `SELECT actor, bd, reached, ${range(n).map((k) => `${k === 0 ? pick(k) : `if(reached > ${k}, ${pick(k)}, NULL)`} AS t${k}`).join(", ")} FROM (${arrival})`
   return withoutExcluded(query, best, scope)
 }
 

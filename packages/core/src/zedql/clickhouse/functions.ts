@@ -172,8 +172,11 @@ const uniq = (c: Call, p: ChPrinter, n: number, a: Aggregate) => {
 }
 const quantile = (c: Call, p: ChPrinter, level: string, a: Aggregate) => a.call("quantileExactInclusive", [float(c, p, 0)], { params: [level], orNull: true })
 
-/** Array functions with a lambda: the lambda first, then the array. */
-const withLambda = (name: string): ChFunction => (c, p) => `${name}(${p.lambda(c.args[0]!)}, ${arg(c, p, 1)})`
+/** Array functions with a lambda: the lambda first, then the arrays its parameters range over. */
+const withLambda = (name: string): ChFunction => (c, p) => {
+  const { body, names } = p.bindLambda(c.args[0]!)
+  return `${name}((${names.join(", ")}) -> ${body}, ${c.args.slice(1).map((a) => p.expr(a)).join(", ")})`
+}
 
 /** The value or '' as Postgres' coalesce gives it. */
 const orEmpty = (sql: string) => `ifNull(${sql}, '')`

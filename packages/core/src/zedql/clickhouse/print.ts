@@ -253,22 +253,6 @@ export class ChPrinter extends SqlPrinter {
     return `arrayElementOrNull(${array}, ${this.expr(index)})`
   }
 
-  /**
-   * Binds lambda parameters to names of the dialect's own, by depth, so that the same expression
-   * prints the same wherever it is (GROUP BY and SELECT).
-   */
-  lambda(lambda: RExpr): string {
-    if (lambda.kind !== "lambda") throw new Error("expected a lambda")
-    const names = lambda.args.map((_, i) => `zq_x${this.lambdas.size + i}`)
-    const previous = lambda.args.map((arg) => this.lambdas.get(arg))
-    lambda.args.forEach((arg, i) => this.lambdas.set(arg, names[i]!))
-    try {
-      return `(${names.join(", ")}) -> ${this.expr(lambda.expr)}`
-    } finally {
-      lambda.args.forEach((arg, i) => (previous[i] === undefined ? this.lambdas.delete(arg) : this.lambdas.set(arg, previous[i]!)))
-    }
-  }
-
   protected call(e: Call, over?: string): string {
     const print = CLICKHOUSE_FUNCTIONS[e.name]
     if (print === undefined) throw new Error(`no ClickHouse form for ${e.name}`)

@@ -195,11 +195,14 @@ const notNullArray = (c: Call, p: PgPrinter, tail: Tail, distinctValues = false)
   `coalesce(array_agg(${distinctValues ? "DISTINCT " : ""}${arg(c, p, 0)})${tail([`${arg(c, p, 0)} IS NOT NULL`])}, ${emptyArray(c.type)})`
 const emptyArray = (type: ZType) => `ARRAY[]::${pgType(type)}`
 
-/** Array functions with a lambda, over the elements (and their positions) of an unnest. */
-const overElements = (c: Call, p: PgPrinter, build: (body: string, element: string) => string, arrayArg = 1) => {
-  const array = arg(c, p, arrayArg)
-  const body = p.bindLambda(c.args[0]!, ["\"zq_x\""])
-  return build(body, `unnest(${array}) WITH ORDINALITY AS "zq_u"("zq_x", "zq_i")`)
+/**
+ * Array functions with a lambda, over the elements of the arrays after it, unnested side by side
+ * (`x`: the first array's, `i`: their position), named by the lambda's depth so nested ones differ.
+ */
+const overElements = (c: Call, p: PgPrinter, build: (body: string, from: string, x: string, i: string) => string) => {
+  const arrays = c.args.slice(1).map((a) => p.expr(a))
+  const { body, n, names } = p.bindLambda(c.args[0]!)
+  return build(body, `unnest(${arrays.join(", ")}) WITH ORDINALITY AS zq_u${n}(${names.join(", ")}, zq_i${n})`, names[0]!, `zq_i${n}`)
 }
 
 export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
@@ -356,8 +359,8 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   arrayMin: (c, p) => `(SELECT min("zq_x") FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x"))`,
   arrayMax: (c, p) => `(SELECT max("zq_x") FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x"))`,
   arrayStringConcat: (c, p) => `array_to_string(${arg(c, p, 0)}, ${c.args[1] ? arg(c, p, 1) : "''"})`,
-  arrayMap: (c, p) => overElements(c, p, (body, from) => `ARRAY(SELECT ${body} FROM ${from} ORDER BY "zq_i")`),
-  arrayFilter: (c, p) => overElements(c, p, (body, from) => `ARRAY(SELECT "zq_x" FROM ${from} WHERE coalesce(${body}, false) ORDER BY "zq_i")`),
+  arrayMap: (c, p) => overElements(c, p, (body, from, _, i) => `ARRAY(SELECT ${body} FROM ${from} ORDER BY ${i})`),
+  arrayFilter: (c, p) => overElements(c, p, (body, from, x, i) => `ARRAY(SELECT ${x} FROM ${from} WHERE coalesce(${body}, false) ORDER BY ${i})`),
   arrayExists: (c, p) => overElements(c, p, (body, from) => `EXISTS (SELECT 1 FROM ${from} WHERE coalesce(${body}, false))`),
   arrayAll: (c, p) => overElements(c, p, (body, from) => `NOT EXISTS (SELECT 1 FROM ${from} WHERE NOT coalesce(${body}, false))`),
   arrayCount: (c, p) =>

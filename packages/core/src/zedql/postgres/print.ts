@@ -14,6 +14,16 @@ import { DATETIME_TEXT, DATE_TEXT, EPOCH_TEXT, INTEGER_TEXT, NUMBER_TEXT, UUID_T
 
 const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 
+/** Whether a value of the IR holds a lambda: an array function, a sub-select per row here. */
+const hasLambda = (value: unknown): boolean =>
+  typeof value === "object" && value !== null && ((value as { kind?: unknown }).kind === "lambda" || Object.values(value).some(hasLambda))
+
+/**
+ * A subquery whose columns run lambdas is kept apart (OFFSET 0): Postgres would otherwise pull it
+ * up into the query around it and run each such column again wherever that query reads it.
+ */
+const fenced = (q: RQuery) => q.kind === "select" && q.limit === null && q.offset === null && q.columns.some((c) => hasLambda(c.expr))
+
 export class PgPrinter extends SqlPrinter {
   protected quote(name: string): string {
     return quote(name)
@@ -69,7 +79,7 @@ export class PgPrinter extends SqlPrinter {
         case "table":
           return `(SELECT * FROM ${quote(s.table)} WHERE "project_id" = ${this.param(this.options.projectId, "int4")}) AS ${quote(s.alias)}`
         case "subquery":
-          return `(${this.query(s.query, false)}) AS ${quote(s.alias)}`
+          return `(${this.query(s.query, false)}${fenced(s.query) ? " OFFSET 0" : ""}) AS ${quote(s.alias)}`
         case "cte":
           return `${quote(s.name)} AS ${quote(s.alias)}`
         case "unnest":
@@ -144,17 +154,6 @@ export class PgPrinter extends SqlPrinter {
   element(array: string, index: RExpr): string {
     const i = this.expr(index)
     return `(CASE WHEN ${i} < 0 THEN (${array})[cardinality(${array}) + 1 + ${i}] ELSE (${array})[${i}] END)`
-  }
-
-  /** Binds lambda parameters to the columns of an unnest, for array functions. */
-  bindLambda(lambda: RExpr, columns: ReadonlyArray<string>): string {
-    if (lambda.kind !== "lambda") throw new Error("expected a lambda")
-    lambda.args.forEach((arg, i) => this.lambdas.set(arg, columns[i]!))
-    try {
-      return this.expr(lambda.expr)
-    } finally {
-      lambda.args.forEach((arg) => this.lambdas.delete(arg))
-    }
   }
 
   protected call(e: Call, over?: string): string {

@@ -96,6 +96,17 @@ export const arrays: Array<Case> = [
       ordered(sessionRows(m, (s) => s.pageviews >= 6).map((s) => [s.id, s.urls.length, s.urls.filter((u) => u.includes("/documents/")).length]), 0).slice(0, 5)
   },
   {
+    name: "a lambda over two arrays, with a nested one reading its parameter",
+    query: "SELECT session_id, arrayCount((u, i) -> arrayExists(v -> splitByChar('/', v)[4] = splitByChar('/', u)[4], arraySlice($urls, i + 1)), " +
+      "$urls, range(1, length($urls) + 1)) AS again FROM sessions WHERE $pageview_count >= 4 ORDER BY again DESC, session_id LIMIT 5",
+    expected: (m) => {
+      // How many of a session's pages have their section (/documents/…) visited again later.
+      const section = (url: string) => url.split("/")[3]
+      const again = (urls: ReadonlyArray<string>) => urls.filter((u, i) => urls.slice(i + 1).some((v) => section(v) === section(u))).length
+      return ordered(sessionRows(m, (s) => s.pageviews >= 4).map((s) => [s.id, again(s.urls)]), [1, "desc"], 0).slice(0, 5)
+    }
+  },
+  {
     name: "ARRAY JOIN",
     query: "SELECT part, count() FROM events ARRAY JOIN splitByChar('/', properties.$pathname) AS part WHERE event = '$pageview' AND part != '' GROUP BY part ORDER BY 2 DESC, part LIMIT 5",
     expected: (m) => ordered(counted(pageviews(m).flatMap((e) => (prop(e, "$pathname") as string).split("/").filter((p) => p !== "")), (p) => p), [1, "desc"], 0).slice(0, 5)
