@@ -16,7 +16,7 @@ export abstract class SqlPrinter {
   // its JSON keys as parameters) is the same expression to the database.
   private readonly placeholders = new Map<string, string>()
   /** Lambda parameters in scope, to the SQL their values are read by. */
-  protected readonly lambdas = new Map<string, string>()
+  private readonly lambdas = new Map<string, string>()
   /** How many lambda parameters enclose what is being printed, shadowed ones included. */
   private lambdaDepth = 0
   constructor(protected readonly options: PrintOptions) {}
