@@ -1,6 +1,7 @@
 import { FetchHttpClient } from "@effect/platform"
 import { Layer } from "effect"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
+import { FlagPersons, FlagPersonsLive } from "./flags/persons.js"
 import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
 import { Destinations, DestinationsLive } from "./functions/destinations.js"
 import { FunctionHealth, FunctionHealthLive } from "./functions/health.js"
@@ -22,6 +23,7 @@ export type AppServices =
   | Destinations
   | EventPipeline
   | FlagDefinitions
+  | FlagPersons
   | FlagQuota
   | FunctionHealth
   | FunctionLogger
@@ -43,7 +45,7 @@ export const appLayer = (
     Layer.provideMerge(DestinationsLive),
     Layer.provideMerge(Layer.mergeAll(FunctionLoggerLive, FunctionRegistryLive, FunctionHealthLive, FetchHttpClient.layer)),
     Layer.provideMerge(Layer.mergeAll(
-      PersonCacheLive,
+      FlagPersonsLive,
       ProjectTokensLive,
       FlagDefinitionsLive,
       FlagQuotaLive,
@@ -51,5 +53,6 @@ export const appLayer = (
       geoip,
       Layer.succeed(ZedConfig, config)
     )),
+    Layer.provideMerge(PersonCacheLive),
     Layer.provideMerge(storage)
   )

@@ -26,6 +26,11 @@ export interface ZedOptions {
   readonly geoip?: Layer.Layer<GeoIp> | undefined
   /** How destinations retry failed HTTP requests (default 3 retries, waits doubling from 1 s). */
   readonly destinationRetries?: DestinationRetries | undefined
+  /**
+   * Whether the hottest routes (`/decide`, `/flags`) may answer from memory without an Effect fiber
+   * (default true). The answers are the same either way; false is for comparing the two.
+   */
+  readonly fastPaths?: boolean | undefined
 }
 
 export interface Zed {
@@ -59,7 +64,8 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
       ? { created: false }
       : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
     const app = makeApp(routes)
-    const handle = (request: ZedRequest) => runtime.runPromise(app.handle(request))
+    const fast = options.fastPaths === false ? () => undefined : app.fast((await runtime.runtime()).context)
+    const handle = async (request: ZedRequest) => (await fast(request)) ?? runtime.runPromise(app.handle(request))
     return {
       handle,
       serves: app.serves,

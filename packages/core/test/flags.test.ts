@@ -40,6 +40,16 @@ describe("spec vectors", () => {
     expect(flagHash("anything", "")).toBe(0)
   })
 
+  it("scale the 60-bit prefix exactly as a u64 to f64 conversion would, for any key and id", () => {
+    // The 60 bits taken as a BigInt and converted once: the reference for the split arithmetic.
+    const reference = (text: string) => Number(BigInt(`0x${sha15(text)}`)) / 0xfffffffffffffff
+    fc.assert(fc.property(fc.string({ unit: "grapheme" }), fc.string({ unit: "grapheme", minLength: 1 }), (key, id) => {
+      expect(flagHash(key, id)).toBe(reference(`${key}.${id}`))
+      expect(flagHash(key, id, "variant")).toBe(reference(`${key}.${id}variant`))
+      expect(holdoutHash(id)).toBe(reference(`holdout-${id}`))
+    }), { numRuns: 2000 })
+  })
+
   it("#1-#3 50% rollout", () => {
     const beta = flag("beta-feature", rollout(50))
     expect(evaluateFlag(beta, as("user-1"))).toEqual({

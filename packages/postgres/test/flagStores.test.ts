@@ -31,7 +31,8 @@ const flag = (key: string) => ({
 })
 
 describe.each(Object.keys(backends))("%s", (name) => {
-  const { run } = suiteStorage(backends[name]!)
+  const suite = suiteStorage(backends[name]!)
+  const { run } = suite
 
   it("flags: create, find, list, update (version bump), unique live keys, soft delete", async () => {
     const flags = await run(FlagStore)
@@ -104,6 +105,20 @@ describe.each(Object.keys(backends))("%s", (name) => {
     await run(ingest([{ projectId: 1, events: [event("$merge_dangerously", "merge-into", { alias: "merge-from" })] }]))
     const merged = await run(inputs.load(1, { distinctId: "merge-into", groups: [], staticCohortIds: [], continuity: undefined }))
     expect(merged.hashKeyOverrides).toEqual({ kept: "merge-from" })
+  })
+
+  it("flag inputs: many distinct ids' person properties in one call, merged ids included", async () => {
+    await run(ingest([{ projectId: 1, events: [
+      event("$identify", "many-1", { $set: { plan: "pro" } }),
+      event("$identify", "many-2", { $set: { plan: "free" } }),
+      event("$identify", "many-1", { $anon_distinct_id: "many-anon" })
+    ] }]))
+    const inputs = await run(FlagInputs)
+    const found = await run(inputs.persons(1, ["many-1", "many-2", "many-anon", "many-nobody"]))
+    expect([...found.keys()].sort()).toEqual(["many-1", "many-2", "many-anon"])
+    expect([found.get("many-1")?.plan, found.get("many-2")?.plan, found.get("many-anon")?.plan]).toEqual(["pro", "free", "pro"])
+    expect((await run(inputs.persons(suite.other, ["many-1"]))).size).toBe(0)
+    expect((await run(inputs.persons(1, []))).size).toBe(0)
   })
 
   it("usage: totals per organization and period across calls; the quota lives on the organization", async () => {

@@ -1,4 +1,4 @@
-import { Cause, Effect } from "effect"
+import { Cause, type Context, Effect } from "effect"
 import type { ApiKeyStore } from "../services/ApiKeyStore.js"
 import type { ProjectStore } from "../services/ProjectStore.js"
 import { authenticate, authorize, resolveProject } from "./auth.js"
@@ -13,6 +13,11 @@ export interface App<R> {
   readonly handle: (request: ZedRequest) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore>
   /** Whether some route serves `path` (with any method), so mounts can pass other paths on. */
   readonly serves: (path: string) => boolean
+  /**
+   * The routes' fast paths bound to these services: a reply for a request answered from memory,
+   * or undefined for one that `handle` must answer.
+   */
+  readonly fast: (services: Context.Context<R>) => (request: ZedRequest) => Reply | undefined | Promise<Reply | undefined>
 }
 
 export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
@@ -45,6 +50,14 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
         ),
         Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))
       ),
-    serves: (path) => router.match("GET", path)._tag !== "NotFound"
+    serves: (path) => router.match("GET", path)._tag !== "NotFound",
+    fast: (services) => {
+      const bound = new Map(routes.flatMap((route) => (route.fast === undefined ? [] : [[route, route.fast(services)] as const])))
+      return (request) => {
+        if (bound.size === 0) return undefined
+        const match = router.match(request.method, request.path)
+        return match._tag === "Found" ? bound.get(match.value)?.(request) : undefined
+      }
+    }
   }
 }

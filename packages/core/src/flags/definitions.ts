@@ -1,4 +1,5 @@
-import { Cache, Context, Duration, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { makeReadThrough } from "../cache/readThrough.js"
 import { CohortStore } from "../services/CohortStore.js"
 import type { StoredFlag } from "../services/FlagStore.js"
 import { FlagStore } from "../services/FlagStore.js"
@@ -27,12 +28,16 @@ export interface FlagSnapshot {
 
 export class FlagDefinitions extends Context.Tag("@zed/core/FlagDefinitions")<FlagDefinitions, {
   readonly get: (projectId: number) => Effect.Effect<FlagSnapshot, StorageError>
+  /** The kept snapshot, without reading; undefined when none is kept. */
+  readonly peek: (projectId: number) => FlagSnapshot | undefined
   /** Drop the project's snapshot after a change made here (other instances catch up within the TTL). */
   readonly invalidate: (projectId: number) => Effect.Effect<void>
 }>() {}
 
 /** How long a snapshot serves other instances' changes late. */
-const TTL = Duration.seconds(15)
+const TTL = 15_000
+/** How long past that a snapshot is still served while it is read again, so requests never wait on it. */
+const STALE_FOR = 5 * 60_000
 
 const conditionsOf = (flag: StoredFlag): ReadonlyArray<FlagCondition> => [
   ...(flag.filters.groups ?? []),
@@ -58,15 +63,16 @@ export const snapshotOf = (
   }
 }
 
-export const FlagDefinitionsLive = Layer.effect(
+export const FlagDefinitionsLive = Layer.scoped(
   FlagDefinitions,
   Effect.gen(function*() {
     const flags = yield* FlagStore
     const cohorts = yield* CohortStore
     const groups = yield* GroupStore
-    const cache = yield* Cache.make({
+    const cache = yield* makeReadThrough({
       capacity: 10_000,
-      timeToLive: TTL,
+      timeToLive: () => TTL,
+      staleFor: () => STALE_FOR,
       lookup: (projectId: number) =>
         Effect.map(
           Effect.all([flags.all(projectId), cohorts.all(projectId), groups.types(projectId)], { concurrency: "unbounded" }),
@@ -78,6 +84,6 @@ export const FlagDefinitionsLive = Layer.effect(
             )
         )
     })
-    return FlagDefinitions.of({ get: (projectId) => cache.get(projectId), invalidate: (projectId) => cache.invalidate(projectId) })
+    return FlagDefinitions.of({ get: cache.get, peek: cache.peek, invalidate: (projectId) => Effect.sync(() => cache.invalidate(projectId)) })
   })
 )

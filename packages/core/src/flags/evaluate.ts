@@ -310,12 +310,27 @@ const contextsMatch = (flag: FlagDefinition, requested: EvaluationContext["evalu
   return tags.length === 0 || tags.some((tag) => requested.includes(tag))
 }
 
-/**
- * Every flag the request asks for, dependencies first. Inactive, deleted and request-filtered flags
- * are not returned, but count as `false` for flags depending on them; a flag with a missing or
- * circular dependency is `false` with reason `missing_dependency`.
- */
-export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: EvaluationContext): EvaluationResults => {
+/** What evaluating a set of flags needs regardless of the request, worked out once per set. */
+interface Prepared {
+  readonly byId: ReadonlyMap<number, FlagDefinition>
+  readonly byKey: ReadonlyMap<string, FlagDefinition>
+  /** The flags each flag's conditions depend on; null for one that cannot be found. */
+  readonly dependencies: ReadonlyMap<number, ReadonlyArray<FlagDefinition | null>>
+  /** Plans of requests without runtime, contexts or keys to filter by (the usual SDK call). */
+  unfiltered: Plan | undefined
+}
+
+/** Which flags a request evaluates, in what order, and which of them have broken dependencies. */
+interface Plan {
+  /** Evaluable flags, each after its dependencies. */
+  readonly order: ReadonlyArray<FlagDefinition>
+  readonly broken: ReadonlySet<number>
+  /** Flags not evaluated: `false` for the flags depending on them. */
+  readonly skipped: ReadonlyArray<FlagDefinition>
+  readonly requested: ReadonlySet<number>
+}
+
+const prepare = (flags: ReadonlyArray<FlagDefinition>): Prepared => {
   const byId = new Map<number, FlagDefinition>()
   const byKey = new Map<string, FlagDefinition>()
   for (const flag of flags) {
@@ -324,27 +339,25 @@ export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: Eva
     const existing = byKey.get(flag.key)
     if (existing === undefined || (existing.deleted && !flag.deleted)) byKey.set(flag.key, flag)
   }
+  const dependencies = new Map(flags.map((flag) => [
+    flag.id,
+    (flag.filters.groups ?? [])
+      .flatMap((condition) => condition.properties ?? [])
+      .filter((filter) => filter.type === "flag")
+      .map((filter) => {
+        // Served definitions mark cycles and missing flags with an empty chain.
+        if (filter.dependency_chain !== undefined) return filter.dependency_chain.length === 0 ? null : (byKey.get(filter.key) ?? null)
+        if (/^\d+$/.test(filter.key) && byId.has(Number(filter.key))) return byId.get(Number(filter.key))!
+        return byKey.get(filter.key) ?? null
+      })
+  ]))
+  return { byId, byKey, dependencies, unfiltered: undefined }
+}
+
+const plan = (flags: ReadonlyArray<FlagDefinition>, prepared: Prepared, context: EvaluationContext): Plan => {
   const evaluable = (flag: FlagDefinition): boolean =>
     flag.active && !flag.deleted && runtimeMatches(flag, context.runtime) && contextsMatch(flag, context.evaluationContexts)
-
-  /** The flags a flag's conditions depend on; null for one that cannot be found. */
-  const dependencies = new Map<number, Array<FlagDefinition | null>>()
-  const dependenciesOf = (flag: FlagDefinition): Array<FlagDefinition | null> => {
-    let found = dependencies.get(flag.id)
-    if (found === undefined) {
-      found = (flag.filters.groups ?? [])
-        .flatMap((condition) => condition.properties ?? [])
-        .filter((filter) => filter.type === "flag")
-        .map((filter) => {
-          // Served definitions mark cycles and missing flags with an empty chain.
-          if (filter.dependency_chain !== undefined) return filter.dependency_chain.length === 0 ? null : (byKey.get(filter.key) ?? null)
-          if (/^\d+$/.test(filter.key) && byId.has(Number(filter.key))) return byId.get(Number(filter.key))!
-          return byKey.get(filter.key) ?? null
-        })
-      dependencies.set(flag.id, found)
-    }
-    return found
-  }
+  const dependenciesOf = (flag: FlagDefinition) => prepared.dependencies.get(flag.id) ?? []
 
   // Broken: a missing dependency, a cycle, or a dependency that is broken itself. Flags that are
   // not evaluated are plain `false` leaves.
@@ -360,9 +373,9 @@ export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: Eva
     return sound
   }
 
-  const requested = new Map<number, FlagDefinition>()
-  const wanted = context.flagKeys === undefined ? flags : context.flagKeys.flatMap((key) => byKey.get(key) ?? [])
-  for (const flag of wanted) if (evaluable(flag)) requested.set(flag.id, flag)
+  const requested = new Set<number>()
+  const wanted = context.flagKeys === undefined ? flags : context.flagKeys.flatMap((key) => prepared.byKey.get(key) ?? [])
+  for (const flag of wanted) if (evaluable(flag)) requested.add(flag.id)
 
   // Topological order: each flag after its dependencies.
   const order: Array<FlagDefinition> = []
@@ -373,21 +386,51 @@ export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: Eva
     for (const dependency of dependenciesOf(flag)) if (dependency !== null) place(dependency)
     order.push(flag)
   }
-  for (const flag of requested.values()) place(flag)
+  for (const id of requested) place(prepared.byId.get(id)!)
+  return {
+    order,
+    broken: new Set(order.filter((flag) => !isSound(flag)).map((flag) => flag.id)),
+    skipped: flags.filter((flag) => !evaluable(flag)),
+    requested
+  }
+}
 
+// Prepared once per array of definitions: a snapshot's array is the same for every request until
+// the snapshot is replaced.
+const preparedSets = new WeakMap<ReadonlyArray<FlagDefinition>, Prepared>()
+
+const planFor = (flags: ReadonlyArray<FlagDefinition>, context: EvaluationContext): { readonly prepared: Prepared; readonly plan: Plan } => {
+  let prepared = preparedSets.get(flags)
+  if (prepared === undefined) {
+    prepared = prepare(flags)
+    preparedSets.set(flags, prepared)
+  }
+  const unfiltered = context.runtime === undefined && context.flagKeys === undefined && (context.evaluationContexts ?? []).length === 0
+  if (!unfiltered) return { prepared, plan: plan(flags, prepared, context) }
+  prepared.unfiltered ??= plan(flags, prepared, context)
+  return { prepared, plan: prepared.unfiltered }
+}
+
+/**
+ * Every flag the request asks for, dependencies first. Inactive, deleted and request-filtered flags
+ * are not returned, but count as `false` for flags depending on them; a flag with a missing or
+ * circular dependency is `false` with reason `missing_dependency`.
+ */
+export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: EvaluationContext): EvaluationResults => {
+  const { plan, prepared } = planFor(flags, context)
   const valuesById = new Map<number, FlagValue>()
   const valuesByKey = new Map<string, FlagValue>()
   const record = (flag: FlagDefinition, value: FlagValue): void => {
     valuesById.set(flag.id, value)
-    if (byKey.get(flag.key) === flag) valuesByKey.set(flag.key, value)
+    if (prepared.byKey.get(flag.key) === flag) valuesByKey.set(flag.key, value)
   }
-  for (const flag of flags) if (!evaluable(flag)) record(flag, false)
+  for (const flag of plan.skipped) record(flag, false)
 
   const evaluated: EvaluatedFlags = { byId: valuesById, byKey: valuesByKey }
   const outcomes = new Map<number, FlagResult>()
   let errors = false
-  for (const flag of order) {
-    const result = isSound(flag) ? evaluateFlag(flag, context, evaluated) : makeResult(flag, false, null, "missing_dependency", null, null)
+  for (const flag of plan.order) {
+    const result = plan.broken.has(flag.id) ? makeResult(flag, false, null, "missing_dependency", null, null) : evaluateFlag(flag, context, evaluated)
     outcomes.set(flag.id, result)
     // A failed flag has no value: flags depending on it do not match on it at all.
     if (result.failed) errors = true
@@ -395,6 +438,6 @@ export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: Eva
   }
 
   const results = new Map<string, FlagResult>()
-  for (const flag of flags) if (requested.has(flag.id)) results.set(flag.key, outcomes.get(flag.id)!)
+  for (const flag of flags) if (plan.requested.has(flag.id)) results.set(flag.key, outcomes.get(flag.id)!)
   return { results, errors }
 }

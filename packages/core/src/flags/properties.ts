@@ -101,14 +101,19 @@ const isBooleanLike = (value: unknown): boolean =>
 const isTruthy = (value: unknown): boolean =>
   typeof value === "boolean" ? value : typeof value === "string" ? value.toLowerCase() === "true" : Array.isArray(value) && value.every(isTruthy)
 
-const exactMatch = (target: unknown, actual: unknown, version: 1 | 2): boolean => {
-  // Legacy matching compares truthiness whenever the filter is boolean-like ("true", false,
-  // ["true"], ...); version 2 keeps that only for the empty array.
-  if ((version !== 2 && isBooleanLike(target)) || (Array.isArray(target) && target.length === 0)) return isTruthy(target) === isTruthy(actual)
-  if (version === 2 && typeof actual === "number" && isBooleanLike(target)) return false
-  const actualText = toText(actual).toLowerCase()
-  if (Array.isArray(target)) return target.some((item) => toText(item).toLowerCase() === actualText)
-  return toText(target).toLowerCase() === actualText
+/** `exact` against one filter value, prepared once: legacy truthiness, or case-blind JSON text. */
+const exactMatcher = (target: unknown) => {
+  const booleanLike = isBooleanLike(target)
+  const truthy = isTruthy(target)
+  const emptyArray = Array.isArray(target) && target.length === 0
+  const texts = new Set((Array.isArray(target) ? target : [target]).map((item) => toText(item).toLowerCase()))
+  return (actual: unknown, version: 1 | 2): boolean => {
+    // Legacy matching compares truthiness whenever the filter is boolean-like ("true", false,
+    // ["true"], ...); version 2 keeps that only for the empty array.
+    if ((version !== 2 && booleanLike) || emptyArray) return truthy === isTruthy(actual)
+    if (version === 2 && typeof actual === "number" && booleanLike) return false
+    return texts.has(toText(actual).toLowerCase())
+  }
 }
 
 const compareNumbers = (operator: "gt" | "gte" | "lt" | "lte", left: number, right: number): boolean =>
@@ -122,39 +127,54 @@ const propertyDate = (value: unknown, timezone: string, now: Date): bigint | und
   return seconds !== undefined ? timestampInstant(seconds) : parseDateText(value, timezone, now)
 }
 
-const matchDate = (operator: "is_date_before" | "is_date_after" | "is_date_exact", actual: unknown, value: unknown, options: MatchOptions): boolean => {
-  const timezone = options.timezone ?? "UTC"
-  const now = options.now ?? new Date()
-  const actualDate = propertyDate(actual, timezone, now)
-  if (actualDate === undefined || typeof value !== "string") return false
-  const filterDate = parseDateText(value, timezone, now)
-  if (filterDate === undefined) return false
-  return operator === "is_date_before" ? actualDate < filterDate : operator === "is_date_after" ? actualDate > filterDate : actualDate === filterDate
+/** A date filter; its own date depends on the time zone and, for relative dates, on now: kept for the last pair. */
+const dateMatcher = (operator: "is_date_before" | "is_date_after" | "is_date_exact", value: string): Matcher => {
+  let last: { readonly timezone: string; readonly now: number; readonly date: bigint | undefined } | undefined
+  return (actual, options) => {
+    const timezone = options.timezone ?? "UTC"
+    const now = options.now ?? new Date()
+    const actualDate = propertyDate(actual, timezone, now)
+    if (actualDate === undefined) return false
+    if (last === undefined || last.timezone !== timezone || last.now !== now.getTime()) {
+      last = { timezone, now: now.getTime(), date: parseDateText(value, timezone, now) }
+    }
+    const filterDate = last.date
+    if (filterDate === undefined) return false
+    return operator === "is_date_before" ? actualDate < filterDate : operator === "is_date_after" ? actualDate > filterDate : actualDate === filterDate
+  }
 }
 
-const matchSemver = (operator: string, actual: unknown, value: unknown): boolean => {
-  const version = toVersion(toText(actual))
-  if (version === undefined) return false
+const semverMatcher = (operator: string, value: unknown): ((actual: unknown) => boolean) => {
+  const versionOf = (actual: unknown) => toVersion(toText(actual))
   if (operator === "semver_tilde" || operator === "semver_caret" || operator === "semver_wildcard") {
     const requirement = parseVersionReq(requirementText(operator, toText(value)))
-    return requirement !== undefined && matchesReq(requirement, version)
+    if (requirement === undefined) return () => false
+    return (actual) => {
+      const version = versionOf(actual)
+      return version !== undefined && matchesReq(requirement, version)
+    }
   }
   const target = toVersion(toText(value))
-  if (target === undefined) return false
-  const order = compareVersions(version, target)
-  switch (operator) {
-    case "semver_eq":
-      return order === 0
-    case "semver_neq":
-      return order !== 0
-    case "semver_gt":
-      return order > 0
-    case "semver_gte":
-      return order >= 0
-    case "semver_lt":
-      return order < 0
-    default:
-      return order <= 0
+  if (target === undefined) return () => false
+  const accepts = (order: number): boolean => {
+    switch (operator) {
+      case "semver_eq":
+        return order === 0
+      case "semver_neq":
+        return order !== 0
+      case "semver_gt":
+        return order > 0
+      case "semver_gte":
+        return order >= 0
+      case "semver_lt":
+        return order < 0
+      default:
+        return order <= 0
+    }
+  }
+  return (actual) => {
+    const version = versionOf(actual)
+    return version !== undefined && accepts(compareVersions(version, target))
   }
 }
 
@@ -164,27 +184,18 @@ const matchSemver = (operator: string, actual: unknown, value: unknown): boolean
  */
 export const PERSON_METADATA_KEY_PREFIX = "__posthog_person_metadata__"
 
-/**
- * Whether `properties` satisfy `filter`. Cohort (`in`/`not_in`) and flag (`flag_evaluates_to`)
- * filters are matched by the evaluator, not here, and give false, as do unknown operators.
- */
-export const matchProperty = (filter: FlagPropertyFilter, properties: Readonly<Record<string, unknown>>, options: MatchOptions = {}): boolean => {
-  const operator = filter.operator ?? "exact"
-  const key = filter.type === "person_metadata" ? PERSON_METADATA_KEY_PREFIX + filter.key : filter.key
-  const present = Object.hasOwn(properties, key) && properties[key] !== undefined
-  if (operator === "is_set") return present
-  if (operator === "is_not_set") return !present
-  // The service reads a JSON null filter value as "no value": no match for any other operator.
-  const value = filter.value
-  if (value === undefined || value === null) return false
-  const actual = properties[key]
+/** A property value matcher for one filter, its value read once into what the operator compares with. */
+type Matcher = (actual: unknown, options: MatchOptions) => boolean
 
+/** The matcher of a filter's operator and value; undefined for operators that never match here. */
+const valueMatcher = (operator: string, value: unknown): Matcher | undefined => {
   switch (operator) {
     case "exact":
     case "is_not": {
-      if (!present) return operator === "is_not"
-      const matched = exactMatch(value, actual, options.propertyMatchingVersion ?? 1)
-      return operator === "exact" ? matched : !matched
+      const matches = exactMatcher(value)
+      return operator === "exact"
+        ? (actual, options) => matches(actual, options.propertyMatchingVersion ?? 1)
+        : (actual, options) => !matches(actual, options.propertyMatchingVersion ?? 1)
     }
     case "icontains":
     case "not_icontains":
@@ -193,56 +204,62 @@ export const matchProperty = (filter: FlagPropertyFilter, properties: Readonly<R
     case "ends_with":
     case "not_ends_with": {
       const negated = operator.startsWith("not_")
-      if (!present) return negated
-      const haystack = asciiLower(toText(actual))
       const needle = asciiLower(toText(value))
-      const test = operator.endsWith("icontains") ? haystack.includes(needle) : operator.endsWith("starts_with") ? haystack.startsWith(needle) : haystack.endsWith(needle)
-      return negated ? !test : test
+      const test = operator.endsWith("icontains")
+        ? (haystack: string) => haystack.includes(needle)
+        : operator.endsWith("starts_with")
+        ? (haystack: string) => haystack.startsWith(needle)
+        : (haystack: string) => haystack.endsWith(needle)
+      return (actual) => test(asciiLower(toText(actual))) !== negated
     }
     case "icontains_multi":
     case "not_icontains_multi": {
-      if (!present) return operator === "not_icontains_multi"
-      const haystack = asciiLower(toText(actual))
-      const any = (Array.isArray(value) ? value : [value]).some((item) => haystack.includes(asciiLower(toText(item))))
-      return operator === "icontains_multi" ? any : !any
+      const needles = (Array.isArray(value) ? value : [value]).map((item) => asciiLower(toText(item)))
+      const negated = operator === "not_icontains_multi"
+      return (actual) => {
+        const haystack = asciiLower(toText(actual))
+        return needles.some((needle) => haystack.includes(needle)) !== negated
+      }
     }
     case "regex":
     case "not_regex": {
-      if (!present) return operator === "not_regex"
       const compiled = compilePattern(toText(value))
-      if (compiled === null) return false
-      const found = searchPattern(compiled, toText(actual))
-      // Too long to search safely: the service's backtrack limit also ends in no match for both.
-      if (found === undefined) return false
-      return operator === "regex" ? found : !found
+      if (compiled === null) return () => false
+      return (actual) => {
+        const found = searchPattern(compiled, toText(actual))
+        // Too long to search safely: the service's backtrack limit also ends in no match for both.
+        if (found === undefined) return false
+        return operator === "regex" ? found : !found
+      }
     }
     case "gt":
     case "gte":
     case "lt":
     case "lte": {
-      if (!present) return false
-      const left = toNumber(actual)
       const right = toNumber(value)
       // [srv] a non-numeric side is an error, hence no match (the SDK compares the strings).
-      if (left === undefined || right === undefined) return false
-      return compareNumbers(operator, left, right)
+      if (right === undefined) return () => false
+      return (actual) => {
+        const left = toNumber(actual)
+        return left !== undefined && compareNumbers(operator, left, right)
+      }
     }
     case "between":
     case "not_between": {
-      if (!present) return operator === "not_between"
-      if (!Array.isArray(value) || value.length !== 2) return false
+      if (!Array.isArray(value) || value.length !== 2) return () => false
       const low = toNumber(value[0])
       const high = toNumber(value[1])
-      if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high) return false
-      const number = toNumber(actual)
-      if (number === undefined || Number.isNaN(number)) return false
-      const inside = number >= low && number <= high
-      return operator === "between" ? inside : !inside
+      if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high) return () => false
+      return (actual) => {
+        const number = toNumber(actual)
+        if (number === undefined || Number.isNaN(number)) return false
+        return (number >= low && number <= high) === (operator === "between")
+      }
     }
     case "is_date_before":
     case "is_date_after":
     case "is_date_exact":
-      return present && matchDate(operator, actual, value, options)
+      return typeof value === "string" ? dateMatcher(operator, value) : () => false
     case "semver_eq":
     case "semver_neq":
     case "semver_gt":
@@ -251,9 +268,46 @@ export const matchProperty = (filter: FlagPropertyFilter, properties: Readonly<R
     case "semver_lte":
     case "semver_tilde":
     case "semver_caret":
-    case "semver_wildcard":
-      return present && matchSemver(operator, actual, value)
+    case "semver_wildcard": {
+      const matches = semverMatcher(operator, value)
+      return (actual) => matches(actual)
+    }
     default:
-      return false
+      return undefined
   }
+}
+
+/** Operators that match a filter whose key is absent (the negations). */
+const ABSENT_MATCHES = new Set(["is_not", "not_icontains", "not_starts_with", "not_ends_with", "not_icontains_multi", "not_regex", "not_between", "is_not_set"])
+
+type FilterMatcher = (properties: Readonly<Record<string, unknown>>, options: MatchOptions) => boolean
+
+const compileFilter = (filter: FlagPropertyFilter): FilterMatcher => {
+  const operator = filter.operator ?? "exact"
+  const key = filter.type === "person_metadata" ? PERSON_METADATA_KEY_PREFIX + filter.key : filter.key
+  if (operator === "is_set") return (properties) => Object.hasOwn(properties, key) && properties[key] !== undefined
+  if (operator === "is_not_set") return (properties) => !(Object.hasOwn(properties, key) && properties[key] !== undefined)
+  // The service reads a JSON null filter value as "no value": no match for any other operator.
+  const value = filter.value
+  const matcher = value === undefined || value === null ? undefined : valueMatcher(operator, value)
+  if (matcher === undefined) return () => false
+  const absent = ABSENT_MATCHES.has(operator)
+  return (properties, options) => (Object.hasOwn(properties, key) && properties[key] !== undefined ? matcher(properties[key], options) : absent)
+}
+
+// Filters are compiled once per filter object: a snapshot's definitions are the same objects for
+// every request until the snapshot is replaced, when the old ones are collected with it.
+const compiled = new WeakMap<FlagPropertyFilter, FilterMatcher>()
+
+/**
+ * Whether `properties` satisfy `filter`. Cohort (`in`/`not_in`) and flag (`flag_evaluates_to`)
+ * filters are matched by the evaluator, not here, and give false, as do unknown operators.
+ */
+export const matchProperty = (filter: FlagPropertyFilter, properties: Readonly<Record<string, unknown>>, options: MatchOptions = {}): boolean => {
+  let matcher = compiled.get(filter)
+  if (matcher === undefined) {
+    matcher = compileFilter(filter)
+    compiled.set(filter, matcher)
+  }
+  return matcher(properties, options)
 }

@@ -10,7 +10,7 @@ import { StorageError } from "../services/StorageError.js"
 import { Transactor } from "../services/Transactor.js"
 import { groupColumns, groupTypesOf, groupUpdates } from "./groups.js"
 import type { IncomingEvent } from "./normalize.js"
-import { noPersonCache, PersonCache } from "./personCache.js"
+import { makePersonCache, PersonCache } from "./personCache.js"
 import { propertyDefinitionsOf } from "./propertyTypes.js"
 import { makeRecordedDefinitions, type RecordedDefinitions } from "./recordedDefinitions.js"
 
@@ -136,7 +136,7 @@ const attempt = (
  */
 export const ingest = (
   submissions: ReadonlyArray<Omit<Submission, "done">>,
-  cache: PersonCache["Type"] = noPersonCache,
+  cache: PersonCache["Type"] = makePersonCache(false),
   recorded: RecordedDefinitions = makeRecordedDefinitions()
 ) =>
   Effect.gen(function*() {

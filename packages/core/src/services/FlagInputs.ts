@@ -24,7 +24,9 @@ export interface FlagInputsResult {
   readonly hashKeyOverrides: Readonly<Record<string, string>>
 }
 
-/** What flag evaluation reads about one person, in one storage round trip. */
+/** What flag evaluation reads about persons, each in one storage round trip. */
 export class FlagInputs extends Context.Tag("@zed/core/FlagInputs")<FlagInputs, {
   readonly load: (projectId: number, query: FlagInputsQuery) => Effect.Effect<FlagInputsResult, StorageError>
+  /** The stored properties of these distinct ids' persons, by distinct id; ids without a person are left out. */
+  readonly persons: (projectId: number, distinctIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Readonly<Record<string, unknown>>>, StorageError>
 }>() {}

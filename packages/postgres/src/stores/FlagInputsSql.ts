@@ -66,7 +66,13 @@ export const FlagInputsSql = Layer.effect(
             return { personProperties, groupProperties, staticCohorts, hashKeyOverrides }
           })
         )
-      }
+      },
+      persons: (projectId, distinctIds) =>
+        orStorageError(sql<{ readonly distinct_id: string; readonly properties: Record<string, unknown> }>`
+          SELECT d.distinct_id, p.properties FROM person_distinct_ids d JOIN persons p ON p.id = d.person_id
+          WHERE d.project_id = ${projectId} AND d.distinct_id = ANY(${distinctIds}::text[])`).pipe(
+          Effect.map((rows) => new Map(rows.map((row) => [row.distinct_id, row.properties])))
+        )
     })
   })
 )

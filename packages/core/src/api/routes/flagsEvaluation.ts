@@ -1,35 +1,38 @@
 import { randomUUID } from "node:crypto"
-import { type Cause, Effect, Option, Schema } from "effect"
+import { type Cause, Context, Effect, Option, Schema } from "effect"
+import { isObject } from "../../domain/json.js"
 import type { Project } from "../../domain/models.js"
 import { FlagDefinitions, type FlagSnapshot } from "../../flags/definitions.js"
 import { evaluateFlags } from "../../flags/evaluate.js"
 import { evaluationContext, type FlagRequest } from "../../flags/inputs.js"
 import type { FlagResult } from "../../flags/model.js"
+import { FlagPersons } from "../../flags/persons.js"
 import { FlagQuota } from "../../flags/quota.js"
 import { type FlagsEndpoint, flagsResponse } from "../../flags/responses.js"
 import { decodeCapturePayload } from "../../ingest/decode.js"
-import { PersonCache } from "../../ingest/personCache.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
-import { FlagInputs, type FlagInputsResult } from "../../services/FlagInputs.js"
+import { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "../../services/FlagInputs.js"
 import { GeoIp } from "../../services/GeoIp.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { readBody } from "../body.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
-import { type Method, publicRoute } from "../route.js"
-import { corsHeaders } from "./capture.js"
+import { type FastPath, type Method, publicRoute } from "../route.js"
+import { corsHeaders, failure } from "./capture.js"
 import { remoteConfig } from "./remoteConfig.js"
-import { isObject } from "../../domain/json.js"
 
 // Flag evaluation for SDKs: /decide (v1–4) and /flags (v1–2), answering in the shape each version
 // expects. Public: the project API key identifies the project; no answer carries anything secret.
+//
+// Two ways to the same answer: the Effect handler, which reads what it lacks from storage, and a
+// fast path that answers without a fiber when everything is in memory (the project's key and flags,
+// the person's properties or their absence, the quota count). Both run the steps below.
 
 const MB = 1024 * 1024
 /** How long a request waits for the person's stored data before answering without it. */
 const INPUTS_TIMEOUT = "1 second"
 
 const noInputs: FlagInputsResult = { personProperties: null, groupProperties: new Map(), staticCohorts: new Set(), hashKeyOverrides: {} }
-
 
 const first = (body: Record<string, unknown>, ...names: ReadonlyArray<string>): unknown =>
   names.map((n) => body[n]).find((v) => v !== undefined && v !== null)
@@ -39,23 +42,49 @@ const objectOf = (value: unknown): Record<string, unknown> => (isObject(value) ?
 const stringsOf = (value: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined
 
-const refuse = (request: ZedRequest, status: number, detail: string) =>
-  Reply.json(status, {
-    type: status === 401 ? "authentication_error" : "validation_error",
-    code: status === 401 ? "invalid_api_key" : "invalid_payload",
-    detail,
-    attr: null
-  }, corsHeaders(request))
-
 // X-Forwarded-For names the address to locate, proxy or not (seed 4.19): it decides only `$geoip_*`
 // properties, which a request may send itself anyway.
 const geoipAddress = (request: ZedRequest) =>
   request.header("x-forwarded-for")?.split(",")[0]?.trim() || request.remoteAddress
 
-/** The flag request a body describes, with PostHog's aliases; a distinct id is required. */
-const flagRequest = (body: Record<string, unknown>, geoip: Readonly<Record<string, unknown>>): FlagRequest | string => {
+/** What a flag call sends, decoded, before anything is looked up. */
+interface Call {
+  readonly endpoint: FlagsEndpoint
+  readonly request: ZedRequest
+  readonly body: Record<string, unknown>
+  readonly token: string
+}
+
+/** Step 1: the body in any of PostHog's encodings, and the project API key. */
+const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array): Call | Reply => {
+  const query = request.url.searchParams
+  const decoded = raw.length === 0 && !query.has("data")
+    ? { _tag: "Decoded" as const, value: {} }
+    : decodeCapturePayload({
+      method: request.method,
+      query,
+      contentType: request.header("content-type"),
+      contentEncoding: request.header("content-encoding"),
+      body: raw,
+      maxDecodedBytes: 20 * MB
+    })
+  if (decoded._tag !== "Decoded" || !isObject(decoded.value)) {
+    return failure(request, 400, decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
+  }
+  const body = decoded.value
+  const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
+  if (typeof token !== "string" || token === "") return failure(request, 401, "API key is not valid: no project API key in the request")
+  return { endpoint, request, body, token }
+}
+
+const unknownProject = (call: Call) => failure(call.request, 401, "API key is not valid: no project has this API key")
+
+/** Step 2: the flag request the body describes, with PostHog's aliases; a distinct id is required. */
+const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply => {
+  const { body, request } = call
   const distinct = first(body, "distinct_id", "$distinct_id")
-  if (distinct === undefined) return "distinct_id is required"
+  if (distinct === undefined) return failure(request, 400, "distinct_id is required")
+  const ip = body["geoip_disable"] === true ? undefined : geoipAddress(request)
   const personProperties = objectOf(first(body, "person_properties", "$properties"))
   const anon = first(body, "$anon_distinct_id") ?? personProperties["$anon_distinct_id"]
   const device = first(body, "$device_id", "device_id") ?? personProperties["$device_id"]
@@ -74,25 +103,25 @@ const flagRequest = (body: Record<string, unknown>, geoip: Readonly<Record<strin
     // The cookieless sentinel is not a person.
     anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? anon : undefined,
     deviceId: typeof device === "string" && device !== "" ? device : undefined,
-    geoip,
+    geoip: ip === undefined ? {} : geoipOf.lookup(ip),
     runtime: runtime === "server" || runtime === "client" ? runtime : undefined,
     evaluationContexts: stringsOf(first(body, "evaluation_contexts", "evaluation_environments")),
     flagKeys: stringsOf(first(body, "flag_keys", "flag_keys_to_evaluate"))
   }
 }
 
-/** Whether a flag's conditions read stored person or group properties (or cohorts). */
-const needsStoredData = (flag: FlagSnapshot["flags"][number]) =>
-  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])]
-    .some((c) => (c.properties ?? []).some((p) => p.type === undefined || ["person", "group", "cohort"].includes(p.type)))
+/**
+ * Step 3: what must be read about the person. Nothing, when the request's own properties are all
+ * flags may use; only their properties, when no flag needs groups, static cohorts or continuity;
+ * else everything, in one storage round trip.
+ */
+type Needs =
+  | { readonly _tag: "Nothing" }
+  | { readonly _tag: "Person" }
+  | { readonly _tag: "Everything"; readonly query: FlagInputsQuery; readonly onlyOverrides: boolean }
 
-/** The person's stored data: from the person cache when that is all the flags need, else one round trip. */
-const loadInputs = (
-  project: Project,
-  snapshot: FlagSnapshot,
-  request: FlagRequest,
-  onlyOverrides: boolean
-): Effect.Effect<FlagInputsResult, StorageError | Cause.TimeoutException, FlagInputs | PersonCache> => {
+const needsOf = (call: Call, snapshot: FlagSnapshot, request: FlagRequest): Needs => {
+  const onlyOverrides = call.request.url.searchParams.get("only_use_override_person_properties") === "true"
   const groups = Object.entries(request.groups).flatMap(([type, key]) => {
     const index = snapshot.groupTypeIndex.get(type)
     return index === undefined ? [] : [{ index, key }]
@@ -100,94 +129,16 @@ const loadInputs = (
   const continuity = request.anonDistinctId !== undefined && snapshot.continuityKeys.length > 0
     ? { flagKeys: snapshot.continuityKeys, anonDistinctId: request.anonDistinctId }
     : undefined
-  // Only a storage read gets a time budget: a timer per request would cost more than a cache hit.
-  const fromStorage = Effect.flatMap(FlagInputs, (inputs) =>
-    inputs.load(project.id, { distinctId: request.distinctId, groups, staticCohortIds: snapshot.staticCohortIds, continuity })).pipe(
-      Effect.timeout(INPUTS_TIMEOUT),
-      Effect.map((inputs) => (onlyOverrides ? { ...inputs, personProperties: null } : inputs))
-    )
-  const personOnly = groups.length === 0 && snapshot.staticCohortIds.length === 0 && snapshot.continuityKeys.length === 0
-  if (!personOnly) return fromStorage
-  if (onlyOverrides) return Effect.succeed(noInputs)
-  return Effect.flatMap(PersonCache, (cache) => {
-    const cached = cache.lookup(project.id, [request.distinctId]).found[0]
-    return cached === undefined ? fromStorage : Effect.succeed({ ...noInputs, personProperties: cached.properties })
-  })
+  if (groups.length > 0 || snapshot.staticCohortIds.length > 0 || continuity !== undefined) {
+    return { _tag: "Everything", query: { distinctId: request.distinctId, groups, staticCohortIds: snapshot.staticCohortIds, continuity }, onlyOverrides }
+  }
+  return onlyOverrides ? { _tag: "Nothing" } : { _tag: "Person" }
 }
 
-const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: ZedRequest }) =>
-  Effect.gen(function*() {
-    if (request.method === "OPTIONS") return Reply.json(200, { status: "Ok" }, corsHeaders(request))
-    const query = request.url.searchParams
-    const raw = request.method === "GET" ? new Uint8Array() : yield* Effect.orElseSucceed(readBody(request), () => new Uint8Array())
-    const decoded = raw.length === 0 && !query.has("data")
-      ? { _tag: "Decoded" as const, value: {} }
-      : decodeCapturePayload({
-        method: request.method,
-        query,
-        contentType: request.header("content-type"),
-        contentEncoding: request.header("content-encoding"),
-        body: raw,
-        maxDecodedBytes: 20 * MB
-      })
-    if (decoded._tag !== "Decoded" || !isObject(decoded.value)) {
-      return refuse(request, 400, decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
-    }
-    const body = decoded.value
-    const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
-    if (typeof token !== "string" || token === "") return refuse(request, 401, "API key is not valid: no project API key in the request")
-    const found = yield* Effect.either((yield* ProjectTokens).find(token))
-    if (found._tag === "Left") return refuse(request, 503, "transient error, please retry")
-    if (Option.isNone(found.right)) return refuse(request, 401, "API key is not valid: no project has this API key")
-    const project = found.right.value
-
-    const ip = body["geoip_disable"] === true ? undefined : geoipAddress(request)
-    const geoip = ip === undefined ? {} : (yield* GeoIp).lookup(ip)
-    const flagRequestOrError = flagRequest(body, geoip)
-    if (typeof flagRequestOrError === "string") return refuse(request, 400, flagRequestOrError)
-    const parsed = flagRequestOrError
-
-    const snapshot = yield* (yield* FlagDefinitions).get(project.id)
-    const quotaLimited = yield* (yield* FlagQuota).count(project.organization)
-    const now = new Date()
-    let results: ReadonlyMap<string, FlagResult> = new Map()
-    let errors = false
-    if (!quotaLimited) {
-      const loaded = yield* Effect.either(loadInputs(project, snapshot, parsed, query.get("only_use_override_person_properties") === "true"))
-      if (loaded._tag === "Left") yield* Effect.logWarning("flags: could not read the person's data", String(loaded.left))
-      const inputsFailed = loaded._tag === "Left"
-      const context = evaluationContext(snapshot, parsed, inputsFailed ? noInputs : loaded.right, {
-        timezone: project.timezone,
-        now,
-        inputsFailed
-      })
-      const evaluated = evaluateFlags(snapshot.flags, context)
-      results = evaluated.results
-      errors = evaluated.errors
-      if (inputsFailed) {
-        // Flags reading stored data cannot be decided without it: reported failed, the others stand.
-        const failing = new Set(snapshot.flags.filter(needsStoredData).map((f) => f.key))
-        results = new Map([...results].map(([key, result]) => [key, failing.has(key) ? failed(result) : result]))
-        errors = errors || [...results.values()].some((r) => r.failed)
-      }
-    }
-    const withConfig = endpoint === "decide" || query.get("config") === "true"
-    const answer = flagsResponse({
-      endpoint,
-      version: Number(query.get("v") ?? query.get("version") ?? 0) || 0,
-      results,
-      flags: snapshot.byKey,
-      errors,
-      quotaLimited,
-      configJson: withConfig ? configJson(project, snapshot.hasActiveFlags) : undefined,
-      requestId: randomUUID(),
-      evaluatedAt: now.getTime()
-    })
-    return new Reply(200, answer, { "content-type": "application/json", ...corsHeaders(request) })
-  }).pipe(
-    Effect.catchTag("StorageError", (error) =>
-      Effect.as(Effect.logError("flags: storage failure", error.message), refuse(request, 503, "transient error, please retry")))
-  )
+/** Whether a flag's conditions read stored person or group properties (or cohorts). */
+const needsStoredData = (flag: FlagSnapshot["flags"][number]) =>
+  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])]
+    .some((c) => (c.properties ?? []).some((p) => p.type === undefined || ["person", "group", "cohort"].includes(p.type)))
 
 const failed = (result: FlagResult): FlagResult => ({
   ...result,
@@ -197,6 +148,128 @@ const failed = (result: FlagResult): FlagResult => ({
   failed: true,
   reason: { code: "evaluation_error", condition_index: null, description: "Could not evaluate: the person's data was unavailable" }
 })
+
+/** Step 4: the flags evaluated (unless over quota) and the answer in the shape the endpoint and version call for. */
+const answer = (
+  call: Call,
+  project: Project,
+  snapshot: FlagSnapshot,
+  request: FlagRequest,
+  quotaLimited: boolean,
+  /** What was read about the person; undefined when it could not be read. */
+  inputs: FlagInputsResult | undefined
+): Reply => {
+  const now = new Date()
+  let results: ReadonlyMap<string, FlagResult> = new Map()
+  let errors = false
+  if (!quotaLimited) {
+    const inputsFailed = inputs === undefined
+    const context = evaluationContext(snapshot, request, inputs ?? noInputs, { timezone: project.timezone, now, inputsFailed })
+    const evaluated = evaluateFlags(snapshot.flags, context)
+    results = evaluated.results
+    errors = evaluated.errors
+    if (inputsFailed) {
+      // Flags reading stored data cannot be decided without it: reported failed, the others stand.
+      const failing = new Set(snapshot.flags.filter(needsStoredData).map((f) => f.key))
+      results = new Map([...results].map(([key, result]) => [key, failing.has(key) ? failed(result) : result]))
+      errors = errors || [...results.values()].some((r) => r.failed)
+    }
+  }
+  const query = call.request.url.searchParams
+  const withConfig = call.endpoint === "decide" || query.get("config") === "true"
+  const body = flagsResponse({
+    endpoint: call.endpoint,
+    version: Number(query.get("v") ?? query.get("version") ?? 0) || 0,
+    results,
+    flags: snapshot.byKey,
+    errors,
+    quotaLimited,
+    configJson: withConfig ? configJson(project, snapshot.hasActiveFlags) : undefined,
+    requestId: randomUUID(),
+    evaluatedAt: now.getTime()
+  })
+  return new Reply(200, body, { "content-type": "application/json", ...corsHeaders(call.request) })
+}
+
+const preflight = (request: ZedRequest) => Reply.json(200, { status: "Ok" }, corsHeaders(request))
+
+/** What the person's data is read as, for needs other than `Everything`. */
+const personInputs = (properties: Readonly<Record<string, unknown>> | null): FlagInputsResult => ({ ...noInputs, personProperties: properties })
+
+const loadInputs = (
+  project: Project,
+  needs: Needs,
+  distinctId: string
+): Effect.Effect<FlagInputsResult, StorageError | Cause.TimeoutException, FlagInputs | FlagPersons> => {
+  switch (needs._tag) {
+    case "Nothing":
+      return Effect.succeed(noInputs)
+    case "Person":
+      return Effect.map(Effect.flatMap(FlagPersons, (persons) => persons.get(project.id, distinctId)), personInputs)
+    case "Everything":
+      return Effect.flatMap(FlagInputs, (inputs) => inputs.load(project.id, needs.query)).pipe(
+        Effect.timeout(INPUTS_TIMEOUT),
+        Effect.map((loaded) => (needs.onlyOverrides ? { ...loaded, personProperties: null } : loaded))
+      )
+  }
+}
+
+const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: ZedRequest }) =>
+  Effect.gen(function*() {
+    if (request.method === "OPTIONS") return preflight(request)
+    const raw = request.method === "GET" ? new Uint8Array() : yield* Effect.orElseSucceed(readBody(request), () => new Uint8Array())
+    const call = readCall(endpoint, request, raw)
+    if (call instanceof Reply) return call
+    const found = yield* Effect.either((yield* ProjectTokens).find(call.token))
+    if (found._tag === "Left") return failure(request, 503, "transient error, please retry")
+    if (Option.isNone(found.right)) return unknownProject(call)
+    const project = found.right.value
+    const parsed = flagRequest(call, yield* GeoIp)
+    if (parsed instanceof Reply) return parsed
+    const snapshot = yield* (yield* FlagDefinitions).get(project.id)
+    const quotaLimited = yield* (yield* FlagQuota).count(project.organization)
+    if (quotaLimited) return answer(call, project, snapshot, parsed, true, undefined)
+    const loaded = yield* Effect.either(loadInputs(project, needsOf(call, snapshot, parsed), parsed.distinctId))
+    if (loaded._tag === "Left") yield* Effect.logWarning("flags: could not read the person's data", String(loaded.left))
+    return answer(call, project, snapshot, parsed, false, loaded._tag === "Right" ? loaded.right : undefined)
+  }).pipe(
+    Effect.catchTag("StorageError", (error) =>
+      Effect.as(Effect.logError("flags: storage failure", error.message), failure(request, 503, "transient error, please retry")))
+  )
+
+/** The same steps from memory; undefined as soon as one would need storage. */
+const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefinitions | FlagQuota | FlagPersons | GeoIp> => (services) => {
+  const tokens = Context.get(services, ProjectTokens)
+  const definitions = Context.get(services, FlagDefinitions)
+  const quota = Context.get(services, FlagQuota)
+  const persons = Context.get(services, FlagPersons)
+  const geoip = Context.get(services, GeoIp)
+  const withBody = (request: ZedRequest, raw: Uint8Array): Reply | undefined => {
+    const call = readCall(endpoint, request, raw)
+    if (call instanceof Reply) return call
+    const found = tokens.peek(call.token)
+    if (found === undefined) return undefined
+    if (Option.isNone(found)) return unknownProject(call)
+    const project = found.value
+    const parsed = flagRequest(call, geoip)
+    if (parsed instanceof Reply) return parsed
+    const snapshot = definitions.peek(project.id)
+    if (snapshot === undefined) return undefined
+    const needs = needsOf(call, snapshot, parsed)
+    const properties = needs._tag === "Nothing" ? null : needs._tag === "Person" ? persons.peek(project.id, parsed.distinctId) : undefined
+    if (properties === undefined) return undefined
+    // Counted last: a request sent on to the handler must not be counted twice.
+    const quotaLimited = quota.tally(project.organization)
+    if (quotaLimited === undefined) return undefined
+    return answer(call, project, snapshot, parsed, quotaLimited, quotaLimited ? undefined : personInputs(properties))
+  }
+  return (request) => {
+    if (request.method === "OPTIONS") return preflight(request)
+    if (request.method === "GET") return withBody(request, new Uint8Array())
+    // A body that cannot be read is the handler's to refuse.
+    return request.body().then((raw) => withBody(request, raw), () => undefined)
+  }
+}
 
 // A project's config keys change only with the project (a new object when reloaded) or whether it
 // has active flags, so their text is made once per project and kept while the object lives.
@@ -228,7 +301,8 @@ const routesFor = (endpoint: FlagsEndpoint) =>
       summary: method === "OPTIONS" ? `Evaluate feature flags (/${endpoint}, CORS preflight)` : `Evaluate feature flags (/${endpoint})`,
       description,
       response: FlagsOk,
-      handler: evaluate(endpoint)
+      handler: evaluate(endpoint),
+      fast: fromMemory(endpoint)
     })
   )
 

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { Organization } from "../../domain/models.js"
+import { FlagQuota } from "../../flags/quota.js"
 import { OrganizationStore } from "../../services/OrganizationStore.js"
 import { type Principal, requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
@@ -49,6 +50,8 @@ const update = apiRoute({
     Effect.gen(function*() {
       const org = yield* own(principal, params.id)
       const updated = yield* (yield* OrganizationStore).update(org.id, body)
+      // A new quota applies here at once; other instances read it within seconds.
+      if (body.flag_evaluation_quota !== undefined) yield* (yield* FlagQuota).flush
       return Option.getOrElse(updated, () => org)
     })
 })

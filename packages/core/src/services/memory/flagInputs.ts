@@ -37,5 +37,15 @@ export const makeMemoryFlagInputs = (deps: {
           staticCohorts: new Set(personId === undefined ? [] : query.staticCohortIds.filter((id) => deps.isMember(id, personId))),
           hashKeyOverrides: personId === undefined ? {} : deps.hashKeysOf(personId)
         }
+      }),
+    persons: (projectId, distinctIds) =>
+      Effect.gen(function*() {
+        const found = new Map<string, Readonly<Record<string, unknown>>>()
+        for (const id of distinctIds) {
+          const personId = deps.personOf(projectId, id)
+          const person = personId === undefined ? Option.none() : yield* deps.persons.get(projectId, { id: personId })
+          if (Option.isSome(person)) found.set(id, person.value.properties)
+        }
+        return found
       })
   })
