@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from "@effect/vitest"
 import { createZed, evaluateFlags, type FlagDefinition, type Zed } from "@zed/core"
 import fc from "fast-check"
 import { SHARED_ABSENCE_MS } from "../../core/src/ingest/personCache.js"
+import { context } from "../../core/test/flagSupport.js"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
 import { TEST_SERVER_URL } from "./server.js"
 
@@ -86,25 +87,12 @@ const defineFlags = async (zed: Zed) => {
 /** What the flags must be, from the person as storage has it now (the persons API reads storage). */
 const expectedFlags = async (zed: Zed, flags: ReadonlyArray<FlagDefinition>, distinctId: string, overrides: Props | undefined) => {
   const found = (await api(zed, "GET", `/api/projects/1/persons/?distinct_id=${encodeURIComponent(distinctId)}`)).results
-  const { results } = evaluateFlags(flags, {
+  const { results } = evaluateFlags(flags, context({
     distinctId,
     personProperties: { ...found[0]?.properties, ...overrides },
-    groups: {},
-    groupProperties: {},
     groupTypes: new Map(),
-    cohorts: new Map(),
-    staticCohorts: new Set(),
-    unavailableCohorts: new Set(),
-    hashKeyOverrides: {},
-    anonDistinctId: undefined,
-    deviceId: undefined,
-    propertyMatchingVersion: 1,
-    timezone: "UTC",
-    now: new Date(),
-    runtime: undefined,
-    evaluationContexts: undefined,
-    flagKeys: undefined
-  })
+    now: new Date()
+  }))
   return Object.fromEntries([...results.values()].map((r) => [r.key, r.enabled ? (r.variant ?? true) : false]))
 }
 
