@@ -8,6 +8,7 @@ import { FunctionHealth, FunctionHealthLive } from "./functions/health.js"
 import { FunctionLogger, FunctionLoggerLive } from "./functions/logs.js"
 import { EventPipeline, EventPipelineLive } from "./functions/pipeline.js"
 import { FunctionRegistry, FunctionRegistryLive } from "./functions/registry.js"
+import { GrammarLive } from "./grammar/pool.js"
 import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
@@ -53,6 +54,6 @@ export const appLayer = (
       geoip,
       Layer.succeed(ZedConfig, config)
     )),
-    Layer.provideMerge(PersonCacheLive),
+    Layer.provideMerge(Layer.merge(PersonCacheLive, GrammarLive(config.limits.grammar))),
     Layer.provideMerge(storage)
   )

@@ -11,7 +11,7 @@ import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
 import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
 import type { ZedStorage } from "./services/Storage.js"
-import type { DestinationRetries } from "./services/ZedConfig.js"
+import { type DestinationRetries, limitsOf, type LimitsOptions } from "./services/ZedConfig.js"
 
 export interface ZedOptions {
   /** Where Zed keeps its data: `memoryStorage()`, or `pgliteStorage()` / `postgresStorage()` from `@zed/postgres`. */
@@ -31,6 +31,8 @@ export interface ZedOptions {
    * (default true). The answers are the same either way; false is for comparing the two.
    */
   readonly fastPaths?: boolean | undefined
+  /** What one request or caller may take of this instance (see `ZedLimits`); each at its default unless given. */
+  readonly limits?: LimitsOptions | undefined
 }
 
 export interface Zed {
@@ -56,7 +58,8 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
   if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
   const runtime = ManagedRuntime.make(appLayer(options.storage, options.geoip ?? GeoIpNone, {
     trustProxy: options.trustProxy ?? false,
-    destinationRetries: options.destinationRetries
+    destinationRetries: options.destinationRetries,
+    limits: limitsOf(options.limits)
   }))
   try {
     await runtime.runtime()

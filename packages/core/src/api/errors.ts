@@ -43,6 +43,9 @@ export class QueryInvalid extends Data.TaggedError("QueryInvalid")<{
   readonly end: number | null
 }> {}
 
+/** Over a limit on concurrent work: try again after `retryAfter` seconds. */
+export class TooManyRequests extends Data.TaggedError("TooManyRequests")<{ readonly detail: string; readonly retryAfter: number }> {}
+
 /** A feature this install cannot serve (e.g. text-to-SQL without a language model). */
 export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly detail: string }> {}
 
@@ -57,6 +60,7 @@ export type ApiError =
   | UnsupportedMediaType
   | PayloadTooLarge
   | QueryInvalid
+  | TooManyRequests
   | NotImplemented
 
 export interface ErrorBody {
@@ -98,6 +102,8 @@ export const errorReply = (error: ApiError): Reply => {
     case "QueryInvalid":
       // The position (character offsets into the query) rides along with the usual four fields.
       return Reply.json(400, { type: "validation_error", code: error.code, detail: error.detail, attr: null, start: error.start, end: error.end })
+    case "TooManyRequests":
+      return body(429, "throttled_error", "throttled", error.detail, null, { "retry-after": String(error.retryAfter) })
     case "NotImplemented":
       return body(501, "server_error", "not_implemented", error.detail)
   }

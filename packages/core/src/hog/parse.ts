@@ -1,27 +1,29 @@
-import type { HogQLParser } from "@posthog/hogql-parser"
 import { Effect } from "effect"
-import { hogqlParser } from "../zedql/parse.js"
+import { Grammar, type GrammarRule } from "../grammar/pool.js"
 import { type HogNode, isParserError } from "./ast.js"
 import { compileErrorAt, type HogCompileError } from "./errors.js"
 
 /** A template's text goes to the grammar after this opening (it reads to the end, with no closing quote). */
 const TEMPLATE_OPENING = "F'"
 
-const parseWith = (source: string, run: (parser: HogQLParser) => string, shift = 0): Effect.Effect<HogNode, HogCompileError> =>
-  Effect.flatMap(hogqlParser, (parser) => {
-    const json: unknown = JSON.parse(run(parser))
-    if (!isParserError(json)) return Effect.succeed(json as HogNode)
-    const start = json.start ? json.start.offset - shift : null
-    const end = json.end ? json.end.offset - shift : null
-    return Effect.fail(compileErrorAt(source, json.message, start, end))
-  })
+/** Parsed in the grammar pool; a text over its limits is a compile error at its start. */
+const parseWith = (source: string, rule: GrammarRule, text = source, shift = 0): Effect.Effect<HogNode, HogCompileError> =>
+  Effect.flatMap(Grammar, (grammar) => grammar.parse(rule, text)).pipe(
+    Effect.catchTag("GrammarRefused", (refused) => Effect.fail(compileErrorAt(source, refused.message, null, null))),
+    Effect.flatMap((output) => {
+      const json: unknown = JSON.parse(output)
+      if (!isParserError(json)) return Effect.succeed(json as HogNode)
+      const start = json.start ? json.start.offset - shift : null
+      const end = json.end ? json.end.offset - shift : null
+      return Effect.fail(compileErrorAt(source, json.message, start, end))
+    })
+  )
 
-export const parseProgram = (source: string) => parseWith(source, (parser) => parser.parseProgram(source, false))
+export const parseProgram = (source: string) => parseWith(source, "parseProgram")
 
-export const parseExpression = (source: string) => parseWith(source, (parser) => parser.parseExpr(source, false))
+export const parseExpression = (source: string) => parseWith(source, "parseExpr")
 
 /** Positions in the tree stay relative to the parsed text, which is `TEMPLATE_OPENING` longer than the template. */
-export const parseTemplate = (text: string) =>
-  parseWith(text, (parser) => parser.parseFullTemplateString(TEMPLATE_OPENING + text), TEMPLATE_OPENING.length)
+export const parseTemplate = (text: string) => parseWith(text, "parseFullTemplateString", TEMPLATE_OPENING + text, TEMPLATE_OPENING.length)
 
 export const TEMPLATE_SHIFT = TEMPLATE_OPENING.length

@@ -6,6 +6,7 @@ import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
 import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
 import type { StorageError } from "../services/StorageError.js"
+import type { GrammarRefused } from "../grammar/pool.js"
 import type { ZedQLError } from "../zedql/errors.js"
 import { dateBound } from "../zedql/filters.js"
 import { jsonRows } from "../zedql/results.js"
@@ -39,7 +40,7 @@ const CLEANUP_EVERY = Duration.minutes(1)
 /** How often a background query checks that it was not cancelled from another instance. */
 const CANCEL_CHECK_EVERY = Duration.seconds(1)
 
-export type QueryRunError = ZedQLError | QueryTimeout | QueryCancelled | QueryFailed | StorageError
+export type QueryRunError = ZedQLError | GrammarRefused | QueryTimeout | QueryCancelled | QueryFailed | StorageError
 
 /** An answer: the HTTP status (202 while a background query runs) and the body. */
 export interface QueryAnswer {
@@ -107,6 +108,7 @@ const userMessage = (error: QueryRunError): string | null => {
   switch (error._tag) {
     case "ZedQLSyntaxError":
     case "ZedQLQueryError":
+    case "GrammarRefused":
     case "QueryFailed":
       return error.message
     case "QueryTimeout":

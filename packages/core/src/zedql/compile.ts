@@ -5,7 +5,8 @@ import { type ZedQLError, ZedQLQueryError } from "./errors.js"
 import { filterConditions, type QueryFilters, UnsupportedFilter } from "./filters.js"
 import { formatSelect } from "./format.js"
 import { outputColumns, type RExpr, type RQuery } from "./ir.js"
-import { zedqlParser } from "./parse.js"
+import { ownParser, parseSelect } from "./parse.js"
+import type { GrammarRefused } from "../grammar/pool.js"
 import { postgres } from "./postgres/print.js"
 import { type Dialect, ZedQLPrintError } from "./printer.js"
 import { resolveQuery } from "./resolve.js"
@@ -51,12 +52,8 @@ const bounded = (query: RQuery): { readonly query: RQuery; readonly page: Compil
   return { query: { ...query, limit: constant(applied) }, page: null, applied }
 }
 
-export const compileZedQL = (text: string, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError> =>
-  Effect.flatMap(zedqlParser, (parser) => {
-    const parsed = parser.parseSelect(text)
-    if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
-    return compileParsed(parsed.right, parser, options)
-  })
+export const compileZedQL = (text: string, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError | GrammarRefused> =>
+  Effect.flatMap(Effect.zip(parseSelect(text), ownParser), ([ast, own]) => compileParsed(ast, own, options))
 
 const compileParsed = (
   ast: SelectLike,

@@ -1,10 +1,11 @@
-import createParser, { type HogQLParser } from "@posthog/hogql-parser"
+import createParser from "@posthog/hogql-parser"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { nodeKinds, type SelectLike, SelectSchema } from "./ast.js"
+import { Grammar, type GrammarRefused } from "../grammar/pool.js"
 import { ZedQLSyntaxError } from "./errors.js"
 
-// The HogQL grammar's own parser (WebAssembly): ZedQL is that language. It loads once per process;
-// after that, parsing is synchronous.
+// The HogQL grammar's own parser (WebAssembly): ZedQL is that language. Users' texts are parsed in
+// the grammar pool (off this thread, within limits); Zed's own, on this thread.
 
 export interface ZedQLParser {
   readonly parseSelect: (text: string) => Either.Either<SelectLike, ZedQLSyntaxError>
@@ -39,52 +40,59 @@ export const CACHED_PARSES = 500
  * again: dashboards refresh their queries, and a virtual table's definition (sessions) is parsed
  * for every query that reads it. ASTs are never changed once made, so a parse is kept and reused.
  */
-const cached = (parse: ZedQLParser["parseSelect"]): ZedQLParser["parseSelect"] => {
-  const parses = new Map<string, ReturnType<ZedQLParser["parseSelect"]>>()
-  return (text) => {
-    const known = parses.get(text)
-    if (known !== undefined) {
-      parses.delete(text)
-      parses.set(text, known)
-      return known
-    }
-    const parsed = parse(text)
-    if (text.length <= CACHED_TEXT) {
-      parses.set(text, parsed)
-      if (parses.size > CACHED_PARSES) parses.delete(parses.keys().next().value!)
-    }
-    return parsed
+const parses = new Map<string, Either.Either<SelectLike, ZedQLSyntaxError>>()
+
+const kept = (text: string) => {
+  const known = parses.get(text)
+  if (known !== undefined) {
+    parses.delete(text)
+    parses.set(text, known)
   }
+  return known
 }
 
-const wrap = (parser: HogQLParser): ZedQLParser => ({
-  parseSelect: cached((text) => {
-    const json: unknown = JSON.parse(parser.parseSelect(text, false))
-    if (isParserError(json)) {
-      const span = json.start && json.end ? { start: json.start.offset, end: Math.max(json.end.offset, json.start.offset) } : null
-      // The grammar parses SETTINGS but refuses it: users cannot set the database's settings.
-      const message = json.message === "Unsupported: SelectStmt.settingsClause()" ? "SETTINGS is not allowed in ZedQL" : json.message
-      return Either.left(new ZedQLSyntaxError({ message, span }))
-    }
-    return Either.mapLeft(decodeSelect(json), (error) => {
-      const unknown = [...nodeKinds(json)].filter((k) => !KNOWN_NODES.has(k))
-      return new ZedQLSyntaxError({
-        message: unknown.length > 0
-          ? `Unsupported syntax: ${unknown.join(", ")}`
-          : `Unsupported query shape: ${ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]}`,
-        span: null
-      })
+const keep = (text: string, parsed: Either.Either<SelectLike, ZedQLSyntaxError>) => {
+  if (text.length <= CACHED_TEXT) {
+    parses.set(text, parsed)
+    if (parses.size > CACHED_PARSES) parses.delete(parses.keys().next().value!)
+  }
+  return parsed
+}
+
+/** The query the parser's JSON describes, or the syntax error it reports. */
+const selectOf = (text: string): Either.Either<SelectLike, ZedQLSyntaxError> => {
+  const json: unknown = JSON.parse(text)
+  if (isParserError(json)) {
+    const span = json.start && json.end ? { start: json.start.offset, end: Math.max(json.end.offset, json.start.offset) } : null
+    // The grammar parses SETTINGS but refuses it: users cannot set the database's settings.
+    const message = json.message === "Unsupported: SelectStmt.settingsClause()" ? "SETTINGS is not allowed in ZedQL" : json.message
+    return Either.left(new ZedQLSyntaxError({ message, span }))
+  }
+  return Either.mapLeft(decodeSelect(json), (error) => {
+    const unknown = [...nodeKinds(json)].filter((k) => !KNOWN_NODES.has(k))
+    return new ZedQLSyntaxError({
+      message: unknown.length > 0
+        ? `Unsupported syntax: ${unknown.join(", ")}`
+        : `Unsupported query shape: ${ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]}`,
+      span: null
     })
   })
-})
+}
 
-let loadingGrammar: Promise<HogQLParser> | undefined
-const loadGrammar = () => (loadingGrammar ??= createParser())
-
-/** The grammar's raw parser, loaded on first use; Hog programs are parsed by the same instance. */
-export const hogqlParser: Effect.Effect<HogQLParser> = Effect.promise(loadGrammar)
+/** A user's ZedQL, parsed in the grammar pool within its limits. */
+export const parseSelect = (text: string): Effect.Effect<SelectLike, ZedQLSyntaxError | GrammarRefused> =>
+  Effect.suspend(() => {
+    const known = kept(text)
+    if (known !== undefined) return known
+    return Effect.flatMap(Grammar, (grammar) => grammar.parse("parseSelect", text)).pipe(Effect.flatMap((json) => keep(text, selectOf(json))))
+  })
 
 let loading: Promise<ZedQLParser> | undefined
 
-/** The parser, loaded on first use. */
-export const zedqlParser: Effect.Effect<ZedQLParser> = Effect.promise(() => (loading ??= loadGrammar().then(wrap)))
+/**
+ * A parser on this thread for Zed's own ZedQL (virtual tables' definitions): short texts Zed writes,
+ * which resolving a query needs synchronously. Users' texts never reach it.
+ */
+export const ownParser: Effect.Effect<ZedQLParser> = Effect.promise(() =>
+  (loading ??= createParser().then((parser) => ({ parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false))) })))
+)

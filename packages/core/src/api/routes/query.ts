@@ -2,20 +2,29 @@ import { Effect, Option, Schema } from "effect"
 import { type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { QueryRequest } from "../../queries/request.js"
-import { NotFound, NotImplemented, QueryInvalid, ValidationError } from "../errors.js"
+import { NotFound, NotImplemented, QueryInvalid, TooManyRequests, ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 import { check } from "../validation.js"
 
 // The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
 
+/** The code of a query over one of the grammar's limits (see `GrammarLimits`). */
+const LIMIT_CODES = { length: "query_too_long", depth: "query_too_deep", nodes: "query_too_large", time: "query_too_complex" } as const
+
 /** Query failures the caller can fix become 400s with the message (and where it applies, the position). */
-export const queryFailure = (error: QueryRunError): Effect.Effect<never, QueryInvalid | StorageError> => {
+export const queryFailure = (error: QueryRunError): Effect.Effect<never, QueryInvalid | TooManyRequests | StorageError> => {
   switch (error._tag) {
     case "ZedQLSyntaxError":
       return Effect.fail(new QueryInvalid({ code: "zedql_syntax_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
     case "ZedQLQueryError":
       return Effect.fail(new QueryInvalid({ code: "zedql_query_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
+    case "GrammarRefused":
+      return Effect.fail(
+        error.limit === "busy"
+          ? new TooManyRequests({ detail: error.message, retryAfter: 1 })
+          : new QueryInvalid({ code: LIMIT_CODES[error.limit], detail: error.message, start: null, end: null })
+      )
     case "QueryFailed":
       return Effect.fail(new QueryInvalid({ code: "zedql_error", detail: error.message, start: null, end: null }))
     case "QueryTimeout":
