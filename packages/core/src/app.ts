@@ -16,6 +16,7 @@ import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
+import { timeLimited } from "./services/timeLimit.js"
 import { ZedConfig } from "./services/ZedConfig.js"
 
 /** Everything request handling runs with: storage, and the services built on it. */
@@ -55,5 +56,5 @@ export const appLayer = (
       Layer.succeed(ZedConfig, config)
     )),
     Layer.provideMerge(Layer.merge(PersonCacheLive, GrammarLive(config.limits.grammar))),
-    Layer.provideMerge(storage)
+    Layer.provideMerge(Layer.map(storage, timeLimited(config.limits.storageTimeoutMs)))
   )

@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { StorageError } from "../services/StorageError.js"
 import { Reply } from "./reply.js"
 
 // Failures a request can end in. Handlers fail with these; `errorReply` maps them to HTTP at the edge
@@ -111,3 +112,15 @@ export const errorReply = (error: ApiError): Reply => {
 
 export const serverErrorReply = (): Reply =>
   body(500, "server_error", "error", "A server error occurred.")
+
+/** Seconds a client is asked to wait before trying again while storage is unavailable. */
+export const RETRY_AFTER_SECONDS = 5
+
+/** A storage failure: 503 with `Retry-After` while the store is unavailable, else a server error. */
+export const storageFailureReply = (error: StorageError, headers: Record<string, string> = {}): Reply =>
+  error.unavailable === true
+    ? body(503, "server_error", "storage_unavailable", "Storage is unavailable: try again shortly.", null, {
+      ...headers,
+      "retry-after": String(RETRY_AFTER_SECONDS)
+    })
+    : body(500, "server_error", "error", "A server error occurred.", null, headers)

@@ -2,7 +2,7 @@ import { Cause, type Context, Effect } from "effect"
 import type { ApiKeyStore } from "../services/ApiKeyStore.js"
 import type { ProjectStore } from "../services/ProjectStore.js"
 import { authenticate, authorize, resolveProject } from "./auth.js"
-import { errorReply, MethodNotAllowed, NotFound, serverErrorReply } from "./errors.js"
+import { errorReply, MethodNotAllowed, NotFound, serverErrorReply, storageFailureReply } from "./errors.js"
 import type { Reply } from "./reply.js"
 import type { ZedRequest } from "./request.js"
 import type { Route } from "./route.js"
@@ -45,7 +45,7 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
       dispatch(request).pipe(
         Effect.catchAll((error) =>
           error._tag === "StorageError"
-            ? Effect.as(Effect.logError("storage failure", error.message, error.cause), serverErrorReply())
+            ? Effect.as(Effect.logError("storage failure", error.message, error.cause), storageFailureReply(error))
             : Effect.succeed(errorReply(error))
         ),
         Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))

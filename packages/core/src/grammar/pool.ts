@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os"
 import { Worker } from "node:worker_threads"
 import { Context, Data, Effect, Layer } from "effect"
 
@@ -135,8 +136,14 @@ const PARSES_PER_THREAD = 10_000
 
 const ENTRY = new URL("./grammarWorker.js", import.meta.url)
 
+/**
+ * Parsing threads: all cores but one, which is left to requests (a parse near its time limit keeps
+ * its core busy), and at most two.
+ */
+const THREADS = Math.max(1, Math.min(2, availableParallelism() - 1))
+
 /** A pool of `size` parsing threads, started when first needed; they never keep the process alive. */
-export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, size = 2): GrammarPool => {
+export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, size = THREADS): GrammarPool => {
   const threads = new Set<Thread>()
   const queue: Array<Job> = []
   let nextId = 0

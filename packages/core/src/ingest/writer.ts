@@ -8,6 +8,7 @@ import { ProjectStore } from "../services/ProjectStore.js"
 import { type PropertyDefinition, PropertyDefinitions } from "../services/PropertyDefinitions.js"
 import { StorageError } from "../services/StorageError.js"
 import { Transactor } from "../services/Transactor.js"
+import { ZedConfig } from "../services/ZedConfig.js"
 import { groupColumns, groupTypesOf, groupUpdates } from "./groups.js"
 import type { IncomingEvent } from "./normalize.js"
 import { makePersonCache, PersonCache } from "./personCache.js"
@@ -36,6 +37,8 @@ interface Submission {
 
 /** Most submissions committed together in one transaction. */
 const MAX_GROUP = 256
+/** Most submissions waiting for a transaction; past it (storage stalled), new ones are refused at once. */
+const MAX_WAITING = 10_000
 /** How long a group waits for company; bounds the latency it adds to a lone request. */
 const LINGER = "2 millis"
 
@@ -154,7 +157,9 @@ export const ingest = (
       }
       const failure = result.left
       if (round === MAX_ROUNDS) {
-        return yield* failure._tag === "AlreadyStored" ? new StorageError({ message: "too many concurrent writes of the same events" }) : failure
+        return yield* failure._tag === "AlreadyStored"
+          ? new StorageError({ message: "too many concurrent writes of the same events", unavailable: true })
+          : failure
       }
       if (failure._tag === "AlreadyStored") {
         for (const key of failure.keys) skip.add(key)
@@ -172,6 +177,7 @@ export const IngestWriterLive = Layer.scoped(
   Effect.gen(function*() {
     const projects = yield* ProjectStore
     const cache = yield* PersonCache
+    const { storageTimeoutMs } = (yield* ZedConfig).limits
     const stores = yield* Effect.context<EventStore | GroupStore | PersonStore | PropertyDefinitions | Transactor>()
     const { concurrency } = yield* Transactor
     // Property definitions this process has committed, so that only new ones are written.
@@ -233,9 +239,17 @@ export const IngestWriterLive = Layer.scoped(
       write: (projectId, events) =>
         Effect.gen(function*() {
           if (events.length === 0) return []
+          if ((yield* Queue.size(queue)) >= MAX_WAITING) {
+            return yield* new StorageError({ message: `${MAX_WAITING} writes are waiting for storage already`, unavailable: true })
+          }
           const done = yield* Deferred.make<ReadonlyArray<IncomingEvent>, StorageError>()
           yield* Queue.offer(queue, { projectId, events, done })
-          return yield* Deferred.await(done)
+          // The request waits no longer than a storage call may take; its events may still be stored
+          // later, and the SDK's retry is then recognised by the events' uuids.
+          return yield* Deferred.await(done).pipe(Effect.timeoutFail({
+            duration: storageTimeoutMs,
+            onTimeout: () => new StorageError({ message: `storage did not commit within ${storageTimeoutMs} ms`, unavailable: true })
+          }))
         })
     })
   })

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { ACTIVITY_THRESHOLD_MS, type ChunkInfo, type RecordingMeta, RecordingStore } from "@zed/core"
 import { Array as Arr, Effect, Layer } from "effect"
-import { orStorageError } from "./sqlErrors.js"
+import { orStorageError, transactionFailures } from "./sqlErrors.js"
 
 const RECORDING_COLUMNS = `session_id, distinct_id, start_time, end_time, active_ms, last_active, first_url, first_url_at,
   click_count, keypress_count, mouse_activity_count, console_log_count, console_warn_count, console_error_count,
@@ -18,7 +18,7 @@ export const RecordingStoreSql = Layer.effect(
     return RecordingStore.of({
       // The chunk's key decides whether anything happens: a retry inserts no chunk and folds nothing.
       append: (projectId, { sessionId, key, distinctId, source, library, data, summary: s }) =>
-        orStorageError(sql.withTransaction(Effect.gen(function*() {
+        transactionFailures(orStorageError(sql.withTransaction(Effect.gen(function*() {
           const inserted = yield* sql`
             INSERT INTO recording_chunks (project_id, session_id, key, first_timestamp, last_timestamp, event_count, bytes, data)
             VALUES (${projectId}, ${sessionId}, ${key}, ${s.firstTimestamp}, ${s.lastTimestamp}, ${s.eventCount}, ${s.bytes}, ${data})
@@ -52,7 +52,7 @@ export const RecordingStoreSql = Layer.effect(
               message_count = r.message_count + 1,
               event_count = r.event_count + excluded.event_count`
           return true
-        }))),
+        })))),
       get: (projectId, sessionId) =>
         orStorageError(sql<RecordingMeta>`SELECT ${recordingColumns} FROM session_recordings
           WHERE project_id = ${projectId} AND session_id = ${sessionId}`).pipe(Effect.map(Arr.head)),

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Transactor } from "@zed/core"
 import { Effect, Layer } from "effect"
-import { orStorageError } from "./sqlErrors.js"
+import { orStorageError, transactionFailures } from "./sqlErrors.js"
 
 /**
  * Transactions on the SQL client; `exclusive` ones also hold a transaction-scoped advisory lock, so
@@ -14,11 +14,11 @@ export const TransactorSql = (concurrency: number, soleWriter: boolean) => Layer
     return Transactor.of({
       concurrency,
       soleWriter,
-      transaction: (effect) => orStorageError(sql.withTransaction(effect)),
+      transaction: (effect) => transactionFailures(orStorageError(sql.withTransaction(effect))),
       exclusive: (lock) => (effect) =>
-        orStorageError(sql.withTransaction(
+        transactionFailures(orStorageError(sql.withTransaction(
           Effect.zipRight(sql`SELECT pg_advisory_xact_lock(hashtext(${lock}))`, effect)
-        ))
+        )))
     })
   })
 )

@@ -9,6 +9,7 @@ import { IngestWriter } from "../../ingest/writer.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { ZedConfig } from "../../services/ZedConfig.js"
 import { readBody } from "../body.js"
+import { storageFailureReply } from "../errors.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { type Method, publicRoute } from "../route.js"
@@ -45,8 +46,6 @@ export const failure = (request: ZedRequest, status: number, detail: string) => 
     ? ["authentication_error", "invalid_api_key"]
     : status === 413
     ? ["invalid_request", "payload_too_large"]
-    : status === 503
-    ? ["server_error", "transient_error"]
     : ["validation_error", "invalid_payload"]
   return Reply.json(status, { type, code, detail, attr: null }, corsHeaders(request))
 }
@@ -89,8 +88,8 @@ export const readBatch = (request: ZedRequest, limits: Limits) =>
     const token = batch.token ?? query.get("token") ?? undefined
     if (token === undefined) return yield* refuse(401, "API key is not valid: event submitted without an api_key")
     if (!plausibleToken(token)) return yield* refuse(401, "API key is not valid: it is not a project API key")
-    const project = yield* Effect.catchTag((yield* ProjectTokens).find(token), "StorageError", () =>
-      Effect.fail(failure(request, 503, "transient error, please retry")))
+    const project = yield* Effect.catchTag((yield* ProjectTokens).find(token), "StorageError", (error) =>
+      Effect.zipRight(Effect.logError("capture: storage failure", error.message), Effect.fail(storageFailureReply(error, corsHeaders(request)))))
     if (Option.isNone(project)) return yield* refuse(401, "API key is not valid: no project has this API key")
     return { project: project.value satisfies Project, batch, decoded }
   })
@@ -135,7 +134,7 @@ export const captureEndpoint = <R>(store: (request: ZedRequest) => Effect.Effect
       if (stored._tag === "Left") {
         if (stored.left instanceof Reply) return stored.left
         yield* Effect.logError("capture: storage failure", stored.left.message)
-        return failure(request, 503, "transient error, please retry")
+        return storageFailureReply(stored.left, corsHeaders(request))
       }
       // A beacon's answer is never read; everything else must see exactly 200.
       if (request.url.searchParams.get("beacon") === "1") return Reply.empty(204, corsHeaders(request))
@@ -161,7 +160,7 @@ const description = `Takes events from PostHog SDKs and curl: a single event, an
 as JSON, gzip (\`Content-Encoding\`, \`?compression=gzip-js\` or sniffed), base64, form \`data=\`, lz64, or GET \`?data=\`.
 The project API key comes from \`api_key\`/\`token\` in the body, each event's \`token\` or \`properties.token\`, or \`?token=\`.
 Answers 200 \`{"status":"Ok"}\` once the events are stored; 400 when any event is invalid (nothing is stored),
-401 for a missing or unknown project API key, 413 past the size limits, 503 when storage failed (retry).`
+401 for a missing or unknown project API key, 413 past the size limits, 503 with \`Retry-After\` while storage is unavailable (retry).`
 
 /** A capture endpoint's routes: GET, POST and the CORS preflight, on the path and its aliases. */
 export const captureRoutes = <R>(

@@ -15,6 +15,7 @@ import { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "../../s
 import { GeoIp } from "../../services/GeoIp.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { readBody } from "../body.js"
+import { storageFailureReply } from "../errors.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { type FastPath, type Method, publicRoute } from "../route.js"
@@ -221,7 +222,7 @@ const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: 
     const call = readCall(endpoint, request, raw)
     if (call instanceof Reply) return call
     const found = yield* Effect.either((yield* ProjectTokens).find(call.token))
-    if (found._tag === "Left") return failure(request, 503, "transient error, please retry")
+    if (found._tag === "Left") return yield* found.left
     if (Option.isNone(found.right)) return unknownProject(call)
     const project = found.right.value
     const parsed = flagRequest(call, yield* GeoIp)
@@ -233,8 +234,9 @@ const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: 
     if (loaded._tag === "Left") yield* Effect.logWarning("flags: could not read the person's data", String(loaded.left))
     return answer(call, project, snapshot, parsed, false, loaded._tag === "Right" ? loaded.right : undefined)
   }).pipe(
+    // Without the project or its flags nothing can be answered: a 503 keeps the SDKs' last values.
     Effect.catchTag("StorageError", (error) =>
-      Effect.as(Effect.logError("flags: storage failure", error.message), failure(request, 503, "transient error, please retry")))
+      Effect.as(Effect.logError("flags: storage failure", error.message), storageFailureReply(error, corsHeaders(request))))
   )
 
 /** The same steps from memory; undefined as soon as one would need storage. */

@@ -1,0 +1,129 @@
+import { randomUUID } from "node:crypto"
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { createZed, type Zed } from "@zed/core"
+import { postgresStorage, temporaryDatabase } from "../src/index.js"
+import { TEST_SERVER_URL } from "./server.js"
+import { type TcpProxy, tcpProxy } from "./tcpProxy.js"
+
+// Zed on a PostgreSQL server that stops answering (frozen: connections held, nothing forwarded) or
+// goes away (connections cut and refused), through a TCP proxy the test controls: every request
+// answers within the storage time limit, a 503 with Retry-After where storage was needed, flags
+// answer what they can and say what they could not, and once the server is back everything works
+// and every acknowledged event is stored once.
+
+const PROJECT_KEY = "phc_storage_outage_project_00001"
+const ADMIN_KEY = "phx_storage_outage_personal_0001"
+const LIMIT_MS = 1_000
+
+let zed: Zed
+let proxy: TcpProxy
+let drop: () => Promise<void> = async () => {}
+
+beforeAll(async () => {
+  const db = await temporaryDatabase(TEST_SERVER_URL)
+  drop = db.drop
+  const server = new URL(TEST_SERVER_URL)
+  proxy = await tcpProxy({ host: server.hostname, port: Number(server.port || 5432) })
+  const url = new URL(db.url)
+  url.port = String(proxy.port)
+  zed = await createZed({
+    storage: postgresStorage({ url: url.toString() }),
+    bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY },
+    limits: { storageTimeoutMs: LIMIT_MS }
+  })
+})
+
+afterAll(async () => {
+  proxy?.up()
+  await zed?.close()
+  await proxy?.close()
+  await drop()
+})
+
+const send = async (path: string, init: RequestInit & { readonly key?: boolean } = {}) => {
+  const started = Date.now()
+  const res = await zed.handler(new Request(`http://zed.test${path}`, {
+    ...init,
+    headers: { "content-type": "application/json", ...(init.key ? { authorization: `Bearer ${ADMIN_KEY}` } : {}) }
+  }))
+  const text = await res.text()
+  return { status: res.status, headers: res.headers, json: text === "" ? undefined : JSON.parse(text), ms: Date.now() - started }
+}
+
+const capture = (events: ReadonlyArray<Record<string, unknown>>) =>
+  send("/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) })
+
+const flags = (distinctId: string) => send("/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: distinctId }) })
+
+const event = (distinctId: string, props: Record<string, unknown> = {}) => ({ event: "outage", distinct_id: distinctId, uuid: randomUUID(), properties: props })
+
+/** What a request that needed storage must answer while it is unavailable. */
+const expectUnavailable = (answer: Awaited<ReturnType<typeof send>>) => {
+  expect(answer.status, JSON.stringify(answer.json)).toBe(503)
+  expect(answer.headers.get("retry-after")).toMatch(/^\d+$/)
+  expect(answer.json).toMatchObject({ type: "server_error", code: "storage_unavailable", attr: null })
+  expect(answer.ms).toBeLessThan(LIMIT_MS + 2_000)
+}
+
+describe("a PostgreSQL server that stops answering, then comes back", () => {
+  it("answers 503 within the time limit, flags honestly, and loses no acknowledged event", async () => {
+    const acknowledged: Array<string> = []
+    const ack = async (events: ReadonlyArray<ReturnType<typeof event>>) => {
+      const answer = await capture(events)
+      if (answer.status === 200) acknowledged.push(...events.map((e) => e.uuid))
+      return answer
+    }
+    await send("/api/projects/1/feature_flags/", {
+      method: "POST",
+      key: true,
+      body: JSON.stringify({ key: "pro", filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] } })
+    })
+    await send("/api/projects/1/feature_flags/", { method: "POST", key: true, body: JSON.stringify({ key: "everyone", filters: { groups: [{ rollout_percentage: 100 }] } }) })
+    expect((await ack([event("known", { $set: { plan: "pro" } }), event("known")])).status).toBe(200)
+    expect((await flags("known")).json.flags.pro.enabled).toBe(true)
+
+    for (const outage of ["freeze", "down"] as const) {
+      proxy[outage]()
+      expectUnavailable(await ack([event(`during-${outage}`)]))
+      expectUnavailable(await send("/api/projects/1/persons/", { key: true }))
+      expectUnavailable(await send("/api/projects/1/query/", {
+        method: "POST",
+        key: true,
+        body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" } })
+      }))
+      // What this instance knows, it answers; a flag on a person it cannot read is reported failed,
+      // so SDKs keep their last value for it rather than turning it off.
+      const stranger = await flags(`stranger-${outage}`)
+      expect(stranger.status).toBe(200)
+      expect(stranger.json.errorsWhileComputingFlags).toBe(true)
+      expect(stranger.json.flags.pro).toMatchObject({ enabled: false, failed: true })
+      expect(stranger.json.flags.everyone).toMatchObject({ enabled: true })
+      expect(stranger.ms).toBeLessThan(LIMIT_MS + 2_000)
+      // A known person's flag is either answered right or reported failed, never turned off.
+      const known = (await flags("known")).json.flags.pro
+      expect(known.enabled || known.failed).toBe(true)
+      // An unknown project key cannot be told from a known one without storage: 503, not 401.
+      expectUnavailable(await send("/flags/?v=2", { method: "POST", body: JSON.stringify({ token: "phc_never_seen_before_000000000001", distinct_id: "x" }) }))
+      expect((await send("/_health")).status).toBe(200)
+
+      proxy.up()
+      // Back: writes work again (allowing the pool a moment to replace its connections).
+      let back = await ack([event(`after-${outage}`)])
+      for (let i = 0; back.status !== 200 && i < 20; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 250))
+        back = await ack([event(`after-${outage}`)])
+      }
+      expect(back.status).toBe(200)
+    }
+
+    // Every acknowledged event is stored exactly once.
+    const stored = await send("/api/projects/1/query/", {
+      method: "POST",
+      key: true,
+      body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT uuid, count() FROM events WHERE event = 'outage' GROUP BY uuid" } })
+    })
+    expect(stored.status).toBe(200)
+    const counts = new Map((stored.json.results as Array<[string, number]>).map(([uuid, count]) => [uuid, count]))
+    for (const uuid of acknowledged) expect(counts.get(uuid), uuid).toBe(1)
+  })
+})
