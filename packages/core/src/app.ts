@@ -52,9 +52,8 @@ export const appLayer = (
       FlagDefinitionsLive,
       FlagQuotaLive,
       InsightComputeLive.pipe(Layer.provideMerge(QueryRunnerLive)),
-      geoip,
-      Layer.succeed(ZedConfig, config)
+      geoip
     )),
-    Layer.provideMerge(Layer.merge(PersonCacheLive, GrammarLive(config.limits.grammar))),
+    Layer.provideMerge(Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))),
     Layer.provideMerge(Layer.map(storage, timeLimited(config.limits.storageTimeoutMs)))
   )

@@ -11,7 +11,7 @@ export { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { bootstrap, BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, type Zed, type ZedOptions } from "./createZed.js"
-export { DEFAULT_LIMITS, limitsOf, type LimitsOptions, type ZedLimits } from "./services/ZedConfig.js"
+export { DEFAULT_LIMITS, limitsOf, type LimitsOptions, ZedConfig, type ZedLimits } from "./services/ZedConfig.js"
 export { DEFAULT_GRAMMAR_LIMITS, Grammar, type GrammarLimits, GrammarRefused, makeGrammarPool } from "./grammar/pool.js"
 export { DEMO_EVENT_NAMES } from "./demo/catalog.js"
 export { DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, demoEvents, type DemoOptions, DemoOptionsError } from "./demo/generate.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { ingest, type InsightPlan, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices } from "@zed/core"
+import { DEFAULT_LIMITS, ingest, type InsightPlan, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices, ZedConfig } from "@zed/core"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { backends, incomingEvent, suiteStorage } from "./backends.js"
 
@@ -31,7 +31,8 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
   const runPlan = async (refresh: string, node = { kind: "TrendsQuery", series: [] }) => {
     if (runtime === undefined) {
       await suite.run(ingest([{ projectId: 1, events: EVENTS }]))
-      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(Layer.provideMerge(Layer.succeedContext(await suite.run(Effect.context<StorageServices>())))))
+      const storage = Layer.succeedContext(await suite.run(Effect.context<StorageServices>()))
+      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))))
     }
     return runtime.runPromise(Effect.gen(function*() {
       const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))

@@ -1,6 +1,7 @@
 import { Cause, type Context, Effect } from "effect"
 import type { ApiKeyStore } from "../services/ApiKeyStore.js"
 import type { ProjectStore } from "../services/ProjectStore.js"
+import { QueryCaller } from "../queries/admission.js"
 import { authenticate, authorize, resolveProject } from "./auth.js"
 import { errorReply, MethodNotAllowed, NotFound, serverErrorReply, storageFailureReply } from "./errors.js"
 import type { Reply } from "./reply.js"
@@ -37,7 +38,8 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
       const principal = yield* authenticate(request)
       yield* authorize(principal, route.access.scope)
       const project = route.access.project ? yield* resolveProject(principal, params["project_id"]!) : undefined
-      return yield* route.run({ request, params, principal, project })
+      // Queries it runs, and what they start in the background, count against the key's limit.
+      return yield* Effect.locally(route.run({ request, params, principal, project }), QueryCaller, principal.key.id)
     })
 
   return {

@@ -5,6 +5,7 @@ import { PropertyDefinitions, type PropertyType } from "../services/PropertyDefi
 import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
 import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
+import { ZedConfig } from "../services/ZedConfig.js"
 import type { StorageError } from "../services/StorageError.js"
 import type { GrammarRefused } from "../grammar/pool.js"
 import type { ZedQLError } from "../zedql/errors.js"
@@ -24,6 +25,7 @@ import {
   refreshMode,
   ZEDQL_STALENESS
 } from "./cachePolicy.js"
+import { makeAdmission, type QueryLimitReached } from "./admission.js"
 import { cacheKey } from "./cacheKey.js"
 import { effectiveQuery, placeholderValues, type QueryRequest, type ZedQLQueryNode } from "./request.js"
 
@@ -40,7 +42,7 @@ const CLEANUP_EVERY = Duration.minutes(1)
 /** How often a background query checks that it was not cancelled from another instance. */
 const CANCEL_CHECK_EVERY = Duration.seconds(1)
 
-export type QueryRunError = ZedQLError | GrammarRefused | QueryTimeout | QueryCancelled | QueryFailed | StorageError
+export type QueryRunError = ZedQLError | GrammarRefused | QueryLimitReached | QueryTimeout | QueryCancelled | QueryFailed | StorageError
 
 /** An answer: the HTTP status (202 while a background query runs) and the body. */
 export interface QueryAnswer {
@@ -109,6 +111,7 @@ const userMessage = (error: QueryRunError): string | null => {
     case "ZedQLSyntaxError":
     case "ZedQLQueryError":
     case "GrammarRefused":
+    case "QueryLimitReached":
     case "QueryFailed":
       return error.message
     case "QueryTimeout":
@@ -124,6 +127,7 @@ export const QueryRunnerLive = Layer.scoped(
   QueryRunner,
   Effect.gen(function*() {
     const executor = yield* QueryExecutor
+    const admission = makeAdmission((yield* ZedConfig).limits.concurrentQueries)
     const cache = yield* QueryCache
     const statuses = yield* QueryStatusStore
     const definitions = yield* PropertyDefinitions
@@ -294,7 +298,9 @@ export const QueryRunnerLive = Layer.scoped(
         }).pipe(
           Effect.catchAll((error) => Effect.logWarning("query status could not be recorded", error.message))
         )
-        yield* FiberMap.run(background, `${project.id}:${id}`, run)
+        // Its place is taken now, so an overloaded project or key hears so at once, not when polling.
+        const release = yield* admission.acquire(project.id)
+        yield* FiberMap.run(background, `${project.id}:${id}`, Effect.ensuring(run, release))
         return status
       })
 
@@ -321,9 +327,10 @@ export const QueryRunnerLive = Layer.scoped(
           action === "start" ? Effect.map(start(project, job, id), (s) => s as QueryStatus | null) : Effect.succeed(action === "join" ? running : null)
         switch (decision._tag) {
           case "Compute": {
-            const response = yield* (clientQueryId == null
-              ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT)
-              : named(project, job, clientQueryId))
+            const response = yield* admission.admitted(
+              project.id,
+              clientQueryId == null ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT) : named(project, job, clientQueryId)
+            )
             return { status: 200, body: { ...response, is_cached: false, query_status: null } } as QueryAnswer
           }
           case "Cached": {
@@ -345,7 +352,8 @@ export const QueryRunnerLive = Layer.scoped(
       cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
 
     return QueryRunner.of({
-      select: (project, text) => Effect.map(Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT)), (r) => r.rows),
+      select: (project, text) =>
+        Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows),
 
       run: (project, request) =>
         Effect.suspend(() => {

@@ -25,6 +25,8 @@ export const queryFailure = (error: QueryRunError): Effect.Effect<never, QueryIn
           ? new TooManyRequests({ detail: error.message, retryAfter: 1 })
           : new QueryInvalid({ code: LIMIT_CODES[error.limit], detail: error.message, start: null, end: null })
       )
+    case "QueryLimitReached":
+      return Effect.fail(new TooManyRequests({ detail: error.message, retryAfter: 1 }))
     case "QueryFailed":
       return Effect.fail(new QueryInvalid({ code: "zedql_error", detail: error.message, start: null, end: null }))
     case "QueryTimeout":
