@@ -4,7 +4,7 @@ import { csvRows } from "../src/api/csv.js"
 import { withDashboardFilters } from "../src/insights/queryNode.js"
 import { sharedInsightPage } from "../src/insights/sharedPage.js"
 import type { Zed } from "../src/index.js"
-import { call, issueKey, memoryZed } from "./support.js"
+import { call, issueKey, memoryZed, readCsv } from "./support.js"
 
 // Insights, dashboards, sharing and activity through HTTP on memory storage.
 
@@ -217,23 +217,7 @@ describe("CSV rendering", () => {
   it("round-trips every cell through quoting", () => {
     const text = fc.string({ unit: fc.constantFrom("a", ",", '"', "\n", "\r", "x", " ") })
     fc.assert(fc.property(fc.array(fc.record({ a: text, nested: fc.record({ b: text }) }), { minLength: 1, maxLength: 4 }), (rows) => {
-      const csv = csvRows(rows)
-      // A minimal RFC 4180 reader, to read back what was written.
-      const records: Array<Array<string>> = [[]]
-      let cell = ""
-      let quoted = false
-      for (let i = 0; i < csv.length; i++) {
-        const c = csv[i]!
-        if (quoted) {
-          if (c === '"' && csv[i + 1] === '"') (cell += '"', i++)
-          else if (c === '"') quoted = false
-          else cell += c
-        } else if (c === '"') quoted = true
-        else if (c === ",") (records.at(-1)!.push(cell), cell = "")
-        else if (c === "\r" && csv[i + 1] === "\n") (records.at(-1)!.push(cell), cell = "", records.push([]), i++)
-        else cell += c
-      }
-      records.pop()
+      const records = readCsv(csvRows(rows))
       expect(records[0]).toEqual(["a", "nested.b"])
       expect(records.slice(1)).toEqual(rows.map((r) => [r.a, r.nested.b]))
     }))

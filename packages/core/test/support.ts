@@ -101,3 +101,23 @@ export const executeRequest = (sql: string, overrides: Partial<ExecuteRequest> =
 
 /** The error an effect failed with, if it failed with one. */
 export const failureOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+
+/** A minimal RFC 4180 reader, to read back the CSV Zed writes: its records, the header first. */
+export const readCsv = (csv: string): Array<Array<string>> => {
+  const records: Array<Array<string>> = [[]]
+  let cell = ""
+  let quoted = false
+  for (let i = 0; i < csv.length; i++) {
+    const c = csv[i]!
+    if (quoted) {
+      if (c === '"' && csv[i + 1] === '"') (cell += '"', i++)
+      else if (c === '"') quoted = false
+      else cell += c
+    } else if (c === '"') quoted = true
+    else if (c === ",") (records.at(-1)!.push(cell), cell = "")
+    else if (c === "\r" && csv[i + 1] === "\n") (records.at(-1)!.push(cell), cell = "", records.push([]), i++)
+    else cell += c
+  }
+  records.pop()
+  return records
+}

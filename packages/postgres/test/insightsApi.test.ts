@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
-import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { ADMIN_KEY, call, importEvents, PROJECT_KEY, readCsv } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // Insights holding ZedQL (DataVisualizationNode / DataTableNode) computed through the query API's
@@ -41,6 +41,30 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
 
   const send = (method: string, path: string, body?: unknown) =>
     call(zed, `/api/projects/1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
+
+  it("answers CSV wherever the contract takes format=csv: create, retrieve, update, list and activity", async () => {
+    const csv = async (method: string, path: string, body?: unknown) => {
+      const res = await send(method, path, body)
+      expect(res.headers.get("content-type"), `${method} ${path}`).toMatch(/^text\/csv/)
+      const [columns, ...records] = readCsv(res.text)
+      const rows = records.map((record) => Object.fromEntries(columns!.map((column, i) => [column, record[i]])))
+      return { status: res.status, rows }
+    }
+    const created = await csv("POST", "/insights/?format=csv", { name: "As CSV", query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } } })
+    expect(created.status).toBe(201)
+    expect(created.rows).toHaveLength(1)
+    const id = Number(created.rows[0]!.id)
+    expect(created.rows[0]!.name).toBe("As CSV")
+    const updated = await csv("PATCH", `/insights/${id}/?format=csv`, { name: "As CSV, renamed" })
+    expect(updated.status).toBe(200)
+    expect(updated.rows[0]!.name).toBe("As CSV, renamed")
+    expect((await csv("GET", `/insights/${id}/?format=csv`)).rows).toHaveLength(1)
+    expect((await csv("GET", "/insights/?format=csv")).rows.length).toBeGreaterThanOrEqual(1)
+    const activity = await csv("GET", `/insights/${id}/activity/?format=csv`)
+    expect(activity.status).toBe(200)
+    expect(activity.rows.map((row) => row.activity)).toEqual(["updated", "created"])
+    expect((await send("GET", `/insights/${id}/activity/`)).json.results).toHaveLength(2)
+  })
 
   it("computes only when asked, then answers from the cache, also on a dashboard and a shared link", async () => {
     const insight = (await send("POST", "/insights/", { name: "Events", query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } } })).json

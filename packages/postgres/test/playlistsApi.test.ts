@@ -109,14 +109,29 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     expect(activity.results.map((a) => a.activity)).toEqual(["restored", "deleted", "updated", "updated", "created"])
   })
 
-  it("refuses a missing or unknown type, filters on a collection, empty or bad filters, naming the field", async () => {
+  it("takes the contract's body without a type: saved filters with filters, a collection without", async () => {
+    const saved = await send("POST", "/session_recording_playlists/", {
+      name: "Long sessions",
+      derived_name: "Sessions over a minute",
+      description: "From the contract",
+      pinned: true,
+      deleted: false,
+      filters: { date_from: "-7d", duration: [{ type: "recording", key: "duration", operator: "gt", value: 60 }] }
+    })
+    expect(saved.status).toBe(201)
+    expect(saved.json).toMatchObject({ type: "filters", name: "Long sessions", derived_name: "Sessions over a minute", pinned: true, deleted: false })
+    const pins = await send("POST", "/session_recording_playlists/", { name: "Pins", derived_name: null, description: "", pinned: false, deleted: false, filters: {} })
+    expect(pins.status).toBe(201)
+    expect(pins.json).toMatchObject({ type: "collection", filters: {} })
+  })
+
+  it("refuses an unknown type, filters on a collection, empty or bad filters, naming the field", async () => {
     const before = (await send("GET", "/session_recording_playlists/")).json.count
     const refused = async (body: unknown, detail: string, attr: string | null = null) => {
       const res = await send("POST", "/session_recording_playlists/", body)
       expect(res.status).toBe(400)
       expect(res.json).toMatchObject({ type: "validation_error", detail, attr })
     }
-    await refused({ name: "x" }, "Must provide a valid playlist type: either filters or collection")
     await refused({ name: "x", type: "smart" }, "Must provide a valid playlist type: either filters or collection")
     await refused({ type: "collection", filters: { duration: [] } }, "You cannot create a collection with filters")
     await refused({ type: "filters" }, "You must provide a valid filters when creating a saved filter")

@@ -1,3 +1,6 @@
+import { Effect, Schema } from "effect"
+import { Reply } from "./reply.js"
+
 // CSV renderings of API responses: nested objects are flattened into dotted column names
 // (`created_by.email`), lists and other values written as JSON.
 
@@ -21,3 +24,11 @@ export const csvRows = (rows: ReadonlyArray<Record<string, unknown>>): string =>
   const lines = [columns.map(csvCell).join(","), ...flat.map((row) => columns.map((c) => csvCell(row.get(c))).join(","))]
   return lines.join("\r\n") + "\r\n"
 }
+
+/** The `format` query parameter of endpoints that answer CSV as well as JSON. */
+export const Format = Schema.optional(Schema.Literal("json", "csv"))
+
+/** Rows as `schema` encodes them for JSON, as one CSV line each. */
+export const csvReply = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<A>, status = 200) =>
+  Effect.map(Effect.orDie(Schema.encode(Schema.Array(schema))(rows)), (encoded) =>
+    new Reply(status, csvRows(encoded as ReadonlyArray<Record<string, unknown>>), { "content-type": "text/csv; charset=utf-8" }))

@@ -94,6 +94,8 @@ export class RecordingStore extends Context.Tag("@zed/core/RecordingStore")<Reco
   readonly chunks: (projectId: number, sessionId: string) => Effect.Effect<ReadonlyArray<ChunkInfo>, StorageError>
   /** The compressed data of these chunks of the session, in the order asked for; unknown seqs are left out. */
   readonly chunkData: (projectId: number, sessionId: string, seqs: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<{ readonly seq: number; readonly data: Uint8Array }>, StorageError>
+  /** The sessions whose recording was made under one of these distinct ids. */
+  readonly sessionsOf: (projectId: number, distinctIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, StorageError>
   /** Removes the recording, its chunks and its views; false when there was none. */
   readonly remove: (projectId: number, sessionId: string) => Effect.Effect<boolean, StorageError>
   /** Records that the user watched the recording (first view kept). */

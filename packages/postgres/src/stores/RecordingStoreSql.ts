@@ -61,6 +61,11 @@ export const RecordingStoreSql = Layer.effect(
           ? Effect.succeed([])
           : orStorageError(sql<RecordingMeta>`SELECT ${recordingColumns} FROM session_recordings
               WHERE project_id = ${projectId} AND ${sql.in("session_id", sessionIds)}`),
+      sessionsOf: (projectId, distinctIds) =>
+        distinctIds.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<{ readonly session_id: string }>`SELECT session_id FROM session_recordings
+              WHERE project_id = ${projectId} AND ${sql.in("distinct_id", distinctIds)}`).pipe(Effect.map((rows) => rows.map((r) => r.session_id))),
       chunks: (projectId, sessionId) =>
         orStorageError(sql<ChunkInfo>`SELECT ${chunkColumns} FROM recording_chunks
           WHERE project_id = ${projectId} AND session_id = ${sessionId} ORDER BY first_timestamp, seq`),

@@ -2,6 +2,7 @@ import { randomInt } from "node:crypto"
 import { Effect, Schema } from "effect"
 import { type ActivityEntry, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
 import { UserStore } from "../../services/UserStore.js"
+import { csvReply, Format } from "../csv.js"
 import { IntFromString } from "../validation.js"
 
 // The activity log of insights (PostHog's activity_logging): one entry per create, update,
@@ -127,7 +128,8 @@ const pageLink = (url: URL, page: number) => {
 /** The query parameters of activity pages. */
 export const ActivityParams = Schema.Struct({
   limit: Schema.optional(IntFromString(1)),
-  page: Schema.optional(IntFromString(1))
+  page: Schema.optional(IntFromString(1)),
+  format: Format
 })
 
 /** One page of an insight's activity (of every insight's without one), newest first. */
@@ -136,8 +138,10 @@ export const activityPage = (projectId: number, insightId: number | undefined, q
     const limit = query.limit ?? DEFAULT_LIMIT
     const page = query.page ?? 1
     const { count, results } = yield* (yield* InsightStore).activity(projectId, SCOPE, insightId === undefined ? undefined : String(insightId), { limit, offset: (page - 1) * limit })
+    const entries = yield* withUsers(results)
+    if (query.format === "csv") return yield* csvReply(Activity, entries)
     return {
-      results: yield* withUsers(results),
+      results: entries,
       next: page * limit < count ? pageLink(url, page + 1) : null,
       previous: page > 1 ? pageLink(url, page - 1) : null,
       total_count: count

@@ -6,10 +6,9 @@ import { queryNodeProblem, withDashboardFilters } from "../../insights/queryNode
 import { RefreshMode } from "../../queries/cachePolicy.js"
 import { type InsightPatch, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
 import { Transactor } from "../../services/Transactor.js"
-import { csvRows } from "../csv.js"
+import { csvReply, Format } from "../csv.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
-import { Reply } from "../reply.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, IntFromString } from "../validation.js"
@@ -84,7 +83,6 @@ export const Insight = Schema.Struct({
   types: Schema.NullOr(Schema.Array(Schema.Unknown))
 }).annotations({ identifier: "Insight" })
 type Insight = typeof Insight.Type
-const encodeInsights = Schema.encode(Schema.Array(Insight))
 
 /** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
 const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
@@ -94,7 +92,7 @@ const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), 
 }).annotations({ description: "How to get results (default force_cache: only from the cache, never computing)." })
 
 const ReadParams = Schema.Struct({
-  format: Schema.optional(Schema.Literal("json", "csv")),
+  format: Format,
   refresh: Schema.optional(Refresh)
 })
 
@@ -135,11 +133,8 @@ export const presentInsights = (project: Project, insights: ReadonlyArray<Stored
   })
 
 /** JSON as the response schema gives it, or CSV with one row per insight. */
-const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A) =>
-  format !== "csv"
-    ? Effect.succeed(json(rows))
-    : Effect.map(Effect.orDie(encodeInsights(rows)), (encoded) =>
-      new Reply(200, csvRows(encoded as ReadonlyArray<Record<string, unknown>>), { "content-type": "text/csv; charset=utf-8" }))
+const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A, status = 200) =>
+  format !== "csv" ? Effect.succeed(json(rows)) : csvReply(Insight, rows, status)
 
 export const InsightRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
 
@@ -203,11 +198,11 @@ const create = environmentRoute({
   tag: "insights",
   summary: "Create an insight",
   scope: "insight:write",
-  query: Schema.Struct({ format: Schema.optional(Schema.Literal("json", "csv")) }),
+  query: Schema.Struct({ format: Format }),
   body: InsightFields,
   response: Insight,
   status: 201,
-  handler: ({ body, principal, project }) =>
+  handler: ({ body, principal, project, query }) =>
     Effect.gen(function*() {
       yield* checkDashboards(project.id, body.dashboards)
       const store = yield* InsightStore
@@ -230,7 +225,7 @@ const create = environmentRoute({
         yield* logInsightActivity(project.id, principal.user.id, insight, "created", [])
         return insight
       }))
-      return (yield* presentInsights(project, [insight], { refresh: "force_cache", viewer: "member" }))[0]!
+      return yield* respond(query.format, yield* presentInsights(project, [insight], { refresh: "force_cache", viewer: "member" }), (rows) => rows[0]!, 201)
     })
 })
 
@@ -270,10 +265,10 @@ const update = environmentRoute({
   summary: "Update an insight (soft-deletes it with {\"deleted\": true}, restores it with {\"deleted\": false})",
   scope: "insight:write",
   params: InsightRef,
-  query: Schema.Struct({ format: Schema.optional(Schema.Literal("json", "csv")) }),
+  query: Schema.Struct({ format: Format }),
   body: InsightFields,
   response: Insight,
-  handler: ({ body, params, principal, project }) =>
+  handler: ({ body, params, principal, project, query }) =>
     Effect.gen(function*() {
       // A deleted insight answers only the PATCH that restores it.
       const before = yield* findInsight(project.id, params.id, body.deleted === false)
@@ -302,7 +297,7 @@ const update = environmentRoute({
         yield* logInsightActivity(project.id, principal.user.id, updated, activity, changes)
         return updated
       }))
-      return (yield* presentInsights(project, [updated], { refresh: "force_cache", viewer: "member" }))[0]!
+      return yield* respond(query.format, yield* presentInsights(project, [updated], { refresh: "force_cache", viewer: "member" }), (rows) => rows[0]!)
     })
 })
 

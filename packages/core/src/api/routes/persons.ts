@@ -5,7 +5,8 @@ import { toFilter } from "../../persons/filters.js"
 import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
 import { EventStore } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
-import { csvCell } from "../csv.js"
+import { RecordingStore } from "../../services/RecordingStore.js"
+import { csvCell, Format } from "../csv.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
@@ -42,7 +43,6 @@ const ListParams = PageParams.pipe(Schema.extend(Schema.Struct({
   properties: Schema.optional(PropertyFiltersParam)
 })))
 
-const Format = Schema.optional(Schema.Literal("json", "csv"))
 
 const PersonRef = Schema.Struct({ id: Schema.String })
 
@@ -121,27 +121,36 @@ const retrieve = environmentRoute({
   handler: ({ params, project }) => Effect.map(findPerson(project.id, params.id), toWire)
 })
 
+const Flag = Schema.Literal("true", "false", "1", "0")
+const isTrue = (flag: typeof Flag.Type | undefined) => flag === "true" || flag === "1"
+
 const remove = environmentRoute({
   method: "DELETE",
   path: "/persons/:id",
   tag: "persons",
   summary: "Delete a person",
-  description: "Removes the person and their distinct ids (a later event with one of them starts a new person). With `delete_events=true` their events are deleted too, before this answers.",
+  description: "Removes the person, their distinct ids and static cohort memberships (a later event with one of them starts a new person). " +
+    "With `delete_events=true` their events and session recordings are deleted too, before this answers; `delete_recordings` chooses for recordings on its own.",
   scope: "person:write",
   params: PersonRef,
   query: Schema.Struct({
-    delete_events: Schema.optional(Schema.Literal("true", "false", "1", "0").annotations({ description: "Also delete the person's events." }))
+    delete_events: Schema.optional(Flag.annotations({ description: "Also delete the person's events." })),
+    delete_recordings: Schema.optional(Flag.annotations({ description: "Also delete the recordings made under the person's distinct ids (default: as delete_events)." }))
   }),
   status: 202,
   handler: ({ params, project, query }) =>
     Effect.gen(function*() {
       const person = yield* findPerson(project.id, params.id)
+      const deleteEvents = isTrue(query.delete_events)
+      const deleteRecordings = query.delete_recordings === undefined ? deleteEvents : isTrue(query.delete_recordings)
+      // Recordings are found by the person's distinct ids, so before these go.
+      const recordings = yield* RecordingStore
+      const sessions = deleteRecordings ? yield* recordings.sessionsOf(project.id, person.distinct_ids) : []
+      for (const session of sessions) yield* recordings.remove(project.id, session)
       yield* (yield* PersonStore).remove(project.id, person.id)
       ;(yield* PersonCache).forget(project.id)
-      if (query.delete_events === "true" || query.delete_events === "1") {
-        const deleted = yield* (yield* EventStore).deleteByPerson(project.id, person.uuid)
-        yield* Effect.logInfo("person deleted with events", { person: person.uuid, events: deleted })
-      }
+      const events = deleteEvents ? yield* (yield* EventStore).deleteByPerson(project.id, person.uuid) : 0
+      if (deleteEvents || deleteRecordings) yield* Effect.logInfo("person deleted with their data", { person: person.uuid, events, recordings: sessions.length })
       return Reply.empty(202)
     })
 })

@@ -39,7 +39,7 @@ const PlaylistFields = Schema.Struct({
   filters: Schema.optional(Schema.NullOr(Schema.Unknown).annotations({
     description: "What a `filters` playlist selects, as the recordings list takes it: `date_from`, `date_to`, `duration`, `events`, `properties`, `filter_group`, `filter_test_accounts`, `order`…"
   })),
-  type: Schema.optional(Schema.Unknown.annotations({ description: "`collection` (pinned recordings) or `filters` (saved filters); required at creation, fixed after." }))
+  type: Schema.optional(Schema.Unknown.annotations({ description: "`collection` (pinned recordings) or `filters` (saved filters); without it, `filters` when filters are given, else `collection`; fixed after creation." }))
 }).annotations({ identifier: "SessionRecordingPlaylistWrite" })
 type PlaylistInput = typeof PlaylistFields.Type
 
@@ -85,9 +85,14 @@ const hasFilters = (filters: unknown) =>
 const readFilters = (filters: unknown) =>
   Schema.decodeUnknown(RecordingFilters, { errors: "first" })(filters).pipe(Effect.mapError((error) => toValidationError(error, ["filters"])))
 
-/** The type a creation asks for, or PostHog's 400. */
-const creationType = (body: PlaylistInput) =>
-  Schema.is(PlaylistType)(body.type) ? Effect.succeed(body.type) : Effect.fail(invalid("Must provide a valid playlist type: either filters or collection"))
+/**
+ * The type a creation asks for, or PostHog's 400. The contract's body has no `type` (seed 4.9): then
+ * a playlist with filters saves them, one without collects recordings.
+ */
+const creationType = (body: PlaylistInput) => {
+  if (body.type === undefined) return Effect.succeed(hasFilters(body.filters) ? "filters" as const : "collection" as const)
+  return Schema.is(PlaylistType)(body.type) ? Effect.succeed(body.type) : Effect.fail(invalid("Must provide a valid playlist type: either filters or collection"))
+}
 
 const savedFiltersCounts = (project: Project, userId: number, playlist: StoredPlaylist) =>
   Effect.gen(function*() {
@@ -190,7 +195,7 @@ const create = environmentRoute({
   path: "/session_recording_playlists",
   tag: "session recording playlists",
   summary: "Create a session recording playlist",
-  description: "`type` is required: a `collection` takes no filters, a `filters` playlist needs them.",
+  description: "`type`: a `collection` takes no filters, a `filters` playlist needs them; without `type`, a playlist with `filters` is a `filters` playlist and one without is a `collection`.",
   scope: "session_recording_playlist:write",
   body: PlaylistFields,
   response: Playlist,

@@ -79,6 +79,11 @@ export const makeMemoryRecordings = (journal: Journal) => {
     get: (projectId, sessionId) => Effect.sync(() => Option.fromNullable(recordings.get(id(projectId, sessionId)))),
     getMany: (projectId, sessionIds) =>
       Effect.sync(() => sessionIds.flatMap((s) => recordings.get(id(projectId, s)) ?? [])),
+    sessionsOf: (projectId, distinctIds) =>
+      Effect.sync(() => {
+        const wanted = new Set(distinctIds)
+        return [...recordings].filter(([key, r]) => key === id(projectId, r.session_id) && wanted.has(r.distinct_id)).map(([, r]) => r.session_id)
+      }),
     chunks: (projectId, sessionId) =>
       Effect.sync(() =>
         chunksOf(projectId, sessionId)
