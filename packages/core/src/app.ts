@@ -12,6 +12,7 @@ import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
 import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
+import { PosthogJs, PosthogJsLive } from "./sdk/posthogJs.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
 import { ZedConfig } from "./services/ZedConfig.js"
@@ -30,6 +31,7 @@ export type AppServices =
   | IngestWriter
   | InsightCompute
   | PersonCache
+  | PosthogJs
   | ProjectTokens
   | QueryRunner
   | ZedConfig
@@ -48,6 +50,7 @@ export const appLayer = (
       FlagDefinitionsLive,
       FlagQuotaLive,
       InsightComputeLive.pipe(Layer.provideMerge(QueryRunnerLive)),
+      PosthogJsLive,
       geoip,
       Layer.succeed(ZedConfig, config)
     )),

@@ -11,6 +11,7 @@ import { EventStore } from "../../services/EventStore.js"
 import { type FlagPatch, FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { NotFound, ValidationError } from "../errors.js"
+import { etagMatches } from "../etag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
@@ -309,13 +310,6 @@ const remove = environmentRoute({
   scope: "feature_flag:write",
   handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
 })
-
-/** If-None-Match holds `*` or this tag among others; weakness is ignored, as RFC 9110 has for GET. */
-const etagMatches = (header: string | undefined, etag: string) => {
-  if (header === undefined) return false
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "")
-  return header.trim() === "*" || header.split(",").some((tag) => opaque(tag) === opaque(etag))
-}
 
 /** The definitions SDKs evaluate locally, with a weak ETag so an unchanged set costs a 304. */
 export const definitionsReply = (request: ZedRequest, project: Project) =>

@@ -22,6 +22,7 @@ import { queryRoutes } from "./query.js"
 import { recordingCaptureRoutes, recordingRoutes } from "./recordings.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 import { sharingRoutes } from "./sharing.js"
+import { staticAssetRoutes } from "./staticAssets.js"
 import { zedFunctionRoutes } from "./zedFunctions.js"
 
 let document: unknown
@@ -57,6 +58,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...captureRouteList,
   ...recordingCaptureRoutes,
   ...remoteConfigRoutes,
+  ...staticAssetRoutes,
   ...flagsEvaluationRoutes,
   ...localEvaluationRoutes
 ]
