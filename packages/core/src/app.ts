@@ -15,6 +15,7 @@ import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
 import { PosthogJs, PosthogJsLive } from "./sdk/posthogJs.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
+import { SurveyResponses, SurveyResponsesLive } from "./surveys/responses.js"
 import { ZedConfig } from "./services/ZedConfig.js"
 
 /** Everything request handling runs with: storage, and the services built on it. */
@@ -34,6 +35,7 @@ export type AppServices =
   | PosthogJs
   | ProjectTokens
   | QueryRunner
+  | SurveyResponses
   | ZedConfig
 
 export const appLayer = (
@@ -49,7 +51,7 @@ export const appLayer = (
       ProjectTokensLive,
       FlagDefinitionsLive,
       FlagQuotaLive,
-      InsightComputeLive.pipe(Layer.provideMerge(QueryRunnerLive)),
+      Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
       PosthogJsLive,
       geoip,
       Layer.succeed(ZedConfig, config)

@@ -148,6 +148,7 @@ export {
   type LogType
 } from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { type NewSurvey, type StoredSurvey, type SurveyPatch, type SurveyQuery, SurveyStore } from "./services/SurveyStore.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { processQueryStores } from "./services/memory/queries.js"
 export { OrganizationStore } from "./services/OrganizationStore.js"

@@ -29,6 +29,7 @@ import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
 import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
+import { SurveyStoreSql } from "./stores/SurveyStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
@@ -52,6 +53,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   InsightStoreSql,
   RecordingStoreSql,
   PlaylistStoreSql,
+  SurveyStoreSql,
   ZedFunctionStoreSql,
   PluginConfigStoreSql,
   FunctionLogStoreSql,

@@ -18,6 +18,7 @@ import type { QueryExecutor } from "./QueryExecutor.js"
 import type { QueryStatusStore } from "./QueryStatusStore.js"
 import type { RecordingStore } from "./RecordingStore.js"
 import type { StorageError } from "./StorageError.js"
+import type { SurveyStore } from "./SurveyStore.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
 import type { UserStore } from "./UserStore.js"
@@ -43,6 +44,7 @@ export type StorageServices =
   | QueryExecutor
   | QueryStatusStore
   | RecordingStore
+  | SurveyStore
   | Transactor
   | UsageStore
   | UserStore

@@ -23,6 +23,7 @@ import { recordingCaptureRoutes, recordingRoutes } from "./recordings.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 import { sharingRoutes } from "./sharing.js"
 import { staticAssetRoutes } from "./staticAssets.js"
+import { surveyRoutes } from "./surveys.js"
 import { zedFunctionRoutes } from "./zedFunctions.js"
 
 let document: unknown
@@ -55,6 +56,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,
+  ...surveyRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,
   ...remoteConfigRoutes,

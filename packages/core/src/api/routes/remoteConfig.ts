@@ -2,6 +2,8 @@ import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
+import { SurveyStore } from "../../services/SurveyStore.js"
+import { isRunning } from "../../surveys/schedule.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
 import { publicRoute } from "../route.js"
@@ -11,8 +13,8 @@ import { corsHeaders } from "./capture.js"
 // crossorigin, so CORS headers matter), or `config` as JSON when scripts may not load. What it reads
 // decides compression (gzip, or posthog-js sends plain JSON), where events go, and which features run.
 
-/** The remote config of a project, in the shape posthog-js reads. */
-export const remoteConfig = (project: Project, hasFeatureFlags: boolean) => ({
+/** The remote config of a project, in the shape posthog-js reads (`surveys` on when one runs). */
+export const remoteConfig = (project: Project, hasFeatureFlags: boolean, hasRunningSurveys = false) => ({
   token: project.api_token,
   supportedCompression: ["gzip", "gzip-js"],
   // posthog-js asks /flags on load only when there are active flags.
@@ -46,7 +48,8 @@ export const remoteConfig = (project: Project, hasFeatureFlags: boolean) => ({
     : false,
   heatmaps: project.heatmaps_opt_in,
   conversations: false,
-  surveys: false,
+  // posthog-js loads its surveys extension, then asks /api/surveys/, only when this is on.
+  surveys: hasRunningSurveys,
   productTours: false,
   defaultIdentifiedOnly: true,
   siteApps: []
@@ -62,7 +65,9 @@ const configFor = (token: string) =>
     const found = yield* (yield* ProjectTokens).find(token)
     if (Option.isNone(found)) return yield* new NotFound({ detail: "No project has this API key." })
     const snapshot = yield* (yield* FlagDefinitions).get(found.value.id)
-    return remoteConfig(found.value, snapshot.hasActiveFlags)
+    const now = new Date()
+    const surveys = yield* (yield* SurveyStore).unarchived(found.value.id)
+    return remoteConfig(found.value, snapshot.hasActiveFlags, surveys.some((s) => isRunning(s, now)))
   })
 
 const headers = (request: Parameters<typeof corsHeaders>[0], contentType: string) => ({

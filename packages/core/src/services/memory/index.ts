@@ -15,6 +15,7 @@ import { QueryExecutor } from "../QueryExecutor.js"
 import { QueryStatusStore } from "../QueryStatusStore.js"
 import { RecordingStore } from "../RecordingStore.js"
 import type { ZedStorage } from "../Storage.js"
+import { SurveyStore } from "../SurveyStore.js"
 import { UsageStore } from "../UsageStore.js"
 import { ZedFunctionStore } from "../ZedFunctionStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
@@ -33,6 +34,7 @@ import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
+import { makeMemorySurveys } from "./surveys.js"
 import { makeMemoryUsage } from "./usage.js"
 
 /**
@@ -57,6 +59,7 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(InsightStore, makeMemoryInsights(journal)),
         Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
         Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
+        Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
         Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
         Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
         Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
