@@ -49,6 +49,12 @@ export * from "./flags/index.js"
 export * from "./zedql/index.js"
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
+export {
+  type EarlyAccessFeaturePatch,
+  EarlyAccessFeatureStore,
+  type NewEarlyAccessFeature,
+  type StoredEarlyAccessFeature
+} from "./services/EarlyAccessFeatureStore.js"
 export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
 export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
 export { UsageStore } from "./services/UsageStore.js"

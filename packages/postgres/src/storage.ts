@@ -12,6 +12,7 @@ import * as PgliteClient from "./PgliteClient.js"
 import { open as openPgliteThread, PgliteThread } from "./pgliteThread.js"
 import { ApiKeyStoreSql } from "./stores/ApiKeyStoreSql.js"
 import { CohortStoreSql } from "./stores/CohortStoreSql.js"
+import { EarlyAccessFeatureStoreSql } from "./stores/EarlyAccessFeatureStoreSql.js"
 import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
 import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
@@ -54,6 +55,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   RecordingStoreSql,
   PlaylistStoreSql,
   SurveyStoreSql,
+  EarlyAccessFeatureStoreSql,
   ZedFunctionStoreSql,
   PluginConfigStoreSql,
   FunctionLogStoreSql,

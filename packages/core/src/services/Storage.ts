@@ -1,6 +1,7 @@
 import type { Layer } from "effect"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
+import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import type { EventStore } from "./EventStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
@@ -28,6 +29,7 @@ import type { ZedFunctionStore } from "./ZedFunctionStore.js"
 export type StorageServices =
   | ApiKeyStore
   | CohortStore
+  | EarlyAccessFeatureStore
   | EventStore
   | FlagInputs
   | FlagStore

@@ -6,6 +6,7 @@ import { publicRoute, type Route } from "../route.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
+import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
@@ -57,6 +58,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...featureFlagRoutes,
   ...cohortRoutes,
   ...surveyRoutes,
+  ...earlyAccessFeatureRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,
   ...remoteConfigRoutes,

@@ -3,10 +3,8 @@ import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { FlagFilters } from "../../flags/model.js"
-import { ProjectTokens } from "../../ingest/projectTokens.js"
-import { plausibleToken } from "../../ingest/shapes.js"
 import { uuidv7 } from "../../ingest/uuid.js"
-import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
+import { FlagStore } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { type NewSurvey, type StoredSurvey, SurveyStore } from "../../services/SurveyStore.js"
 import { Transactor } from "../../services/Transactor.js"
@@ -17,14 +15,14 @@ import { rates, surveyResults } from "../../surveys/results.js"
 import { flagsActive, isPublished, isRunning, shownEndDate } from "../../surveys/schedule.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { createFlag, FlagFiltersSchema, updateFlag } from "../flagWrites.js"
+import { MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
-import type { ZedRequest } from "../request.js"
 import { environmentRoute, publicRoute } from "../route.js"
 import { userLookup } from "../users.js"
 import { check } from "../validation.js"
 import { changesOf, logActivity } from "./activity.js"
-import { corsHeaders, failure } from "./capture.js"
 import { queryFailure } from "./query.js"
 
 // Surveys (PostHog's `/surveys/`): the management API, their results, and the public list
@@ -60,31 +58,6 @@ type SurveyWrite = typeof SurveyWrite.Type
 
 const SurveyCreate = Schema.Struct({ ...SurveyWrite.fields, name: SurveyWrite.fields.name.from, type: Schema.Literal(...SURVEY_TYPES), questions: Questions })
   .annotations({ identifier: "SurveyCreate" })
-
-const MinimalFlag = Schema.Struct({
-  id: Schema.Int,
-  team_id: Schema.Int,
-  key: Schema.String,
-  name: Schema.String,
-  filters: Schema.Unknown,
-  active: Schema.Boolean,
-  deleted: Schema.Boolean,
-  ensure_experience_continuity: Schema.Boolean,
-  version: Schema.Int
-}).annotations({ identifier: "MinimalFeatureFlag" })
-
-export const minimalFlag = (projectId: number, flag: StoredFlag | undefined): typeof MinimalFlag.Type | null =>
-  flag === undefined ? null : {
-    id: flag.id,
-    team_id: projectId,
-    key: flag.key,
-    name: flag.name,
-    filters: flag.filters,
-    active: flag.active,
-    deleted: flag.deleted,
-    ensure_experience_continuity: flag.ensure_experience_continuity,
-    version: flag.version
-  }
 
 const Survey = Schema.Struct({
   id: Schema.String,
@@ -530,22 +503,6 @@ export const publicSurveys = (project: Project) =>
       enable_partial_responses: s.enable_partial_responses
     }))
   })
-
-/** The project of a public request's `token`, or the 401 capture answers (with CORS). */
-export const tokenProject = (request: ZedRequest) =>
-  Effect.gen(function*() {
-    const token = request.url.searchParams.get("token") ?? ""
-    if (token === "") return yield* Effect.fail(failure(request, 401, "API key not provided. You can find your project API key in your project settings."))
-    const found = plausibleToken(token) ? yield* (yield* ProjectTokens).find(token) : Option.none()
-    return yield* Option.match(found, {
-      onNone: () => Effect.fail(failure(request, 401, "Project API key invalid. You can find your project API key in your project settings.")),
-      onSome: Effect.succeed
-    })
-  })
-
-/** A public endpoint's JSON with CORS for the page that asks; a refusal is its reply. */
-export const publicJson = <A, E, R>(request: ZedRequest, body: Effect.Effect<A, E | Reply, R>) =>
-  Effect.catchIf(Effect.map(body, (value) => Reply.json(200, value, corsHeaders(request))), (e): e is Reply => e instanceof Reply, Effect.succeed)
 
 const publicList = publicRoute({
   method: "GET",

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { CohortStore } from "../CohortStore.js"
+import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
 import { EventStore } from "../EventStore.js"
 import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
@@ -20,6 +21,7 @@ import { UsageStore } from "../UsageStore.js"
 import { ZedFunctionStore } from "../ZedFunctionStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
 import { makeMemoryCohorts } from "./cohorts.js"
+import { makeMemoryEarlyAccessFeatures } from "./earlyAccessFeatures.js"
 import { makeMemoryFlagInputs } from "./flagInputs.js"
 import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
@@ -60,6 +62,7 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
         Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
         Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
+        Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
         Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
         Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
         Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
