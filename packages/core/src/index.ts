@@ -96,6 +96,8 @@ export type { InsightContext, InsightPlan } from "./insights/plan.js"
 export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { type Group, GroupStore } from "./services/GroupStore.js"
+export { type DepthCount, depthBucket, type HeatmapRange, type HeatmapSelection, HeatmapStore, type PointCount, relativeX } from "./services/HeatmapStore.js"
+export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
 export {
   type ActivityEntry,
   type Dashboard,

@@ -18,6 +18,7 @@ import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
 import { FunctionLogStoreSql } from "./stores/FunctionLogStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
+import { HeatmapStoreSql } from "./stores/HeatmapStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
@@ -56,6 +57,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   PlaylistStoreSql,
   SurveyStoreSql,
   EarlyAccessFeatureStoreSql,
+  HeatmapStoreSql,
   ZedFunctionStoreSql,
   PluginConfigStoreSql,
   FunctionLogStoreSql,

@@ -7,6 +7,7 @@ import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
 import type { GroupStore } from "./GroupStore.js"
+import type { HeatmapStore } from "./HeatmapStore.js"
 import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
@@ -35,6 +36,7 @@ export type StorageServices =
   | FlagStore
   | FunctionLogStore
   | GroupStore
+  | HeatmapStore
   | InsightStore
   | OrganizationStore
   | PersonStore

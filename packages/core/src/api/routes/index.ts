@@ -12,6 +12,7 @@ import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
 import { healthRoute } from "./health.js"
+import { heatmapRoutes } from "./heatmaps.js"
 import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
@@ -59,6 +60,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...cohortRoutes,
   ...surveyRoutes,
   ...earlyAccessFeatureRoutes,
+  ...heatmapRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,
   ...remoteConfigRoutes,

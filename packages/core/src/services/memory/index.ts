@@ -6,6 +6,7 @@ import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
 import { FunctionLogStore } from "../FunctionLogStore.js"
 import { GroupStore } from "../GroupStore.js"
+import { HeatmapStore } from "../HeatmapStore.js"
 import { InsightStore } from "../InsightStore.js"
 import { PersonStore } from "../PersonStore.js"
 import { PlaylistStore } from "../PlaylistStore.js"
@@ -28,6 +29,7 @@ import { makeMemoryEvents } from "./events.js"
 import { makeMemoryFunctionLogs } from "./functionLogs.js"
 import { makeMemoryFunctions } from "./functions.js"
 import { makeMemoryGroups } from "./groups.js"
+import { makeMemoryHeatmaps } from "./heatmaps.js"
 import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
@@ -63,6 +65,7 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
         Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
         Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
+        Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
         Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
         Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
         Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
