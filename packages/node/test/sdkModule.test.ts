@@ -4,7 +4,7 @@ import { createZed, type Zed } from "@zed/core"
 import { pgliteStorage } from "@zed/postgres"
 import { build } from "esbuild"
 import type { Browser, Page } from "playwright-core"
-import { launchChromium, listen } from "./browser.js"
+import { launchChromium, listen, zedApi } from "./browser.js"
 
 // posthog-js as a site installs it from npm: its module build, bundled by the site (here esbuild),
 // which loads its extensions at run time from the api_host. Against a real Zed in headless
@@ -52,15 +52,7 @@ const servePage = (req: IncomingMessage, res: ServerResponse) => {
   else res.writeHead(path === "/favicon.ico" ? 204 : 404).end()
 }
 
-const api = async (path: string, init: RequestInit = {}) => {
-  const response = await fetch(`${zedUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${PERSONAL_KEY}`, "content-type": "application/json", ...init.headers }
-  })
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${init.method ?? "GET"} ${path}: ${response.status} ${text}`)
-  return text === "" ? undefined : JSON.parse(text)
-}
+const { api: call, json: api } = zedApi(() => zedUrl, PERSONAL_KEY)
 
 const project = (path: string) => `/api/projects/${projectId}${path}`
 
@@ -184,7 +176,7 @@ describe("posthog-js from npm (module build) in Chromium against Zed", () => {
 
       // The session is stored and replayable.
       const recording = await eventually("the recording", () => api(project(`/session_recordings/${sessionId}/snapshots`)).catch(() => undefined), (r) => r?.sources?.length > 0)
-      const blob = await fetch(`${zedUrl}${project(`/session_recordings/${sessionId}/snapshots?source=blob_v2&blob_key=${encodeURIComponent(recording.sources[0].blob_key)}`)}`, { headers: { authorization: `Bearer ${PERSONAL_KEY}` } })
+      const blob = await call(project(`/session_recordings/${sessionId}/snapshots?source=blob_v2&blob_key=${encodeURIComponent(recording.sources[0].blob_key)}`))
       const events = (await blob.text()).split("\n").filter((line) => line !== "").map((line) => JSON.parse(line)[1])
       expect(events.map((e: { type: number }) => e.type)).toEqual(expect.arrayContaining([4, 2]))
       expect(errors).toEqual([])

@@ -53,10 +53,12 @@ const LINK = /^(https:\/\/[^\s/?#]+[^\s]*|mailto:[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]
 
 const Length = Schema.Struct({ type: Schema.Literal("min_length", "max_length"), value: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))) })
 
-const boundOf = (rules: typeof ValidationRulesList.Type, type: string) => rules.find((r) => r.type === type && "value" in r)
-const ValidationRulesList = Schema.Array(Schema.Union(Length, Schema.Struct({ type: Schema.Literal("email") })))
-const ValidationRules = ValidationRulesList.pipe(Schema.filter((rules) => {
-  const [min, max] = [boundOf(rules, "min_length"), boundOf(rules, "max_length")].map((r) => r !== undefined && "value" in r ? r.value ?? undefined : undefined)
+const ValidationRules = Schema.Array(Schema.Union(Length, Schema.Struct({ type: Schema.Literal("email") }))).pipe(Schema.filter((rules) => {
+  const bound = (type: string) => {
+    const found = rules.find((r) => r.type === type)
+    return found !== undefined && "value" in found ? found.value ?? undefined : undefined
+  }
+  const [min, max] = [bound("min_length"), bound("max_length")]
   return min === undefined || max === undefined || min <= max
 }, { message: () => "Minimum length cannot be greater than maximum length" }))
 

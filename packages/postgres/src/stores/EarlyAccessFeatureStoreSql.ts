@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { EarlyAccessFeatureStore, isUuid, type StoredEarlyAccessFeature } from "@zed/core"
 import { Array as Arr, Effect, Layer, Option } from "effect"
+import { patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"
 
 const COLUMNS = "id, feature_flag_id, name, description, stage, documentation_url, created_at"
@@ -35,7 +36,7 @@ export const EarlyAccessFeatureStoreSql = Layer.effect(
           RETURNING ${columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, id, patch) => {
         if (!isUuid(id)) return Effect.succeed(Option.none())
-        const sets = Object.entries(patch).filter(([, v]) => v !== undefined).map(([field, v]) => sql`${sql(field)} = ${v}`)
+        const sets = patchSets(sql, patch)
         if (sets.length === 0) return orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head))
         return orStorageError(sql<StoredEarlyAccessFeature>`UPDATE early_access_features SET ${sql.csv(sets)}
           WHERE project_id = ${projectId} AND id = ${id} RETURNING ${columns}`).pipe(Effect.map(Arr.head))

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { isUuid, type StoredSurvey, SurveyStore } from "@zed/core"
 import { Array as Arr, Effect, Layer, Option } from "effect"
+import { jsonb, patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"
 
 const COLUMNS = `id, name, description, type, schedule, questions, conditions, appearance, linked_flag_id, targeting_flag_id,
@@ -13,7 +14,7 @@ export const SurveyStoreSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const json = (v: unknown) => (v === null || v === undefined ? sql`NULL` : sql`${JSON.stringify(v)}::jsonb`)
+    const json = (v: unknown) => jsonb(sql, v)
     // clock_timestamp: surveys created in one transaction still list newest first.
     const newestFirst = sql.literal("created_at DESC, id DESC")
 
@@ -47,12 +48,7 @@ export const SurveyStoreSql = Layer.effect(
           RETURNING ${columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, id, patch) => {
         if (!isUuid(id)) return Effect.succeed(Option.none())
-        const sets = [
-          ...Object.entries(patch)
-            .filter(([, v]) => v !== undefined)
-            .map(([field, v]) => sql`${sql(field)} = ${JSON_COLUMNS.has(field) ? json(v) : v}`),
-          sql`updated_at = clock_timestamp()`
-        ]
+        const sets = [...patchSets(sql, patch, JSON_COLUMNS), sql`updated_at = clock_timestamp()`]
         return orStorageError(sql<StoredSurvey>`UPDATE surveys SET ${sql.csv(sets)} WHERE project_id = ${projectId} AND id = ${id}
           RETURNING ${columns}`).pipe(Effect.map(Arr.head))
       },

@@ -8,7 +8,7 @@ import type { StorageError } from "../../services/StorageError.js"
 import { Transactor } from "../../services/Transactor.js"
 import { uuidv7 } from "../../ingest/uuid.js"
 import { NotFound, ValidationError } from "../errors.js"
-import { createFlag, updateFlag } from "../flagWrites.js"
+import { createFlag, ownFlag, updateFlag } from "../flagWrites.js"
 import { MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
@@ -129,18 +129,13 @@ const create = environmentRoute({
       const feature = yield* (yield* Transactor).transaction(Effect.gen(function*() {
         const flag = existing !== undefined
           ? yield* stageFlag(project, existing, body.stage, principal.user.id)
-          : yield* Effect.mapError(createFlag(project, {
+          : yield* Effect.mapError(createFlag(project, ownFlag({
             key,
             name: `Feature Flag for Feature ${body.name}`,
             filters: newFeatureFilters(key, body.stage),
             active: true,
-            ensure_experience_continuity: false,
-            bucketing_identifier: null,
-            evaluation_runtime: "all",
-            evaluation_contexts: [],
-            tags: [],
             created_by: principal.user.id
-          }), (e) => e._tag === "ValidationError" && e.attr === "key"
+          })), (e) => e._tag === "ValidationError" && e.attr === "key"
             ? invalid(`There is already a feature flag with the key "${key}": name the feature otherwise, or release it through that flag with feature_flag_id.`, "name")
             : e)
         return yield* flagTaken(flag, (yield* EarlyAccessFeatureStore).create(project.id, {

@@ -14,7 +14,7 @@ import { SurveyResponses } from "../../surveys/responses.js"
 import { rates, surveyResults } from "../../surveys/results.js"
 import { flagsActive, isPublished, isRunning, shownEndDate } from "../../surveys/schedule.js"
 import { NotFound, ValidationError } from "../errors.js"
-import { createFlag, FlagFiltersSchema, updateFlag } from "../flagWrites.js"
+import { createFlag, FlagFiltersSchema, ownFlag, updateFlag } from "../flagWrites.js"
 import { MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
@@ -235,18 +235,7 @@ const create = environmentRoute({
       const archived = body.archived ?? false
       const active = flagsActive({ archived, ...fields }, new Date())
       const flag = (key: string, filters: FlagFilters) =>
-        createFlag(project, {
-          key,
-          name: targetingFlagName(body.name),
-          filters,
-          active,
-          ensure_experience_continuity: false,
-          bucketing_identifier: null,
-          evaluation_runtime: "all",
-          evaluation_contexts: [],
-          tags: [],
-          created_by: principal.user.id
-        })
+        createFlag(project, ownFlag({ key, name: targetingFlagName(body.name), filters, active, created_by: principal.user.id }))
       const survey = yield* (yield* Transactor).transaction(Effect.gen(function*() {
         const targeting = body.targeting_flag_filters ? yield* asTargetingFilters(flag(targetingFlagKey(""), body.targeting_flag_filters)) : undefined
         const internal = yield* flag(targetingFlagKey("-custom"), internalTargetingFilters(id, fields.conditions?.seenSurveyWaitPeriodInDays))
@@ -334,18 +323,8 @@ const update = environmentRoute({
             const current = yield* existingFlag(project.id, targeting, "targeting_flag_id", "Targeting Feature Flag with this ID does not exist")
             yield* asTargetingFilters(updateFlag(project, targeting, { filters: { ...current.filters, ...body.targeting_flag_filters }, last_modified_by: userId }))
           } else {
-            targeting = (yield* asTargetingFilters(createFlag(project, {
-              key: targetingFlagKey(""),
-              name: targetingFlagName(body.name ?? before.name),
-              filters: body.targeting_flag_filters,
-              active: false,
-              ensure_experience_continuity: false,
-              bucketing_identifier: null,
-              evaluation_runtime: "all",
-              evaluation_contexts: [],
-              tags: [],
-              created_by: userId
-            }))).id
+            const name = targetingFlagName(body.name ?? before.name)
+            targeting = (yield* asTargetingFilters(createFlag(project, ownFlag({ key: targetingFlagKey(""), name, filters: body.targeting_flag_filters, active: false, created_by: userId })))).id
           }
         }
         const saved = yield* nameTaken((yield* SurveyStore).update(project.id, params.id, {
