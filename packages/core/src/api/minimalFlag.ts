@@ -1,5 +1,5 @@
-import { Schema } from "effect"
-import type { StoredFlag } from "../services/FlagStore.js"
+import { Effect, Schema } from "effect"
+import { FlagStore, type StoredFlag } from "../services/FlagStore.js"
 
 /** A flag as embedded in what uses it (surveys, early access features): PostHog's minimal flag. */
 export const MinimalFlag = Schema.Struct({
@@ -27,3 +27,6 @@ export const minimalFlag = (projectId: number, flag: StoredFlag | undefined): ty
     version: flag.version
   }
 
+
+/** The project's live flags by id: one read for a page of what embeds them. */
+export const flagsById = (projectId: number) => Effect.map(Effect.flatMap(FlagStore, (s) => s.all(projectId)), (flags) => new Map(flags.map((f) => [f.id, f])))

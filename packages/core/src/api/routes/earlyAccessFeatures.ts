@@ -9,7 +9,7 @@ import { Transactor } from "../../services/Transactor.js"
 import { uuidv7 } from "../../ingest/uuid.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { createFlag, ownFlag, updateFlag } from "../flagWrites.js"
-import { MinimalFlag, minimalFlag } from "../minimalFlag.js"
+import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
@@ -63,7 +63,7 @@ const Feature = Schema.Struct({
 
 const present = (projectId: number, features: ReadonlyArray<StoredEarlyAccessFeature>) =>
   Effect.gen(function*() {
-    const flags = new Map((yield* (yield* FlagStore).all(projectId)).map((f) => [f.id, f]))
+    const flags = yield* flagsById(projectId)
     return features.map(({ feature_flag_id, ...feature }): typeof Feature.Type => ({ ...feature, feature_flag: minimalFlag(projectId, flags.get(feature_flag_id)) }))
   })
 
@@ -233,7 +233,7 @@ const publicList = publicRoute({
       const unknown = asked.find((s) => !(STAGES as ReadonlyArray<string>).includes(s))
       if (unknown !== undefined) return yield* Effect.fail(failure(request, 400, `Unknown stage "${unknown}": one of ${STAGES.join(", ")}.`))
       const features = yield* (yield* EarlyAccessFeatureStore).atStages(project.id, asked.length === 0 ? DEFAULT_PUBLIC_STAGES : asked)
-      const flags = new Map((yield* (yield* FlagStore).all(project.id)).map((f) => [f.id, f.key]))
+      const flags = yield* flagsById(project.id)
       return {
         earlyAccessFeatures: features.map((f) => ({
           id: f.id,
@@ -241,7 +241,7 @@ const publicList = publicRoute({
           description: f.description,
           stage: f.stage,
           documentationUrl: f.documentation_url,
-          flagKey: flags.get(f.feature_flag_id) ?? null
+          flagKey: flags.get(f.feature_flag_id)?.key ?? null
         }))
       }
     }))

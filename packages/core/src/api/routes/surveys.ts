@@ -15,7 +15,7 @@ import { rates, surveyResults } from "../../surveys/results.js"
 import { flagsActive, isPublished, isRunning, shownEndDate } from "../../surveys/schedule.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { createFlag, FlagFiltersSchema, ownFlag, updateFlag } from "../flagWrites.js"
-import { MinimalFlag, minimalFlag } from "../minimalFlag.js"
+import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
@@ -85,9 +85,6 @@ const Survey = Schema.Struct({
   current_iteration_start_date: Schema.Null,
   enable_partial_responses: Schema.NullOr(Schema.Boolean)
 }).annotations({ identifier: "Survey" })
-
-/** The project's live flags by id: one read for a page of surveys. */
-const flagsById = (projectId: number) => Effect.map(Effect.flatMap(FlagStore, (s) => s.all(projectId)), (flags) => new Map(flags.map((f) => [f.id, f])))
 
 const present = (projectId: number, surveys: ReadonlyArray<StoredSurvey>) =>
   Effect.gen(function*() {
