@@ -92,6 +92,14 @@ describe("posthog-js assets", () => {
     expect(again.headers.get("etag")).toBe(etag)
   })
 
+  it("claims only posthog-js's files under /static/, so an app mounting Zed at its root keeps its own", () => {
+    expect(zed.serves("/static/lazy-recorder.js")).toBe(true)
+    expect(zed.serves(`/static/${version}/surveys.js`)).toBe(true)
+    expect(zed.serves("/static/site.css")).toBe(false)
+    expect(zed.serves("/static/0.0.1/surveys.js")).toBe(false)
+    expect(zed.serves("/batch/")).toBe(true)
+  })
+
   it("answers 404 for names posthog-js does not ship, paths outside dist/ and versions other than the one served", async () => {
     for (const path of ["/static/nope.js", "/static/..%2Fpackage.json", "/static/%2E%2E%2Flib%2Fsrc%2Fconstants.js", "/static/LICENSE", "/static/0.0.1/lazy-recorder.js", `/static/${version}/nope.js`]) {
       const res = await call(zed, path, { key: null })

@@ -45,6 +45,9 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
         ),
         Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))
       ),
-    serves: (path) => router.match("GET", path)._tag !== "NotFound"
+    serves: (path) => {
+      const match = router.match("GET", path)
+      return match._tag === "Found" ? match.value.owns(match.params) : match._tag !== "NotFound"
+    }
   }
 }

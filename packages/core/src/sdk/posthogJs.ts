@@ -22,8 +22,8 @@ export interface SdkAsset {
 }
 
 export class PosthogJs extends Context.Tag("@zed/core/PosthogJs")<PosthogJs, {
-  /** The version of posthog-js served. */
-  readonly version: string
+  /** The version of posthog-js served; none when the package cannot be found (a bundler moved Zed away from it). */
+  readonly version: string | undefined
   /** Every file name served: `dist/`'s scripts and their source maps. */
   readonly names: ReadonlyArray<string>
   readonly get: (name: string) => Effect.Effect<Option.Option<SdkAsset>>
@@ -33,16 +33,34 @@ const SERVED = /^[a-z0-9][a-z0-9.-]*\.js(\.map)?$/
 
 const contentType = (name: string) => name.endsWith(".map") ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
 
-/** The package's `dist/` directory and version, as Node resolves `posthog-js` from this module. */
-const locate = () => {
-  const manifest = createRequire(import.meta.url).resolve("posthog-js/package.json")
-  const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
-  return { dist: join(dirname(manifest), "dist"), version }
+// Named at run time, so that a bundler leaves the lookup to Node rather than rewriting it.
+const MANIFEST = ["posthog-js", "package.json"].join("/")
+
+interface Listing {
+  readonly dist: string
+  readonly version: string | undefined
+  readonly names: ReadonlyArray<string>
 }
 
+/** The package's `dist/` directory, version and served files, as Node resolves `posthog-js` from this module. */
+const locate = (): Listing => {
+  try {
+    const manifest = createRequire(import.meta.url).resolve(MANIFEST)
+    const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
+    const dist = join(dirname(manifest), "dist")
+    return { dist, version, names: readdirSync(dist).filter((name) => SERVED.test(name)).sort() }
+  } catch {
+    return { dist: "", version: undefined, names: [] }
+  }
+}
+
+let listing: Listing | undefined
+
+/** What posthog-js ships, looked up once. */
+export const posthogJsFiles = (): Listing => (listing ??= locate())
+
 export const PosthogJsLive = Layer.sync(PosthogJs, () => {
-  const { dist, version } = locate()
-  const names = readdirSync(dist).filter((name) => SERVED.test(name)).sort()
+  const { dist, names, version } = posthogJsFiles()
   const known = new Set(names)
   // The set of files is fixed, so keeping each one read is bounded by the package's size.
   const loaded = new Map<string, Promise<SdkAsset>>()

@@ -18,6 +18,8 @@ const TYPES = ["click", "rageclick", "deadclick", "mousemove", "scrolldepth"] as
 const MAX_URLS = 10_000
 const MAX_RESULTS = 50_000
 const DAY_MS = 86_400_000
+/** Longest a heatmap's reads may take before the request is answered 400. */
+const TIMEOUT = "30 seconds"
 
 const invalid = (detail: string, attr: string) => new ValidationError({ code: "invalid_input", detail, attr })
 
@@ -47,6 +49,13 @@ const anchored = (pattern: string) => {
   const whole = `${pattern.startsWith("^") ? "" : "^"}${pattern}${pattern.endsWith("$") ? "" : "$"}`
   return [...whole].map((c, i) => (c === "*" && i > 0 && whole[i - 1] !== "." ? ".+" : c)).join("")
 }
+
+/** A read that takes too long ends the request with a 400 saying how to narrow it. */
+const limited = <A, E, R>(read: Effect.Effect<A, E, R>) =>
+  Effect.timeoutFail(read, {
+    duration: TIMEOUT,
+    onTimeout: () => new ValidationError({ code: "query_timeout", detail: `The heatmap took longer than ${TIMEOUT}: narrow the date range or the URL pattern.`, attr: null })
+  })
 
 const Point = Schema.Struct({ count: Schema.Int, pointer_y: Schema.Number, pointer_relative_x: Schema.Number, pointer_target_fixed: Schema.Boolean })
 const Depth = Schema.Struct({ cumulative_count: Schema.Int, bucket_count: Schema.Int, scroll_depth_bucket: Schema.Int })
@@ -78,7 +87,7 @@ export const heatmapRoutes = [
         } else if (query.url_pattern !== undefined) {
           const pattern = compilePattern(anchored(query.url_pattern))
           if (pattern === null) return yield* invalid("Not a valid regular expression.", "url_pattern")
-          urls = (yield* store.urls(project.id, range, MAX_URLS)).filter((url) => searchPattern(pattern, url) === true)
+          urls = (yield* limited(store.urls(project.id, range, MAX_URLS))).filter((url) => searchPattern(pattern, url) === true)
         } else {
           return yield* invalid("Name the page with url_exact or url_pattern.", "url_exact")
         }
@@ -91,8 +100,8 @@ export const heatmapRoutes = [
           limit: MAX_RESULTS
         }
         const headers = { "cache-control": "max-age=30" }
-        if (range.type !== "scrolldepth") return Reply.json(200, { results: yield* store.points(project.id, selection) }, headers)
-        const depths = yield* store.depths(project.id, selection)
+        if (range.type !== "scrolldepth") return Reply.json(200, { results: yield* limited(store.points(project.id, selection)) }, headers)
+        const depths = yield* limited(store.depths(project.id, selection))
         // Everyone who got further down also passed this depth.
         let below = 0
         const results = [...depths].reverse().map((d) => ({ scroll_depth_bucket: d.bucket, bucket_count: d.count, cumulative_count: (below += d.count) })).reverse()

@@ -1,5 +1,5 @@
 import { Effect, Option, Schema } from "effect"
-import { PosthogJs } from "../../sdk/posthogJs.js"
+import { PosthogJs, posthogJsFiles } from "../../sdk/posthogJs.js"
 import { etagMatches } from "../etag.js"
 import { NotFound } from "../errors.js"
 import { Reply } from "../reply.js"
@@ -36,6 +36,9 @@ const serve = (request: ZedRequest, name: string, pinned: boolean) =>
 
 const description = "From the posthog-js package Zed depends on; 404 for a name it does not ship."
 
+/** Only posthog-js's own files are Zed's: an app sharing `/static/` with Zed keeps the rest. */
+const ships = (name: string | undefined) => name !== undefined && posthogJsFiles().names.includes(name)
+
 export const staticAssetRoutes = [
   publicRoute({
     method: "GET",
@@ -45,8 +48,9 @@ export const staticAssetRoutes = [
     description: `${description} \`?v=\` equal to the served version marks the URL as versioned (cached for a year).`,
     params: Schema.Struct({ name: Schema.String }),
     query: Schema.Struct({ v: Schema.optional(Schema.String) }),
+    owns: (params) => ships(params["name"]),
     handler: ({ params, query, request }) =>
-      Effect.flatMap(PosthogJs, (sdk) => serve(request, params.name, query.v === sdk.version))
+      Effect.flatMap(PosthogJs, (sdk) => serve(request, params.name, query.v !== undefined && query.v === sdk.version))
   }),
   publicRoute({
     method: "GET",
@@ -55,7 +59,8 @@ export const staticAssetRoutes = [
     summary: "A posthog-js script of one version (`strict_script_versioning`)",
     description: `${description} Only the served version exists: another one is 404, which posthog-js's \`'fallback'\` mode answers by loading the unversioned URL.`,
     params: Schema.Struct({ version: Schema.String, name: Schema.String }),
+    owns: (params) => params["version"] === posthogJsFiles().version && ships(params["name"]),
     handler: ({ params, request }) =>
-      Effect.flatMap(PosthogJs, (sdk) => params.version === sdk.version ? serve(request, params.name, true) : Effect.fail(notFound()))
+      Effect.flatMap(PosthogJs, (sdk) => sdk.version !== undefined && params.version === sdk.version ? serve(request, params.name, true) : Effect.fail(notFound()))
   })
 ]

@@ -438,11 +438,14 @@ const PublicSurvey = Schema.Struct({
 
 const PublicSurveys = Schema.Struct({ surveys: Schema.Array(PublicSurvey), survey_config: Schema.Null }).annotations({ identifier: "PublicSurveys" })
 
+const COUNT_TIMEOUT = "2 seconds"
+
 /** A survey whose responses reached its limit is stopped now, as PostHog's job stops it. */
 const stopAtLimit = (project: Project, survey: StoredSurvey, now: Date) =>
   Effect.gen(function*() {
     if (survey.responses_limit === null || !isRunning(survey, now)) return survey
-    const count = yield* Effect.catchAll((yield* SurveyResponses).count(project.id, survey.id), () => Effect.succeed(0))
+    // A page load does not wait long on the count: one not known in time is checked on a later load.
+    const count = yield* (yield* SurveyResponses).count(project.id, survey.id).pipe(Effect.timeout(COUNT_TIMEOUT), Effect.orElseSucceed(() => 0))
     if (count < survey.responses_limit) return survey
     const stopped = yield* (yield* Transactor).transaction(Effect.gen(function*() {
       const saved = Option.getOrElse(yield* (yield* SurveyStore).update(project.id, survey.id, { end_date: now }), () => survey)
