@@ -145,10 +145,15 @@ describe("surveys", () => {
     expect(removed.json.targeting_flag).toBeNull()
     expect((await send("GET", `/feature_flags/${targeted.json.targeting_flag.id}/`)).status).toBe(404)
 
+    // Its internal flag deleted through the flags API: the survey can still be changed (a new targeting flag made) and deleted.
+    expect((await send("PATCH", `/feature_flags/${created.internal_targeting_flag.id}/`, { deleted: true })).status).toBe(200)
+    const edited = await send("PATCH", `/surveys/${created.id}/`, { start_date: new Date().toISOString(), targeting_flag_filters: { groups: [{ properties: [], rollout_percentage: 10 }] } })
+    expect(edited.status, edited.text).toBe(200)
+    expect(edited.json).toMatchObject({ internal_targeting_flag: null, targeting_flag: { active: true, filters: { groups: [{ rollout_percentage: 10 }] } } })
     const deleted = await send("DELETE", `/surveys/${created.id}/`)
     expect(deleted.status).toBe(204)
     expect((await send("GET", `/surveys/${created.id}/`)).status).toBe(404)
-    expect((await send("GET", `/feature_flags/${created.internal_targeting_flag.id}/`)).status).toBe(404)
+    expect((await send("GET", `/feature_flags/${edited.json.targeting_flag.id}/`)).status).toBe(404)
     // The linked flag is the user's own: it stays.
     expect((await send("GET", `/feature_flags/${flag.id}/`)).status).toBe(200)
   })

@@ -134,6 +134,10 @@ const findSurvey = (projectId: number, id: string) =>
 const existingFlag = (projectId: number, id: number, attr: string, detail: string) =>
   Effect.flatMap(Effect.flatMap(FlagStore, (s) => s.get(projectId, id)), Option.match({ onNone: () => Effect.fail(invalid(detail, attr)), onSome: Effect.succeed }))
 
+/** One of the survey's flags, if it is still there (someone may have deleted it through the flags API). */
+const liveFlag = (projectId: number, id: number | null) =>
+  id === null ? Effect.succeed(undefined) : Effect.map(Effect.flatMap(FlagStore, (s) => s.get(projectId, id)), Option.getOrUndefined)
+
 /** What the survey will be after the write, for the checks between fields. */
 interface Effective {
   readonly questions: ReadonlyArray<Question>
@@ -153,14 +157,15 @@ const checkWrite = (project: Project, body: SurveyWrite, after: Effective) =>
       return yield* invalid("The end date must not be before the start date.", "end_date")
     }
     const variant = after.conditions?.linkedFlagVariant
-    if (after.linked_flag_id !== null) {
+    if (after.linked_flag_id === null) {
+      if (variant != null && variant !== "") return yield* invalid("linkedFlagVariant can only be used when a linked_flag_id is specified", "conditions__linkedFlagVariant")
+    } else if (body.linked_flag_id !== undefined || body.conditions !== undefined) {
+      // A stored link is not checked again: a survey whose linked flag was deleted stays editable.
       const linked = yield* existingFlag(project.id, after.linked_flag_id, "linked_flag_id", "Feature Flag with this ID does not exist")
       const variants = (linked.filters.multivariate?.variants ?? []).map((v) => v.key)
       if (variant != null && variant !== "" && variant !== "any" && !variants.includes(variant)) {
         return yield* invalid(`Feature flag variant '${variant}' does not exist. Available variants: ${variants.join(", ") || "none"}`, "conditions__linkedFlagVariant")
       }
-    } else if (variant != null && variant !== "") {
-      return yield* invalid("linkedFlagVariant can only be used when a linked_flag_id is specified", "conditions__linkedFlagVariant")
     }
     if (body.targeting_flag_id != null) {
       yield* existingFlag(project.id, body.targeting_flag_id, "targeting_flag_id", "Targeting Feature Flag with this ID does not exist")
@@ -278,10 +283,12 @@ const LOGGED = ["name", "description", "type", "schedule", "questions", "conditi
 const syncFlags = (project: Project, survey: StoredSurvey, userId: number | null) =>
   Effect.gen(function*() {
     const active = flagsActive(survey, new Date())
-    if (survey.targeting_flag_id !== null) yield* updateFlag(project, survey.targeting_flag_id, { active, last_modified_by: userId })
-    if (survey.internal_targeting_flag_id !== null) {
+    const targeting = yield* liveFlag(project.id, survey.targeting_flag_id)
+    if (targeting !== undefined) yield* updateFlag(project, targeting.id, { active, last_modified_by: userId })
+    const internal = yield* liveFlag(project.id, survey.internal_targeting_flag_id)
+    if (internal !== undefined) {
       const filters = internalTargetingFilters(survey.id, (survey.conditions as Conditions | null)?.seenSurveyWaitPeriodInDays)
-      yield* updateFlag(project, survey.internal_targeting_flag_id, { active, filters, last_modified_by: userId })
+      yield* updateFlag(project, internal.id, { active, filters, last_modified_by: userId })
     }
   })
 
@@ -310,14 +317,14 @@ const update = environmentRoute({
       yield* checkWrite(project, body, after)
       const userId = principal.user.id
       const updated = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        let targeting = body.targeting_flag_id === undefined ? before.targeting_flag_id : body.targeting_flag_id
-        if (body.remove_targeting_flag === true && targeting !== null) {
-          yield* updateFlag(project, targeting, { deleted: true, last_modified_by: userId })
+        const current = yield* liveFlag(project.id, body.targeting_flag_id === undefined ? before.targeting_flag_id : body.targeting_flag_id)
+        let targeting = current?.id ?? null
+        if (body.remove_targeting_flag === true && current !== undefined) {
+          yield* updateFlag(project, current.id, { deleted: true, last_modified_by: userId })
           targeting = null
         }
         if (body.targeting_flag_filters) {
-          if (targeting !== null) {
-            const current = yield* existingFlag(project.id, targeting, "targeting_flag_id", "Targeting Feature Flag with this ID does not exist")
+          if (targeting !== null && current !== undefined) {
             yield* asTargetingFilters(updateFlag(project, targeting, { filters: { ...current.filters, ...body.targeting_flag_filters }, last_modified_by: userId }))
           } else {
             const name = targetingFlagName(body.name ?? before.name)
@@ -358,7 +365,8 @@ const remove = environmentRoute({
       const survey = yield* findSurvey(project.id, params.id)
       yield* (yield* Transactor).transaction(Effect.gen(function*() {
         for (const id of [survey.targeting_flag_id, survey.internal_targeting_flag_id]) {
-          if (id !== null) yield* updateFlag(project, id, { deleted: true, last_modified_by: principal.user.id })
+          const flag = yield* liveFlag(project.id, id)
+          if (flag !== undefined) yield* updateFlag(project, flag.id, { deleted: true, last_modified_by: principal.user.id })
         }
         yield* (yield* SurveyStore).remove(project.id, survey.id)
         yield* logActivity(SCOPE, project.id, principal.user.id, survey, "deleted", [])
