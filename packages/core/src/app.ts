@@ -14,9 +14,11 @@ import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
 import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
+import { PosthogJs, PosthogJsLive } from "./sdk/posthogJs.js"
 import type { GeoIp } from "./services/GeoIp.js"
 import type { StorageServices, ZedStorage } from "./services/Storage.js"
 import { timeLimited } from "./services/timeLimit.js"
+import { SurveyResponses, SurveyResponsesLive } from "./surveys/responses.js"
 import { ZedConfig } from "./services/ZedConfig.js"
 
 /** Everything request handling runs with: storage, and the services built on it. */
@@ -34,8 +36,10 @@ export type AppServices =
   | IngestWriter
   | InsightCompute
   | PersonCache
+  | PosthogJs
   | ProjectTokens
   | QueryRunner
+  | SurveyResponses
   | ZedConfig
 
 export const appLayer = (
@@ -51,7 +55,8 @@ export const appLayer = (
       ProjectTokensLive,
       FlagDefinitionsLive,
       FlagQuotaLive,
-      InsightComputeLive.pipe(Layer.provideMerge(QueryRunnerLive)),
+      Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
+      PosthogJsLive,
       geoip
     )),
     Layer.provideMerge(Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))),

@@ -42,6 +42,7 @@ export { FunctionLogger } from "./functions/logs.js"
 export { EventPipeline } from "./functions/pipeline.js"
 export { FunctionRegistry } from "./functions/registry.js"
 export { BUILTIN_PLUGINS } from "./plugins/catalog.js"
+export { PosthogJs, type SdkAsset } from "./sdk/posthogJs.js"
 export { type Bytecode, compileExpression, compileProgram, compileTemplate, HogCompileError, type HogLimits, type HogOutcome, runHog, runHogAsync } from "./hog/index.js"
 export { asText, filterValues, matches, NUMERIC_TEXT, OPERATORS, type Operator, type PropertyFilter } from "./persons/filters.js"
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
@@ -50,6 +51,12 @@ export * from "./flags/index.js"
 export * from "./zedql/index.js"
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
+export {
+  type EarlyAccessFeaturePatch,
+  EarlyAccessFeatureStore,
+  type NewEarlyAccessFeature,
+  type StoredEarlyAccessFeature
+} from "./services/EarlyAccessFeatureStore.js"
 export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
 export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
 export { UsageStore } from "./services/UsageStore.js"
@@ -91,6 +98,8 @@ export type { InsightContext, InsightPlan } from "./insights/plan.js"
 export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { type Group, GroupStore } from "./services/GroupStore.js"
+export { type DepthCount, depthBucket, type HeatmapRange, type HeatmapSelection, HeatmapStore, type PointCount, relativeX } from "./services/HeatmapStore.js"
+export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
 export {
   type ActivityEntry,
   type Dashboard,
@@ -149,6 +158,7 @@ export {
   type LogType
 } from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { type NewSurvey, type StoredSurvey, type SurveyPatch, type SurveyQuery, SurveyStore } from "./services/SurveyStore.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { processQueryStores } from "./services/memory/queries.js"
 export { OrganizationStore } from "./services/OrganizationStore.js"

@@ -109,6 +109,9 @@ describe("transformations", () => {
 
   it("given back the event unchanged, store exactly what was sent", async () => {
     const identity = await transformation("return event")
+    // A key JavaScript would take for the prototype is a key like any other.
+    const proto = JSON.parse('{" ": {"__proto__": 0}, "__proto__": {"a": 1}}') as Record<string, unknown>
+    expect(run([identity], [event("x", proto)]).out[0]!.properties).toEqual(proto)
     const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => v !== null)
     await fc.assert(fc.asyncProperty(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json, { maxKeys: 6 }), async (properties) => {
       const sent = JSON.parse(JSON.stringify(properties)) as Record<string, unknown>

@@ -30,6 +30,7 @@ beforeAll(async () => {
   app.use("/parsed", parsed)
   app.use(zedMiddleware(zed))
   app.get("/after", (_req, res) => void res.send("after zed"))
+  app.get("/static/site.css", (_req, res) => void res.send("the app's stylesheet"))
   server = app.listen(0)
   await new Promise((resolve) => server.once("listening", resolve))
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
@@ -51,6 +52,14 @@ describe("Express middleware", () => {
     expect((await get("/hello")).text).toBe("app route")
     expect((await get("/after")).text).toBe("after zed")
     expect((await get("/api/projects/@current/")).json.id).toBe(1)
+  })
+
+  it("shares /static/ with the app: posthog-js's scripts are Zed's, the app's files stay the app's", async () => {
+    const css = await get("/static/site.css")
+    expect([css.status, css.text]).toEqual([200, "the app's stylesheet"])
+    const script = await get("/static/array.js")
+    expect(script.status).toBe(200)
+    expect(script.text).toContain("posthog")
   })
 
   it("answers unknown paths under its own mount with its JSON 404", async () => {

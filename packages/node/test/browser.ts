@@ -17,3 +17,19 @@ export const listen = async (server: Server) => {
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}`
 }
+
+/** Calls to a Zed's API with a personal API key: `api` answers the response, `json` its parsed body (failing on an error status). */
+export const zedApi = (baseUrl: () => string, personalKey: string) => {
+  const api = (path: string, init: RequestInit = {}) =>
+    fetch(`${baseUrl()}${path}`, {
+      ...init,
+      headers: { authorization: `Bearer ${personalKey}`, "content-type": "application/json", ...init.headers }
+    })
+  const json = async (path: string, init?: RequestInit) => {
+    const response = await api(path, init)
+    const text = await response.text()
+    if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${path}: ${response.status} ${text}`)
+    return text === "" ? undefined : JSON.parse(text)
+  }
+  return { api, json }
+}

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
 import { pgliteStorage } from "@zed/postgres"
 import type { Browser } from "playwright-core"
-import { launchChromium, listen } from "./browser.js"
+import { launchChromium, listen, zedApi } from "./browser.js"
 
 // posthog-js, the published browser bundle, recording a session in headless Chromium against a real
 // Zed: what the page sends to /s/ must come back from the recordings API as the same replay, with the
@@ -56,18 +56,7 @@ const servePage = (req: IncomingMessage, res: ServerResponse) => {
   }
 }
 
-const api = (path: string, init: RequestInit = {}) =>
-  fetch(`${zedUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${PERSONAL_KEY}`, "content-type": "application/json", ...init.headers }
-  })
-
-const json = async (path: string, init?: RequestInit) => {
-  const response = await api(path, init)
-  const text = await response.text()
-  if (!response.ok) throw new Error(`${init?.method ?? "GET"} ${path}: ${response.status} ${text}`)
-  return JSON.parse(text)
-}
+const { api, json } = zedApi(() => zedUrl, PERSONAL_KEY)
 
 beforeAll(async () => {
   zed = await createZed({ storage: pgliteStorage(), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })

@@ -12,11 +12,13 @@ import * as PgliteClient from "./PgliteClient.js"
 import { open as openPgliteThread, PgliteThread } from "./pgliteThread.js"
 import { ApiKeyStoreSql } from "./stores/ApiKeyStoreSql.js"
 import { CohortStoreSql } from "./stores/CohortStoreSql.js"
+import { EarlyAccessFeatureStoreSql } from "./stores/EarlyAccessFeatureStoreSql.js"
 import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
 import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
 import { FunctionLogStoreSql } from "./stores/FunctionLogStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
+import { HeatmapStoreSql } from "./stores/HeatmapStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
@@ -29,6 +31,7 @@ import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
 import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
+import { SurveyStoreSql } from "./stores/SurveyStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
 import { TransactorSql } from "./stores/TransactorSql.js"
@@ -52,6 +55,9 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   InsightStoreSql,
   RecordingStoreSql,
   PlaylistStoreSql,
+  SurveyStoreSql,
+  EarlyAccessFeatureStoreSql,
+  HeatmapStoreSql,
   ZedFunctionStoreSql,
   PluginConfigStoreSql,
   FunctionLogStoreSql,

@@ -52,7 +52,10 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
         ),
         Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))
       ),
-    serves: (path) => router.match("GET", path)._tag !== "NotFound",
+    serves: (path) => {
+      const match = router.match("GET", path)
+      return match._tag === "Found" ? match.value.owns(match.params) : match._tag !== "NotFound"
+    },
     fast: (services) => {
       const bound = new Map(routes.flatMap((route) => (route.fast === undefined ? [] : [[route, route.fast(services)] as const])))
       return (request) => {

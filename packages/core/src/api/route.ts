@@ -39,6 +39,11 @@ interface Spec<P, Q, B, O, R, In> {
   /** Schema of the success body; without one the handler answers with a `Reply` of its own. */
   readonly response?: Schema.Schema<O, any, never>
   readonly status?: number
+  /**
+   * Whether a path the route matches is Zed's at all (default: every one). Mounts sharing paths with
+   * their app (`serves`) leave the others to it; Zed itself answers them 404.
+   */
+  readonly owns?: (params: Readonly<Record<string, string>>) => boolean
   readonly handler: (input: In) => Effect.Effect<O | Reply, ApiError | StorageError, R>
   /** A way to answer without a fiber, for the hottest routes (see `FastPath`). */
   readonly fast?: FastPath<R> | undefined
@@ -72,6 +77,7 @@ export interface Route<R = never> {
   readonly tag: string
   readonly access: Access
   readonly status: number
+  readonly owns: (params: Readonly<Record<string, string>>) => boolean
   readonly schemas: {
     readonly params: Schema.Schema.AnyNoContext | undefined
     readonly query: Schema.Schema.AnyNoContext | undefined
@@ -97,6 +103,7 @@ const make = <P, Q, B, O, R, In>(
     tag: spec.tag,
     access,
     status,
+    owns: spec.owns ?? (() => true),
     schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
     fast: spec.fast,
     run: (context) =>

@@ -13,6 +13,7 @@ export const scopeObjects = [
   "export",
   "feature_flag",
   "group",
+  "heatmap",
   "insight",
   "notebook",
   "organization",

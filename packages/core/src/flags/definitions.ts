@@ -4,6 +4,8 @@ import { CohortStore } from "../services/CohortStore.js"
 import type { StoredFlag } from "../services/FlagStore.js"
 import { FlagStore } from "../services/FlagStore.js"
 import { GroupStore } from "../services/GroupStore.js"
+import { SurveyStore } from "../services/SurveyStore.js"
+import type { SurveyDates } from "../surveys/schedule.js"
 import type { StorageError } from "../services/StorageError.js"
 import { referencedCohorts } from "./cohorts.js"
 import type { CohortDefinition, FlagCondition } from "./model.js"
@@ -24,6 +26,8 @@ export interface FlagSnapshot {
   readonly continuityKeys: ReadonlyArray<string>
   /** Whether any flag is active: posthog-js only asks for flags then. */
   readonly hasActiveFlags: boolean
+  /** When the project's surveys run, for the `surveys` switch of the config /decide carries. */
+  readonly surveys: ReadonlyArray<SurveyDates>
 }
 
 export class FlagDefinitions extends Context.Tag("@zed/core/FlagDefinitions")<FlagDefinitions, {
@@ -48,7 +52,8 @@ const conditionsOf = (flag: StoredFlag): ReadonlyArray<FlagCondition> => [
 export const snapshotOf = (
   flags: ReadonlyArray<StoredFlag>,
   cohorts: ReadonlyMap<number, CohortDefinition>,
-  groupTypes: ReadonlyMap<number, string>
+  groupTypes: ReadonlyMap<number, string>,
+  surveys: ReadonlyArray<SurveyDates> = []
 ): FlagSnapshot => {
   const referenced = referencedCohorts(flags.flatMap((f) => conditionsOf(f).flatMap((c) => c.properties ?? [])), cohorts)
   return {
@@ -59,7 +64,8 @@ export const snapshotOf = (
     byKey: new Map(flags.map((f) => [f.key, f])),
     staticCohortIds: [...referenced].filter((id) => cohorts.get(id)?.is_static === true),
     continuityKeys: flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key),
-    hasActiveFlags: flags.some((f) => f.active)
+    hasActiveFlags: flags.some((f) => f.active),
+    surveys
   }
 }
 
@@ -69,18 +75,20 @@ export const FlagDefinitionsLive = Layer.scoped(
     const flags = yield* FlagStore
     const cohorts = yield* CohortStore
     const groups = yield* GroupStore
+    const surveys = yield* SurveyStore
     const cache = yield* makeReadThrough({
       capacity: 10_000,
       timeToLive: () => TTL,
       staleFor: () => STALE_FOR,
       lookup: (projectId: number) =>
         Effect.map(
-          Effect.all([flags.all(projectId), cohorts.all(projectId), groups.types(projectId)], { concurrency: "unbounded" }),
-          ([all, stored, types]) =>
+          Effect.all([flags.all(projectId), cohorts.all(projectId), groups.types(projectId), surveys.unarchived(projectId)], { concurrency: "unbounded" }),
+          ([all, stored, types, running]) =>
             snapshotOf(
               all,
               new Map(stored.map((c) => [c.id, { id: c.id, is_static: c.is_static, properties: c.properties }])),
-              new Map([...types].map(([name, index]) => [index, name]))
+              new Map([...types].map(([name, index]) => [index, name])),
+              running.map(({ archived, end_date, start_date }) => ({ archived, end_date, start_date }))
             )
         )
     })

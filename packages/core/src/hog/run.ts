@@ -60,7 +60,28 @@ const failure = (error: unknown): HogOutcome => {
   return { _tag: "Failed", message: error instanceof Error ? error.message : String(error) }
 }
 
-const finished = (result: unknown): HogOutcome => ({ _tag: "Finished", result: hogvm.convertHogToJS(result) })
+/** An own property, even one named `__proto__` (plain assignment would set the prototype instead). */
+const own = (obj: Record<string, unknown>, key: string, value: unknown) =>
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true })
+
+/** A Hog value as JavaScript: dicts (maps) become plain objects with every key kept; a cycle is cut. */
+const toJs = (value: unknown, open: Set<unknown> = new Set()): unknown => {
+  if (typeof value !== "object" || value === null || open.has(value)) return open.has(value) ? null : value
+  if (!(value instanceof Map) && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return value
+  const record = value as Record<string, unknown>
+  if (record["__hogDateTime__"] || record["__hogDate__"] || record["__hogClosure__"] || record["__hogCallable__"]) return value
+  open.add(value)
+  try {
+    if (Array.isArray(value)) return value.map((v) => toJs(v, open))
+    const obj: Record<string, unknown> = {}
+    for (const [key, v] of value instanceof Map ? value : Object.entries(record)) own(obj, String(key), toJs(v, open))
+    return obj
+  } finally {
+    open.delete(value)
+  }
+}
+
+const finished = (result: unknown): HogOutcome => ({ _tag: "Finished", result: toJs(result) })
 
 /** Lets the VM recognise `fetch` as asynchronous in a synchronous run, so the call stops it with a clear message. */
 const refuseAsync = { fetch: () => Promise.reject(new Error("unreachable: synchronous runs stop at async calls")) }

@@ -1,8 +1,10 @@
 import { Context, Data, Deferred, Effect, Either, Exit, Layer, Queue } from "effect"
+import { heatmapPoints, storedProperties } from "../heatmaps/points.js"
 import type { Person } from "../persons/model.js"
 import { processPersons, referencedDistinctIds } from "../persons/processor.js"
 import { EventStore } from "../services/EventStore.js"
 import { GroupStore } from "../services/GroupStore.js"
+import { HeatmapStore } from "../services/HeatmapStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { ProjectStore } from "../services/ProjectStore.js"
 import { type PropertyDefinition, PropertyDefinitions } from "../services/PropertyDefinitions.js"
@@ -69,7 +71,8 @@ const MAX_ROUNDS = 8
 
 /**
  * One attempt at storing a group of submissions, inside a transaction: per project, person
- * processing in arrival order, then events, persons, groups and new property definitions written.
+ * processing in arrival order, then events (their heatmap points apart), persons, groups and new
+ * property definitions written.
  * Events are inserted before their persons are saved: if any turns out to be stored already (an SDK
  * retry), the attempt fails so it can be rolled back and made again without them, and a retry never
  * re-applies old updates.
@@ -85,6 +88,7 @@ const attempt = (
     const events = yield* EventStore
     const persons = yield* PersonStore
     const groups = yield* GroupStore
+    const heatmaps = yield* HeatmapStore
     const propertyDefinitions = yield* PropertyDefinitions
     const byProject = new Map<number, Array<IncomingEvent>>()
     for (const [i, { projectId }] of submissions.entries()) {
@@ -110,7 +114,7 @@ const attempt = (
         event: event.event,
         distinct_id: event.distinct_id,
         person_id: personIds[i]!,
-        properties: event.properties,
+        properties: storedProperties(event.properties),
         timestamp: event.timestamp,
         created_at: event.received_at,
         groups: groupColumns(event, mapping)
@@ -118,6 +122,8 @@ const attempt = (
       if (inserted.size < fresh.length) {
         return yield* new AlreadyStored({ keys: fresh.filter((e) => !inserted.has(e.uuid)).map((e) => storedKey(projectId, e.uuid)) })
       }
+      const points = fresh.flatMap(heatmapPoints)
+      if (points.length > 0) yield* heatmaps.insert(projectId, points)
       const ids = yield* persons.save(projectId, changes)
       yield* groups.upsert(projectId, groupUpdates(fresh, mapping))
       yield* events.repoint(projectId, changes.repoint)
@@ -178,7 +184,7 @@ export const IngestWriterLive = Layer.scoped(
     const projects = yield* ProjectStore
     const cache = yield* PersonCache
     const { storageTimeoutMs } = (yield* ZedConfig).limits
-    const stores = yield* Effect.context<EventStore | GroupStore | PersonStore | PropertyDefinitions | Transactor>()
+    const stores = yield* Effect.context<EventStore | GroupStore | HeatmapStore | PersonStore | PropertyDefinitions | Transactor>()
     const { concurrency } = yield* Transactor
     // Property definitions this process has committed, so that only new ones are written.
     const recorded = makeRecordedDefinitions()

@@ -1,11 +1,13 @@
 import type { Layer } from "effect"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
+import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import type { EventStore } from "./EventStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
 import type { GroupStore } from "./GroupStore.js"
+import type { HeatmapStore } from "./HeatmapStore.js"
 import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
@@ -18,6 +20,7 @@ import type { QueryExecutor } from "./QueryExecutor.js"
 import type { QueryStatusStore } from "./QueryStatusStore.js"
 import type { RecordingStore } from "./RecordingStore.js"
 import type { StorageError } from "./StorageError.js"
+import type { SurveyStore } from "./SurveyStore.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
 import type { UserStore } from "./UserStore.js"
@@ -27,11 +30,13 @@ import type { ZedFunctionStore } from "./ZedFunctionStore.js"
 export type StorageServices =
   | ApiKeyStore
   | CohortStore
+  | EarlyAccessFeatureStore
   | EventStore
   | FlagInputs
   | FlagStore
   | FunctionLogStore
   | GroupStore
+  | HeatmapStore
   | InsightStore
   | OrganizationStore
   | PersonStore
@@ -43,6 +48,7 @@ export type StorageServices =
   | QueryExecutor
   | QueryStatusStore
   | RecordingStore
+  | SurveyStore
   | Transactor
   | UsageStore
   | UserStore

@@ -1,11 +1,13 @@
 import { Context, Duration, Effect } from "effect"
 import { ApiKeyStore } from "./ApiKeyStore.js"
 import { CohortStore } from "./CohortStore.js"
+import { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import { EventStore } from "./EventStore.js"
 import { FlagInputs } from "./FlagInputs.js"
 import { FlagStore } from "./FlagStore.js"
 import { FunctionLogStore } from "./FunctionLogStore.js"
 import { GroupStore } from "./GroupStore.js"
+import { HeatmapStore } from "./HeatmapStore.js"
 import { InsightStore } from "./InsightStore.js"
 import { OrganizationStore } from "./OrganizationStore.js"
 import { PersonStore } from "./PersonStore.js"
@@ -18,6 +20,7 @@ import { QueryStatusStore } from "./QueryStatusStore.js"
 import { RecordingStore } from "./RecordingStore.js"
 import type { StorageServices } from "./Storage.js"
 import { StorageError } from "./StorageError.js"
+import { SurveyStore } from "./SurveyStore.js"
 import { UsageStore } from "./UsageStore.js"
 import { UserStore } from "./UserStore.js"
 import { ZedFunctionStore } from "./ZedFunctionStore.js"
@@ -29,9 +32,9 @@ import { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** The stores whose every call is limited. */
 const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
-  ApiKeyStore, CohortStore, EventStore, FlagInputs, FlagStore, FunctionLogStore, GroupStore, InsightStore, OrganizationStore,
-  PersonStore, PlaylistStore, PluginConfigStore, ProjectStore, PropertyDefinitions, QueryCache, QueryStatusStore, RecordingStore,
-  UsageStore, UserStore, ZedFunctionStore
+  ApiKeyStore, CohortStore, EarlyAccessFeatureStore, EventStore, FlagInputs, FlagStore, FunctionLogStore, GroupStore, HeatmapStore,
+  InsightStore, OrganizationStore, PersonStore, PlaylistStore, PluginConfigStore, ProjectStore, PropertyDefinitions, QueryCache,
+  QueryStatusStore, RecordingStore, SurveyStore, UsageStore, UserStore, ZedFunctionStore
 ]
 
 /** A storage call past its limit: answered at once, its interruption (a cancel sent to the server) left to run behind. */

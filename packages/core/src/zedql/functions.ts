@@ -208,7 +208,7 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   JSONExtractFloat: fn(2, MANY, () => nullable(T.Float)),
   JSONExtractBool: fn(2, MANY, () => nullable(T.Bool)),
   JSONExtractRaw: fn(2, MANY, () => nullable(T.String)),
-  JSONExtractArrayRaw: fn(2, MANY, () => nullable(T.array(T.String))),
+  JSONExtractArrayRaw: fn(1, MANY, () => nullable(T.array(T.String))),
   JSONExtractKeys: fn(1, MANY, () => T.array(T.String)),
   JSONHas: fn(2, MANY, fixed(T.Bool)),
   JSONLength: fn(1, MANY, () => nullable(T.Int)),

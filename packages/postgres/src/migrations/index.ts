@@ -10,6 +10,9 @@ import insights from "./0006_insights.js"
 import recordings from "./0007_recordings.js"
 import testAccountFilters from "./0008_test_account_filters.js"
 import functions from "./0009_functions.js"
+import surveys from "./0010_surveys.js"
+import earlyAccessFeatures from "./0011_early_access_features.js"
+import heatmaps from "./0012_heatmaps.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -21,7 +24,10 @@ const run = Migrator.make({})({
     "0006_insights": insights,
     "0007_recordings": recordings,
     "0008_test_account_filters": testAccountFilters,
-    "0009_functions": functions
+    "0009_functions": functions,
+    "0010_surveys": surveys,
+    "0011_early_access_features": earlyAccessFeatures,
+    "0012_heatmaps": heatmaps
   })
 })
 

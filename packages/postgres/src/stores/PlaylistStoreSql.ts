@@ -1,17 +1,20 @@
 import { SqlClient } from "@effect/sql"
 import { type PinnedRecording, PlaylistStore, type StoredPlaylist } from "@zed/core"
 import { Array as Arr, Effect, Layer } from "effect"
+import { jsonb, patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"
 
 const PLAYLIST_COLUMNS = `id, short_id, name, derived_name, description, pinned, deleted, filters, type, created_by, created_at,
   last_modified_by, last_modified_at, filters_count, filters_counted_at`
+
+const JSON_COLUMNS = new Set(["filters"])
 
 export const PlaylistStoreSql = Layer.effect(
   PlaylistStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const playlistColumns = sql.literal(PLAYLIST_COLUMNS)
-    const json = (v: unknown) => (v === null || v === undefined ? sql`NULL` : sql`${JSON.stringify(v)}::jsonb`)
+    const json = (v: unknown) => jsonb(sql, v)
     const find = (projectId: number, shortId: string, includeDeleted: boolean) =>
       orStorageError(sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists
         WHERE project_id = ${projectId} AND short_id = ${shortId} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(Effect.map(Arr.head))
@@ -51,9 +54,7 @@ export const PlaylistStoreSql = Layer.effect(
           RETURNING ${playlistColumns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, shortId, { material, last_modified_by, ...patch }) => {
         const sets = [
-          ...Object.entries(patch)
-            .filter(([, v]) => v !== undefined)
-            .map(([field, v]) => sql`${sql(field)} = ${field === "filters" ? json(v) : v}`),
+          ...patchSets(sql, patch, JSON_COLUMNS),
           ...(material ? [sql`last_modified_at = now()`, sql`last_modified_by = ${last_modified_by}`] : [])
         ]
         if (sets.length === 0) return find(projectId, shortId, true)

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { isUuid, type StoredFunction, uuidv7, ZedFunctionStore } from "@zed/core"
 import { Array as Arr, Effect, Layer, Option } from "effect"
+import { jsonb, patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"
 
 const COLUMNS = `id, type, name, description, enabled, deleted, code, bytecode, inputs_schema, inputs, secrets, filters, masking,
@@ -13,7 +14,7 @@ export const ZedFunctionStoreSql = Layer.effect(
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const json = (v: unknown) => (v === null || v === undefined ? sql`NULL` : sql`${JSON.stringify(v)}::jsonb`)
+    const json = (v: unknown) => jsonb(sql, v)
     const live = (includeDeleted: boolean) => (includeDeleted ? sql`` : sql`AND NOT deleted`)
 
     return ZedFunctionStore.of({
@@ -41,12 +42,7 @@ export const ZedFunctionStoreSql = Layer.effect(
       },
       update: (projectId, id, patch) => {
         if (!isUuid(id)) return Effect.succeed(Option.none())
-        const sets = [
-          ...Object.entries(patch)
-            .filter(([, v]) => v !== undefined)
-            .map(([field, v]) => sql`${sql(field)} = ${JSON_COLUMNS.has(field) ? json(v) : v}`),
-          sql`updated_at = clock_timestamp()`
-        ]
+        const sets = [...patchSets(sql, patch, JSON_COLUMNS), sql`updated_at = clock_timestamp()`]
         return orStorageError(sql<StoredFunction>`UPDATE zed_functions SET ${sql.csv(sets)}
           WHERE project_id = ${projectId} AND id = ${id}
           RETURNING ${columns}`).pipe(Effect.map(Arr.head))

@@ -4,97 +4,25 @@ import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import { definitionsDocument } from "../../flags/localEvaluation.js"
-import type { FlagFilters } from "../../flags/model.js"
-import { FLAG_OPERATORS } from "../../flags/properties.js"
-import { CohortStore } from "../../services/CohortStore.js"
 import { EventStore } from "../../services/EventStore.js"
-import { type FlagPatch, FlagStore, type StoredFlag } from "../../services/FlagStore.js"
-import type { StorageError } from "../../services/StorageError.js"
-import { NotFound, ValidationError } from "../errors.js"
+import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
+import { NotFound } from "../errors.js"
+import { etagMatches } from "../etag.js"
+import { createFlag, FlagFiltersSchema, FlagKey, updateFlag } from "../flagWrites.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
-import { check } from "../validation.js"
 
-// Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); every write invalidates the
-// project's cached definitions so the next evaluation sees it.
-
-const OPERATORS = new Set([...FLAG_OPERATORS, "in", "not_in", "flag_evaluates_to"])
-
-const Percentage = Schema.Number.pipe(
-  check((n: number) => Number.isFinite(n) && n >= 0 && n <= 100, "invalid_input", "Invalid rollout percentage: it must be between 0 and 100.")
-)
-
-/** Keys are text; flag dependencies often arrive as the numeric flag id. */
-const KeyText = Schema.transform(Schema.Union(Schema.String, Schema.Number), Schema.String, {
-  strict: true,
-  decode: (key) => String(key),
-  encode: (key) => key
-})
-
-const PropertyFilter = Schema.Struct({
-  key: KeyText,
-  value: Schema.optional(Schema.Unknown),
-  operator: Schema.optionalWith(Schema.String.pipe(
-    check((op: string) => OPERATORS.has(op), "invalid_input", (op: string) => `Unknown operator "${op}".`)
-  ), { nullable: true }),
-  type: Schema.optional(Schema.Literal("person", "group", "cohort", "flag", "person_metadata")),
-  group_type_index: Schema.optional(Schema.NullOr(Schema.Int)),
-  negation: Schema.optional(Schema.Boolean)
-})
-
-const Condition = Schema.Struct({
-  properties: Schema.optional(Schema.Array(PropertyFilter)),
-  rollout_percentage: Schema.optional(Schema.NullOr(Percentage)),
-  variant: Schema.optional(Schema.NullOr(Schema.String)),
-  aggregation_group_type_index: Schema.optional(Schema.NullOr(Schema.Int))
-})
-
-const Variant = Schema.Struct({
-  key: Schema.String.pipe(check((k: string) => /^[A-Za-z0-9_-]+$/.test(k), "invalid_input", "Variant keys may hold only letters, digits, '-' and '_'.")),
-  name: Schema.optional(Schema.NullOr(Schema.String)),
-  rollout_percentage: Percentage
-})
-
-type FiltersInput = Schema.Schema.Type<typeof FiltersFields>
-const FiltersFields = Schema.Struct({
-  aggregation_group_type_index: Schema.optional(Schema.NullOr(Schema.Int)),
-  groups: Schema.optional(Schema.Array(Condition)),
-  multivariate: Schema.optional(Schema.NullOr(Schema.Struct({ variants: Schema.Array(Variant) }))),
-  payloads: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  super_groups: Schema.optional(Schema.Array(Condition)),
-  feature_enrollment: Schema.optional(Schema.Boolean),
-  holdout: Schema.optional(Schema.NullOr(Schema.Struct({ id: Schema.Int, exclusion_percentage: Percentage }))),
-  holdout_groups: Schema.optional(Schema.NullOr(Schema.Array(Condition)))
-})
-
-const variantsOf = (f: FiltersInput) => f.multivariate?.variants ?? []
-
-const Filters = FiltersFields.pipe(
-  check((f: FiltersInput) => {
-    const variants = variantsOf(f)
-    return variants.length === 0 || Math.abs(variants.reduce((sum, v) => sum + v.rollout_percentage, 0) - 100) < 1e-9
-  }, "invalid_input", "Invalid variant definitions: variant rollout percentages must sum to 100."),
-  check((f: FiltersInput) => new Set(variantsOf(f).map((v) => v.key)).size === variantsOf(f).length,
-    "invalid_input", "Invalid variant definitions: variant keys must be unique."),
-  check((f: FiltersInput) => (f.groups ?? []).every((c) => c.variant === undefined || c.variant === null || variantsOf(f).some((v) => v.key === c.variant)),
-    "invalid_input", "A condition's variant must be one of the flag's variants."),
-  check((f: FiltersInput) => Object.keys(f.payloads ?? {}).every((k) => k === "true" || variantsOf(f).some((v) => v.key === k)),
-    "invalid_input", 'Payload keys must be variant keys, or "true" for a boolean flag.')
-).annotations({ identifier: "FlagFilters", description: "Conditions, variants, payloads: PostHog's flag filters." })
-
-const FlagKey = Schema.String.pipe(
-  check((k: string) => /^[A-Za-z0-9_-]+$/.test(k), "invalid_key", "Only letters, numbers, hyphens (\"-\") & underscores (\"_\") are allowed."),
-  check((k: string) => k.length <= 400, "max_length", "Ensure this field has no more than 400 characters.")
-)
+// Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); writes go through
+// flagWrites, which validates them and invalidates the project's cached definitions.
 
 const Tags = Schema.Array(Schema.String)
 
 const FlagFields = {
   name: Schema.optional(Schema.String),
-  filters: Schema.optional(Filters),
+  filters: Schema.optional(FlagFiltersSchema),
   active: Schema.optional(Schema.Boolean),
   ensure_experience_continuity: Schema.optional(Schema.Boolean),
   bucketing_identifier: Schema.optional(Schema.NullOr(Schema.Literal("distinct_id", "device_id"))),
@@ -167,45 +95,6 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
     }))
   })
 
-const invalid = (detail: string, attr = "filters") => new ValidationError({ code: "invalid_input", detail, attr })
-
-/** What only storage can tell: cohorts and flags named by the filters exist, and dependencies do not loop. */
-const checkReferences = (project: Project, filters: FlagFilters, self: number | undefined) =>
-  Effect.gen(function*() {
-    const conditions = [...(filters.groups ?? []), ...(filters.super_groups ?? [])]
-    const properties = conditions.flatMap((c) => c.properties ?? [])
-    const cohorts = yield* CohortStore
-    for (const p of properties.filter((p) => p.type === "cohort")) {
-      const id = Number(p.value)
-      if (!Number.isInteger(id) || Option.isNone(yield* cohorts.get(project.id, id))) return yield* invalid(`Cohort with id ${String(p.value)} does not exist.`)
-    }
-    const flags = yield* (yield* FlagStore).all(project.id)
-    const byId = new Map(flags.map((f) => [f.id, f]))
-    const dependsOn = (f: FlagFilters) =>
-      (f.groups ?? []).flatMap((c) => c.properties ?? []).filter((p) => p.type === "flag").map((p) => Number(p.key))
-    for (const p of properties.filter((p) => p.type === "flag")) {
-      const id = Number(p.key)
-      if (!byId.has(id)) return yield* invalid(`Flag dependency ${String(p.key)} does not exist: name dependencies by flag id.`)
-    }
-    // Walk what the flag would depend on: reaching itself again is a cycle.
-    if (self !== undefined) {
-      const seen = new Set<number>()
-      const pending = dependsOn(filters)
-      while (pending.length > 0) {
-        const id = pending.pop()!
-        if (id === self) return yield* invalid("Circular dependency: the flag would depend on itself.")
-        if (seen.has(id)) continue
-        seen.add(id)
-        pending.push(...dependsOn(byId.get(id)?.filters ?? {}))
-      }
-    }
-  })
-
-/** A conflict on create or update is another live flag holding the key. */
-const keyTaken = <A>(effect: Effect.Effect<A, StorageError | ValidationError>) =>
-  Effect.catchIf(effect, (e) => e._tag === "StorageError" && e.conflict === true,
-    () => Effect.fail(new ValidationError({ code: "unique", detail: "There is already a feature flag with this key.", attr: "key" })))
-
 const FlagRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
 
 const find = (projectId: number, id: number) =>
@@ -248,12 +137,10 @@ const create = environmentRoute({
   status: 201,
   handler: ({ body, principal, project }) =>
     Effect.gen(function*() {
-      const filters: FlagFilters = body.filters ?? {}
-      yield* checkReferences(project, filters, undefined)
-      const flag = yield* keyTaken((yield* FlagStore).create(project.id, {
+      const flag = yield* createFlag(project, {
         key: body.key,
         name: body.name ?? "",
-        filters,
+        filters: body.filters ?? {},
         active: body.active ?? true,
         ensure_experience_continuity: body.ensure_experience_continuity ?? false,
         bucketing_identifier: body.bucketing_identifier ?? null,
@@ -261,8 +148,7 @@ const create = environmentRoute({
         evaluation_contexts: body.evaluation_tags ?? [],
         tags: body.tags ?? [],
         created_by: principal.user.id
-      }))
-      yield* (yield* FlagDefinitions).invalidate(project.id)
+      })
       return (yield* present(project.id, [flag]))[0]!
     })
 })
@@ -290,12 +176,8 @@ const update = environmentRoute({
   handler: ({ body, params, principal, project }) =>
     Effect.gen(function*() {
       yield* find(project.id, params.id)
-      if (body.filters !== undefined) yield* checkReferences(project, body.filters, params.id)
       const { evaluation_tags, ...rest } = body
-      const patch: FlagPatch = { ...rest, evaluation_contexts: evaluation_tags, last_modified_by: principal.user.id }
-      const updated = yield* keyTaken((yield* FlagStore).update(project.id, params.id, patch))
-      yield* (yield* FlagDefinitions).invalidate(project.id)
-      const flag = yield* Option.match(updated, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
+      const flag = yield* updateFlag(project, params.id, { ...rest, evaluation_contexts: evaluation_tags, last_modified_by: principal.user.id })
       return (yield* present(project.id, [flag]))[0]!
     })
 })
@@ -309,13 +191,6 @@ const remove = environmentRoute({
   scope: "feature_flag:write",
   handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
 })
-
-/** If-None-Match holds `*` or this tag among others; weakness is ignored, as RFC 9110 has for GET. */
-const etagMatches = (header: string | undefined, etag: string) => {
-  if (header === undefined) return false
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, "")
-  return header.trim() === "*" || header.split(",").some((tag) => opaque(tag) === opaque(etag))
-}
 
 /** The definitions SDKs evaluate locally, with a weak ETag so an unchanged set costs a 304. */
 export const definitionsReply = (request: ZedRequest, project: Project) =>

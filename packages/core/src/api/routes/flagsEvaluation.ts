@@ -20,7 +20,7 @@ import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { type FastPath, type Method, publicRoute } from "../route.js"
 import { corsHeaders, failure } from "./capture.js"
-import { remoteConfig } from "./remoteConfig.js"
+import { hasRunningSurveys, remoteConfig } from "./remoteConfig.js"
 
 // Flag evaluation for SDKs: /decide (v1–4) and /flags (v1–2), answering in the shape each version
 // expects. Public: the project API key identifies the project; no answer carries anything secret.
@@ -185,7 +185,7 @@ const answer = (
     flags: snapshot.byKey,
     errors,
     quotaLimited,
-    configJson: withConfig ? configJson(project, snapshot.hasActiveFlags) : undefined,
+    configJson: withConfig ? configJson(project, snapshot.hasActiveFlags, hasRunningSurveys(snapshot, now)) : undefined,
     requestId: randomUUID(),
     evaluatedAt: now.getTime()
   })
@@ -273,16 +273,17 @@ const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefin
   }
 }
 
-// A project's config keys change only with the project (a new object when reloaded) or whether it
-// has active flags, so their text is made once per project and kept while the object lives.
-const configTexts = new WeakMap<Project, { readonly hasActiveFlags: boolean; readonly json: string }>()
+// A project's config keys change only with the project (a new object when reloaded), whether it
+// has active flags and whether a survey runs, so their text is made once per project and kept
+// while the object lives.
+const configTexts = new WeakMap<Project, { readonly hasActiveFlags: boolean; readonly surveys: boolean; readonly json: string }>()
 
-const configJson = (project: Project, hasActiveFlags: boolean): string => {
+const configJson = (project: Project, hasActiveFlags: boolean, surveys: boolean): string => {
   const known = configTexts.get(project)
-  if (known !== undefined && known.hasActiveFlags === hasActiveFlags) return known.json
-  const { token: _, ...config } = remoteConfig(project, hasActiveFlags)
+  if (known !== undefined && known.hasActiveFlags === hasActiveFlags && known.surveys === surveys) return known.json
+  const { token: _, ...config } = remoteConfig(project, hasActiveFlags, surveys)
   const json = JSON.stringify({ ...config, isAuthenticated: false, toolbarParams: {}, config: { enable_collect_everything: true } })
-  configTexts.set(project, { hasActiveFlags, json })
+  configTexts.set(project, { hasActiveFlags, surveys, json })
   return json
 }
 

@@ -6,11 +6,13 @@ import { publicRoute, type Route } from "../route.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
+import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
 import { healthRoute } from "./health.js"
+import { heatmapRoutes } from "./heatmaps.js"
 import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
 import { organizationRoutes } from "./organizations.js"
@@ -22,6 +24,8 @@ import { queryRoutes } from "./query.js"
 import { recordingCaptureRoutes, recordingRoutes } from "./recordings.js"
 import { remoteConfigRoutes } from "./remoteConfig.js"
 import { sharingRoutes } from "./sharing.js"
+import { staticAssetRoutes } from "./staticAssets.js"
+import { surveyRoutes } from "./surveys.js"
 import { zedFunctionRoutes } from "./zedFunctions.js"
 
 let document: unknown
@@ -54,9 +58,13 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   groupTypesRoute,
   ...featureFlagRoutes,
   ...cohortRoutes,
+  ...surveyRoutes,
+  ...earlyAccessFeatureRoutes,
+  ...heatmapRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,
   ...remoteConfigRoutes,
+  ...staticAssetRoutes,
   ...flagsEvaluationRoutes,
   ...localEvaluationRoutes
 ]

@@ -1,7 +1,8 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
-import { FlagDefinitions } from "../../flags/definitions.js"
+import { FlagDefinitions, type FlagSnapshot } from "../../flags/definitions.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
+import { isRunning } from "../../surveys/schedule.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
 import { publicRoute } from "../route.js"
@@ -11,8 +12,11 @@ import { corsHeaders } from "./capture.js"
 // crossorigin, so CORS headers matter), or `config` as JSON when scripts may not load. What it reads
 // decides compression (gzip, or posthog-js sends plain JSON), where events go, and which features run.
 
-/** The remote config of a project, in the shape posthog-js reads. */
-export const remoteConfig = (project: Project, hasFeatureFlags: boolean) => ({
+/** Whether one of the project's surveys runs now. */
+export const hasRunningSurveys = (snapshot: FlagSnapshot, now: Date) => snapshot.surveys.some((s) => isRunning(s, now))
+
+/** The remote config of a project, in the shape posthog-js reads (`surveys` on when one runs). */
+export const remoteConfig = (project: Project, hasFeatureFlags: boolean, hasRunningSurveys = false) => ({
   token: project.api_token,
   supportedCompression: ["gzip", "gzip-js"],
   // posthog-js asks /flags on load only when there are active flags.
@@ -46,7 +50,8 @@ export const remoteConfig = (project: Project, hasFeatureFlags: boolean) => ({
     : false,
   heatmaps: project.heatmaps_opt_in,
   conversations: false,
-  surveys: false,
+  // posthog-js loads its surveys extension, then asks /api/surveys/, only when this is on.
+  surveys: hasRunningSurveys,
   productTours: false,
   defaultIdentifiedOnly: true,
   siteApps: []
@@ -62,7 +67,7 @@ const configFor = (token: string) =>
     const found = yield* (yield* ProjectTokens).find(token)
     if (Option.isNone(found)) return yield* new NotFound({ detail: "No project has this API key." })
     const snapshot = yield* (yield* FlagDefinitions).get(found.value.id)
-    return remoteConfig(found.value, snapshot.hasActiveFlags)
+    return remoteConfig(found.value, snapshot.hasActiveFlags, hasRunningSurveys(snapshot, new Date()))
   })
 
 const headers = (request: Parameters<typeof corsHeaders>[0], contentType: string) => ({

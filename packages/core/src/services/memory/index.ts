@@ -1,10 +1,12 @@
 import { Effect, Layer } from "effect"
 import { CohortStore } from "../CohortStore.js"
+import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
 import { EventStore } from "../EventStore.js"
 import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
 import { FunctionLogStore } from "../FunctionLogStore.js"
 import { GroupStore } from "../GroupStore.js"
+import { HeatmapStore } from "../HeatmapStore.js"
 import { InsightStore } from "../InsightStore.js"
 import { PersonStore } from "../PersonStore.js"
 import { PlaylistStore } from "../PlaylistStore.js"
@@ -15,16 +17,19 @@ import { QueryExecutor } from "../QueryExecutor.js"
 import { QueryStatusStore } from "../QueryStatusStore.js"
 import { RecordingStore } from "../RecordingStore.js"
 import type { ZedStorage } from "../Storage.js"
+import { SurveyStore } from "../SurveyStore.js"
 import { UsageStore } from "../UsageStore.js"
 import { ZedFunctionStore } from "../ZedFunctionStore.js"
 import { makeMemoryAccounts } from "./accounts.js"
 import { makeMemoryCohorts } from "./cohorts.js"
+import { makeMemoryEarlyAccessFeatures } from "./earlyAccessFeatures.js"
 import { makeMemoryFlagInputs } from "./flagInputs.js"
 import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
 import { makeMemoryFunctionLogs } from "./functionLogs.js"
 import { makeMemoryFunctions } from "./functions.js"
 import { makeMemoryGroups } from "./groups.js"
+import { makeMemoryHeatmaps } from "./heatmaps.js"
 import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
@@ -33,6 +38,7 @@ import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
+import { makeMemorySurveys } from "./surveys.js"
 import { makeMemoryUsage } from "./usage.js"
 
 /**
@@ -57,6 +63,9 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(InsightStore, makeMemoryInsights(journal)),
         Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
         Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
+        Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
+        Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
+        Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
         Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
         Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
         Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
