@@ -1,10 +1,19 @@
 // @ts-check
 // A parsing thread of the grammar pool (see pool.ts). Plain JavaScript, so that Node starts it as it
 // is from the sources (tests) as well as from dist/.
+import { readlinkSync } from "node:fs"
+import { setPriority } from "node:os"
 import { parentPort } from "node:worker_threads"
 import createParser from "@posthog/hogql-parser"
 
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort)
+
+// Parsing yields the processor to requests: on Linux this thread takes the lowest priority
+// (niceness is per thread there, and /proc/thread-self names it). Elsewhere it keeps the process's.
+try {
+  setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), 19)
+} catch {}
+
 const parser = await createParser()
 
 /**
