@@ -7,7 +7,7 @@ import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { check } from "../validation.js"
+import { check, PathId } from "../validation.js"
 
 // Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
 // is), static ones listing persons.
@@ -53,7 +53,7 @@ const wire = ({ properties, created_by: _, ...cohort }: StoredCohort): typeof Co
   filters: properties === null ? null : { properties }
 })
 
-const Ref = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const Ref = Schema.Struct({ id: PathId })
 
 const find = (projectId: number, id: number) =>
   Effect.flatMap(Effect.flatMap(CohortStore, (s) => s.get(projectId, id)), Option.match({

@@ -1,4 +1,5 @@
 import { Effect, Option, Schema } from "effect"
+import { isStorableDate } from "../../domain/dates.js"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { parseDateText } from "../../flags/dates.js"
@@ -148,7 +149,10 @@ const findPlaylist = (projectId: number, shortId: string, includeDeleted = false
 const instantOf = (project: Project, text: string | undefined, attr: string) => {
   if (text === undefined) return Effect.succeed(undefined)
   const ns = parseDateText(text, project.timezone, new Date())
-  return ns === undefined ? Effect.fail(invalid("Expected a date (2024-01-31T12:00:00Z) or a relative date (-7d).", attr)) : Effect.succeed(new Date(Number(ns / 1_000_000n)))
+  const date = ns === undefined ? undefined : new Date(Number(ns / 1_000_000n))
+  return date === undefined || !isStorableDate(date)
+    ? Effect.fail(invalid("Expected a date (2024-01-31T12:00:00Z) or a relative date (-7d), within the years 1 to 9999.", attr))
+    : Effect.succeed(date)
 }
 
 const list = environmentRoute({
