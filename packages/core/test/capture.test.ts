@@ -194,3 +194,30 @@ describe("remote config", () => {
     expect((await zed.handler(new Request("http://zed.test/array/phc_unknown/config.js"))).status).toBe(404)
   })
 })
+
+describe("timestamps no store can hold", () => {
+  it("sent_at past JavaScript's dates (1e20) or the year 9999 is ignored, as an unparseable one is, and the event stored", async () => {
+    for (const sent_at of [1e20, -1e20, "+275760-09-13T00:00:00Z", "10000-01-01T00:00:00Z", "0000-01-01T00:00:00Z"]) {
+      const id = uuid()
+      const res = await send(zed, "/batch/", JSON.stringify({ api_key: PROJECT_KEY, sent_at, batch: [{ event: "sent late", distinct_id: "t", uuid: id, timestamp: "2026-01-01T00:00:00Z" }] }))
+      expect(res.status, JSON.stringify(res.json)).toBe(200)
+      const [event] = (await stored(zed, { event: "sent late" })).filter((e) => e.uuid === id)
+      expect(event!.timestamp.toISOString()).toBe("2026-01-01T00:00:00.000Z")
+      expect(event!.properties["$sent_at"]).toBeUndefined()
+    }
+  })
+
+  it("event timestamps outside the years 1 to 9999 fall back to the epoch, past JavaScript's dates to now", async () => {
+    const cases: ReadonlyArray<[unknown, (d: Date) => boolean]> = [
+      ["0000-06-01T00:00:00Z", (d) => d.getTime() === 0],
+      ["+010000-01-01T00:00:00Z", (d) => d.getTime() === 0],
+      [1e20, (d) => Math.abs(d.getTime() - Date.now()) < 60_000]
+    ]
+    for (const [timestamp, expected] of cases) {
+      const id = uuid()
+      expect((await send(zed, "/batch/", JSON.stringify({ api_key: PROJECT_KEY, historical_migration: true, batch: [{ event: "odd time", distinct_id: "t", uuid: id, timestamp }] }))).status).toBe(200)
+      const [event] = (await stored(zed, { event: "odd time" })).filter((e) => e.uuid === id)
+      expect(expected(event!.timestamp), `${String(timestamp)} stored as ${event!.timestamp.toISOString()}`).toBe(true)
+    }
+  })
+})

@@ -10,7 +10,10 @@ import { FlagPersons } from "../../flags/persons.js"
 import { FlagQuota } from "../../flags/quota.js"
 import { type FlagsEndpoint, flagsResponse } from "../../flags/responses.js"
 import { decodeCapturePayload } from "../../ingest/decode.js"
+import { nameText } from "../../ingest/normalize.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
+import { cleanString, TooDeep } from "../../ingest/sanitize.js"
+import { plausibleToken } from "../../ingest/shapes.js"
 import { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "../../services/FlagInputs.js"
 import { GeoIp } from "../../services/GeoIp.js"
 import type { StorageError } from "../../services/StorageError.js"
@@ -75,6 +78,7 @@ const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array)
   const body = decoded.value
   const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
   if (typeof token !== "string" || token === "") return failure(request, 401, "API key is not valid: no project API key in the request")
+  if (!plausibleToken(token)) return failure(request, 401, "API key is not valid: it is not a project API key")
   return { endpoint, request, body, token }
 }
 
@@ -85,24 +89,32 @@ const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply =>
   const { body, request } = call
   const distinct = first(body, "distinct_id", "$distinct_id")
   if (distinct === undefined) return failure(request, 400, "distinct_id is required")
+  let distinctId: string
+  try {
+    // The person is looked up by the distinct id as capture stored it.
+    distinctId = nameText(distinct)
+  } catch (error) {
+    if (error instanceof TooDeep) return failure(request, 400, "distinct_id is nested too deeply")
+    throw error
+  }
   const ip = body["geoip_disable"] === true ? undefined : geoipAddress(request)
   const personProperties = objectOf(first(body, "person_properties", "$properties"))
   const anon = first(body, "$anon_distinct_id") ?? personProperties["$anon_distinct_id"]
   const device = first(body, "$device_id", "device_id") ?? personProperties["$device_id"]
   const runtime = body["evaluation_runtime"]
   return {
-    distinctId: (typeof distinct === "string" ? distinct : JSON.stringify(distinct)).slice(0, 200),
+    distinctId,
     personProperties,
     groups: Object.fromEntries(
       Object.entries(objectOf(first(body, "groups", "$groups")))
         .filter(([, key]) => typeof key === "string" || typeof key === "number")
-        .map(([type, key]) => [type, String(key)])
+        .map(([type, key]) => [type, cleanString(String(key))])
     ),
     groupProperties: Object.fromEntries(
       Object.entries(objectOf(first(body, "group_properties", "$group_properties"))).map(([type, p]) => [type, objectOf(p)])
     ),
     // The cookieless sentinel is not a person.
-    anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? anon : undefined,
+    anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? cleanString(anon) : undefined,
     deviceId: typeof device === "string" && device !== "" ? device : undefined,
     geoip: ip === undefined ? {} : geoipOf.lookup(ip),
     runtime: runtime === "server" || runtime === "client" ? runtime : undefined,
