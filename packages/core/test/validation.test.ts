@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Either, Schema } from "effect"
+import { Effect, Either, Option, Schema, SchemaAST } from "effect"
 import fc from "fast-check"
+import { routes } from "../src/api/routes/index.js"
 import { decode, Instant, Int4, IntFromString, PathId, Text, unstorableText } from "../src/api/validation.js"
 
 const Body = Schema.Struct({
@@ -89,5 +90,47 @@ describe("input a store cannot hold", () => {
       const text = JSON.stringify(value)
       expect(unstorableText(value) === undefined).toBe(!text.includes("\\u0000") && text.isWellFormed() && !/\\ud[89a-f]/i.test(text))
     }))
+  })
+})
+
+/**
+ * Where a route's input holds a date with no check of its range (PostgreSQL refuses year 0 and JavaScript's
+ * extremes with a 5xx): every date is `Instant`'s, whose check follows it through annotations.
+ */
+const uncheckedDates = (ast: SchemaAST.AST, path: string, checked = false, seen = new Set<SchemaAST.AST>()): Array<string> => {
+  switch (ast._tag) {
+    case "Refinement":
+      return uncheckedDates(ast.from, path, checked || ast.filter === (Instant.ast as SchemaAST.Refinement).filter, seen)
+    case "Transformation":
+      return [...uncheckedDates(ast.from, path, checked, seen), ...uncheckedDates(ast.to, path, checked, seen)]
+    case "Declaration":
+      return !checked && SchemaAST.getSchemaIdAnnotation(ast).pipe(Option.exists((id) => id === Schema.DateFromSelfSchemaId)) ? [path] : []
+    case "TypeLiteral":
+      return [
+        ...ast.propertySignatures.flatMap((p) => uncheckedDates(p.type, `${path}.${String(p.name)}`, false, seen)),
+        ...ast.indexSignatures.flatMap((i) => uncheckedDates(i.type, `${path}[]`, false, seen))
+      ]
+    case "Union":
+      return ast.types.flatMap((t) => uncheckedDates(t, path, checked, seen))
+    case "TupleType":
+      return [...ast.elements.map((e) => e.type), ...ast.rest.map((r) => r.type)].flatMap((t) => uncheckedDates(t, `${path}[]`, false, seen))
+    case "Suspend":
+      // Recursive schemas are walked once round.
+      if (seen.has(ast)) return []
+      seen.add(ast)
+      return uncheckedDates(ast.f(), path, checked, seen)
+    default:
+      return []
+  }
+}
+
+describe("every route's input", () => {
+  it("takes dates only within the years stores hold", () => {
+    const unchecked = routes.flatMap((route) =>
+      (["params", "query", "body"] as const).flatMap((part) => {
+        const schema = route.schemas[part]
+        return schema === undefined ? [] : uncheckedDates(schema.ast, `${route.method} ${route.paths[0]} ${part}`)
+      }))
+    expect(unchecked).toEqual([])
   })
 })

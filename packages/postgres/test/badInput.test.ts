@@ -8,6 +8,7 @@ import { backends } from "./backends.js"
 // nothing, 400 naming the field otherwise; SDK endpoints answer as their clients expect.
 
 const P = "/api/projects/1"
+const SURVEY = { name: "s", type: "popover", questions: [{ type: "open", question: "Why?" }] }
 
 describe.each(["pglite", "postgres"])("%s: input the store cannot hold", (name) => {
   let zed: Zed
@@ -60,7 +61,9 @@ describe.each(["pglite", "postgres"])("%s: input the store cannot hold", (name) 
       [`${P}/events/?after=-271821-04-20`, "after", "invalid_input"],
       [`${P}/events/?before=0000-01-01`, "before", "invalid_input"],
       [`${P}/session_recording_playlists/?date_to=0000-01-01`, "date_to", "invalid_input"],
-      [`${P}/session_recordings/?date_from=-99999999999d`, "date_from", "invalid_input"]
+      [`${P}/session_recordings/?date_from=-99999999999d`, "date_from", "invalid_input"],
+      [`${P}/heatmaps/?url_exact=https://a.test/&date_from=0000-01-01`, "date_from", "invalid_input"],
+      [`${P}/surveys/?search=%00`, "search", "null_characters_not_allowed"]
     ]
     for (const [path, attr, code] of cases) {
       const res = await send("GET", path)
@@ -83,7 +86,12 @@ describe.each(["pglite", "postgres"])("%s: input the store cannot hold", (name) 
       ["PATCH", "/api/organizations/@current/", { flag_evaluation_quota: 1e20 }, "flag_evaluation_quota", "invalid_input"],
       ["POST", `${P}/cohorts/`, { name: "c", is_static: true, description: "\u0000" }, "description", "null_characters_not_allowed"],
       ["POST", `${P}/feature_flags/`, { key: "f", filters: { groups: [{ properties: [{ key: "email", value: "a\u0000", type: "person" }] }] } }, "filters__groups__0__properties__0__value", "null_characters_not_allowed"],
-      ["POST", `${P}/query/`, { query: { kind: "ZedQLQuery", query: "SELECT '\u0000'" } }, "query__query", "null_characters_not_allowed"]
+      ["POST", `${P}/query/`, { query: { kind: "ZedQLQuery", query: "SELECT '\u0000'" } }, "query__query", "null_characters_not_allowed"],
+      ["POST", `${P}/surveys/`, { ...SURVEY, start_date: "0000-01-01T00:00:00Z" }, "start_date", "invalid_input"],
+      ["POST", `${P}/surveys/`, { ...SURVEY, end_date: "+275760-09-13T00:00:00Z" }, "end_date", "invalid_input"],
+      ["POST", `${P}/surveys/`, { ...SURVEY, linked_flag_id: 2147483648 }, "linked_flag_id", "max_value"],
+      ["POST", `${P}/surveys/`, { ...SURVEY, responses_limit: 2147483648 }, "responses_limit", "max_value"],
+      ["POST", `${P}/early_access_feature/`, { name: "e", stage: "beta", feature_flag_id: 2147483648 }, "feature_flag_id", "max_value"]
     ]
     for (const [method, path, body, attr, code] of cases) {
       const res = await send(method, path, body)
@@ -91,6 +99,7 @@ describe.each(["pglite", "postgres"])("%s: input the store cannot hold", (name) 
     }
     expect((await send("GET", `${P}/insights/`)).json.count).toBe(0)
     expect((await send("GET", `${P}/feature_flags/`)).json.count).toBe(0)
+    expect((await send("GET", `${P}/surveys/`)).json.count).toBe(0)
     expect((await send("GET", `${P}/zed_functions/${fn.id}/`)).json.code).toBe("return event")
   })
 

@@ -1,5 +1,6 @@
 import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
 import { isStorableDate } from "../domain/dates.js"
+import { parseDateText } from "../flags/dates.js"
 import { ValidationError } from "./errors.js"
 
 /** Annotation carrying the error code a failed check reports (`blank`, `max_length`, `invalid_choice`, …). */
@@ -53,6 +54,22 @@ const INSTANT = "Expected an ISO 8601 date-time between the years 1 and 9999, e.
 export const Instant = Schema.Date.annotations({ message: () => INSTANT }).pipe(
   check(isStorableDate, "invalid_input", INSTANT)
 ).annotations({ jsonSchema: { type: "string", format: "date-time" } })
+
+/**
+ * A date as PostHog's date filters take it (2024-01-31, an ISO 8601 date-time, or relative: -7d) in
+ * a project's time zone, within the years every store holds; else a 400 naming `attr`.
+ */
+export const dateInZone = (text: string, timezone: string, now: Date, attr: string) => {
+  const ns = parseDateText(text, timezone, now)
+  const date = ns === undefined ? undefined : new Date(Number(ns / 1_000_000n))
+  return date !== undefined && isStorableDate(date)
+    ? Effect.succeed(date)
+    : Effect.fail(new ValidationError({
+      code: "invalid_input",
+      detail: `Expected a date (2024-01-31, 2024-01-31T12:00:00Z) or a relative date (-7d) within the years 1 to 9999, got "${text}".`,
+      attr
+    }))
+}
 
 interface Failure {
   readonly path: ReadonlyArray<PropertyKey>
