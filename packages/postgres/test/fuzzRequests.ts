@@ -28,8 +28,8 @@ export interface Known {
   readonly adminKey: string
   /** Path parameter values that name something, by `<resource>/:param` (e.g. `insights/:id`). */
   readonly params: Readonly<Record<string, string>>
-  /** A valid body by method and path (`POST /api/environments/:project_id/insights`). */
-  readonly bodies: Readonly<Record<string, unknown>>
+  /** A valid body by method and path (`POST /api/environments/:project_id/insights`), with a name never used before. */
+  readonly bodies: Readonly<Record<string, (name: string) => unknown>>
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -125,15 +125,19 @@ const replaced = (value: unknown, path: ReadonlyArray<string | number>, replacem
   return { ...(value as object), [key]: replaced((value as Record<string, unknown>)[key], rest, replacement) }
 }
 
+/** Texts that stand for what a store cannot hold: dates out of range, numbers past a column, NUL. */
+const hostileText = fc.constantFrom(...DATES, ...NUMBERS, "\u0000", "a\u0000b", "\ud800")
+
 /**
- * `valid` with one leaf, chosen evenly, broken: mostly by a wild value of its own kind (a number
- * past its range, a text with NUL), so the rest of the request still passes and the break is what
- * the server meets.
+ * `valid` with one leaf, chosen evenly, broken: mostly by a hostile value of its own kind (a number
+ * past its range, a date no store holds, a text with NUL), so the rest of the request still passes
+ * and the break is what the server meets.
  */
 const mutated = (valid: fc.Arbitrary<unknown>) =>
   valid.chain((value) => {
     const paths = leaves(value)
-    return fc.tuple(fc.nat(paths.length - 1), fc.boolean(), wildNumber, wildText, wildJson).map(([i, sameKind, number, text, any]) => {
+    const text = fc.oneof({ weight: 3, arbitrary: hostileText }, { weight: 1, arbitrary: wildText })
+    return fc.tuple(fc.nat(paths.length - 1), fc.boolean(), wildNumber, text, wildJson).map(([i, sameKind, number, text, any]) => {
       const path = paths[i]!
       const leaf = path.reduce<unknown>((at, key) => (at as Record<string | number, unknown>)[key], value)
       return replaced(value, path, !sameKind ? any : typeof leaf === "number" ? number : typeof leaf === "string" ? text : any)
@@ -161,9 +165,10 @@ const rawBody: fc.Arbitrary<Uint8Array> = fc.oneof(
  * with one part broken or not, or anything at all. Drawing from the schema's refined side instead
  * could spin for ever on a refinement random values seldom meet.
  */
-const jsonBody = (schema: Schema.Schema.AnyNoContext | undefined, example: unknown): fc.Arbitrary<unknown> => {
+const jsonBody = (schema: Schema.Schema.AnyNoContext | undefined, example: ((name: string) => unknown) | undefined): fc.Arbitrary<unknown> => {
   const shaped = schema === undefined ? fc.jsonValue({ maxDepth: 3 }) : Arbitrary.make(Schema.encodedSchema(schema))
-  const base = example === undefined ? shaped : fc.oneof(shaped, fc.constant(example))
+  // Names are unique for some kinds (flag keys, survey names): a fresh one keeps the body valid.
+  const base = example === undefined ? shaped : fc.oneof(shaped, fc.uuid().map((u) => example(`fuzz-${u}`)))
   return fc.oneof({ weight: 2, arbitrary: base }, { weight: 4, arbitrary: mutated(base) }, { weight: 1, arbitrary: wildJson })
 }
 
@@ -382,6 +387,7 @@ const TRENDS = { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pa
 const FLAG = { key: "fuzzed", filters: { groups: [{ properties: [{ key: "email", value: "a", operator: "icontains", type: "person" }], rollout_percentage: 50 }] } }
 const INSIGHT = { name: "fuzzed", query: { kind: "InsightVizNode", source: TRENDS } }
 const PERSON_FILTER = { key: "email", value: "a@b.c", operator: "exact", type: "person" }
+const SURVEY = { name: "fuzzed", type: "popover", questions: [{ type: "rating", question: "How likely?", scale: 10 }, { type: "single_choice", question: "Role?", choices: ["a", "b"] }] }
 
 /** Something of every kind in project 1, for path parameters that name what exists, and valid bodies to break. */
 export const seedFuzzed = async (zed: Zed): Promise<Known> => {
@@ -395,6 +401,8 @@ export const seedFuzzed = async (zed: Zed): Promise<Known> => {
   await api("POST", "/feature_flags/", { key: "in-cohort", ensure_experience_continuity: true, filters: { groups: [{ properties: [{ key: "id", value: cohort.id, type: "cohort" }], rollout_percentage: 100 }] } })
   const playlist = await api("POST", "/session_recording_playlists/", { name: "fuzzed", type: "collection" })
   const fn = await api("POST", "/zed_functions/", { type: "transformation", name: "fuzzed", code: "return event" })
+  const survey = await api("POST", "/surveys/", { ...SURVEY, linked_flag_id: flag.id })
+  const feature = await api("POST", "/early_access_feature/", { name: "early", stage: "beta" })
   const uuid = uuidv7()
   await call(zed, { method: "POST", url: "/batch/", headers: {}, body: JSON.stringify({ api_key: PROJECT_KEY, batch: [{ event: "$pageview", distinct_id: "user-1", uuid, properties: { $set: { email: "a@b.c" } } }] }) })
   await call(zed, { method: "POST", url: "/s/", headers: {}, body: JSON.stringify(snapshotPayload("fuzz-session", "user-1", { w: [{ type: 2, timestamp: Date.now(), data: {} }] })) })
@@ -412,6 +420,9 @@ export const seedFuzzed = async (zed: Zed): Promise<Known> => {
       "recordings/:session_id": "fuzz-session",
       "session_recordings/:id": "fuzz-session",
       "zed_functions/:id": fn.id,
+      "surveys/:id": survey.id,
+      "early_access_feature/:id": feature.id,
+      "static/:name": "array.js",
       "persons/:id": String(person.id),
       "events/:id": uuid,
       "organizations/:id": "@current",
@@ -419,27 +430,31 @@ export const seedFuzzed = async (zed: Zed): Promise<Known> => {
       "array/:token": PROJECT_KEY
     },
     bodies: {
-      "PATCH /api/organizations/:id": { name: "Org", flag_evaluation_quota: 1_000_000 },
-      "POST /api/projects": { name: "Another", timezone: "Europe/Berlin" },
-      [env("PATCH", "")]: { name: "Fuzzed", timezone: "UTC", anonymize_ips: false },
-      [env("POST", "/query")]: { query: { kind: "ZedQLQuery", query: "SELECT event, count() FROM events WHERE timestamp > now() - INTERVAL 7 DAY GROUP BY event" } },
-      [env("POST", "/insights")]: { ...INSIGHT, dashboards: [dashboard.id], order: 1 },
-      [env("PATCH", "/insights/:id")]: { name: "renamed", query: { kind: "InsightVizNode", source: { ...TRENDS, properties: [PERSON_FILTER] } }, dashboards: [dashboard.id] },
-      [env("PATCH", "/insights/:id/sharing")]: { enabled: true },
-      [env("POST", "/dashboards")]: { name: "board", filters: { date_from: "-30d", date_to: null } },
-      [env("POST", "/session_recording_playlists")]: { name: "saved", type: "filters", filters: { date_from: "-7d", duration: [{ key: "duration", value: 1, operator: "gt", type: "recording" }], properties: [PERSON_FILTER] } },
-      [env("PATCH", "/session_recording_playlists/:short_id")]: { name: "renamed", pinned: true, description: "d" },
-      [env("POST", "/session_recording_playlists/:short_id/recordings/bulk_add")]: { session_recording_ids: ["fuzz-session"] },
-      [env("POST", "/session_recording_playlists/:short_id/recordings/bulk_delete")]: { session_recording_ids: ["fuzz-session"] },
-      [env("PATCH", "/zed_functions/rearrange")]: { orders: { [fn.id]: 1 } },
-      [env("POST", "/zed_functions")]: { type: "destination", name: "hook", code: "fetch(inputs.url, {'body': event})", inputs: { url: { value: "https://example.com/" } }, enabled: false },
-      [env("PATCH", "/zed_functions/:id")]: { name: "renamed", enabled: true, code: "event.properties.x := 1\nreturn event" },
-      [env("PATCH", "/plugin_configs/:id")]: { enabled: true, config: {} },
-      [env("POST", "/feature_flags")]: { ...FLAG, key: "another", filters: { ...FLAG.filters, multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } } },
-      [env("PATCH", "/feature_flags/:id")]: { name: "renamed", filters: { groups: [{ properties: [{ key: "id", value: cohort.id, type: "cohort", operator: "in" }], rollout_percentage: 100 }] } },
-      [env("POST", "/cohorts")]: { name: "dynamic", filters: { properties: { type: "OR", values: [{ type: "AND", values: [PERSON_FILTER] }] } } },
-      [env("PATCH", "/cohorts/:id")]: { name: "renamed", description: "d" },
-      [env("PATCH", "/cohorts/:id/add_persons_to_static_cohort")]: { person_ids: [person.uuid] }
+      "PATCH /api/organizations/:id": (name) => ({ name, flag_evaluation_quota: 1_000_000 }),
+      "POST /api/projects": (name) => ({ name, timezone: "Europe/Berlin" }),
+      [env("PATCH", "")]: (name) => ({ name, timezone: "UTC", anonymize_ips: false }),
+      [env("POST", "/query")]: () => ({ query: { kind: "ZedQLQuery", query: "SELECT event, count() FROM events WHERE timestamp > now() - INTERVAL 7 DAY GROUP BY event" } }),
+      [env("POST", "/insights")]: (name) => ({ ...INSIGHT, name, dashboards: [dashboard.id], order: 1 }),
+      [env("PATCH", "/insights/:id")]: (name) => ({ name, query: { kind: "InsightVizNode", source: { ...TRENDS, properties: [PERSON_FILTER] } }, dashboards: [dashboard.id] }),
+      [env("PATCH", "/insights/:id/sharing")]: () => ({ enabled: true }),
+      [env("POST", "/dashboards")]: (name) => ({ name, filters: { date_from: "-30d", date_to: null } }),
+      [env("POST", "/session_recording_playlists")]: (name) => ({ name, type: "filters", filters: { date_from: "-7d", duration: [{ key: "duration", value: 1, operator: "gt", type: "recording" }], properties: [PERSON_FILTER] } }),
+      [env("PATCH", "/session_recording_playlists/:short_id")]: (name) => ({ name, pinned: true, description: "d" }),
+      [env("POST", "/session_recording_playlists/:short_id/recordings/bulk_add")]: () => ({ session_recording_ids: ["fuzz-session"] }),
+      [env("POST", "/session_recording_playlists/:short_id/recordings/bulk_delete")]: () => ({ session_recording_ids: ["fuzz-session"] }),
+      [env("PATCH", "/zed_functions/rearrange")]: () => ({ orders: { [fn.id]: 1 } }),
+      [env("POST", "/zed_functions")]: (name) => ({ type: "destination", name, code: "fetch(inputs.url, {'body': event})", inputs: { url: { value: "https://example.com/" } }, enabled: false }),
+      [env("PATCH", "/zed_functions/:id")]: (name) => ({ name, enabled: true, code: "event.properties.x := 1\nreturn event" }),
+      [env("PATCH", "/plugin_configs/:id")]: () => ({ enabled: true, config: {} }),
+      [env("POST", "/feature_flags")]: (name) => ({ ...FLAG, key: name, filters: { ...FLAG.filters, multivariate: { variants: [{ key: "a", rollout_percentage: 50 }, { key: "b", rollout_percentage: 50 }] } } }),
+      [env("PATCH", "/feature_flags/:id")]: (name) => ({ name, filters: { groups: [{ properties: [{ key: "id", value: cohort.id, type: "cohort", operator: "in" }], rollout_percentage: 100 }] } }),
+      [env("POST", "/cohorts")]: (name) => ({ name, filters: { properties: { type: "OR", values: [{ type: "AND", values: [PERSON_FILTER] }] } } }),
+      [env("PATCH", "/cohorts/:id")]: (name) => ({ name, description: "d" }),
+      [env("PATCH", "/cohorts/:id/add_persons_to_static_cohort")]: () => ({ person_ids: [person.uuid] }),
+      [env("POST", "/surveys")]: (name) => ({ ...SURVEY, name, linked_flag_id: flag.id, start_date: "2026-01-01T00:00:00Z", end_date: "2027-01-01T00:00:00Z", responses_limit: 10, targeting_flag_filters: { groups: [{ properties: [PERSON_FILTER], rollout_percentage: 50 }] } }),
+      [env("PATCH", "/surveys/:id")]: (name) => ({ name, start_date: "2026-01-01T00:00:00Z", conditions: { url: "/pricing", seenSurveyWaitPeriodInDays: 14 } }),
+      [env("POST", "/early_access_feature")]: (name) => ({ name, stage: "beta", feature_flag_id: flag.id, documentation_url: "https://docs.example/" }),
+      [env("PATCH", "/early_access_feature/:id")]: (name) => ({ name, stage: "general-availability" })
     }
   }
 }
