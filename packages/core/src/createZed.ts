@@ -20,8 +20,6 @@ export interface ZedOptions {
   readonly bootstrap?: BootstrapOptions | false | undefined
   /** Believe `X-Forwarded-*` headers: client IP (for `$ip`), and scheme and host on node:http requests. Only behind a proxy you run. */
   readonly trustProxy?: boolean | undefined
-  /** Largest request body accepted, in bytes. */
-  readonly bodyLimit?: number | undefined
   /** Where flag evaluation finds `$geoip_*` properties: `DbipGeoIp` from `@zed/geoip`, or none (the default). */
   readonly geoip?: Layer.Layer<GeoIp> | undefined
   /** How destinations retry failed HTTP requests (default 3 retries, waits doubling from 1 s). */
@@ -73,11 +71,11 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
       handle,
       serves: app.serves,
       handler: async (request, webOptions) => {
-        const zedRequest = fromWebRequest(request, { bodyLimit: options.bodyLimit, ...webOptions })
+        const zedRequest = fromWebRequest(request, webOptions)
         return toWebResponse(zedRequest === undefined ? notFound : await handle(zedRequest))
       },
       nodeHandler: async (req, res, nodeOptions) => {
-        const zedRequest = fromNodeRequest(req, { trustProxy: options.trustProxy, bodyLimit: options.bodyLimit, ...nodeOptions })
+        const zedRequest = fromNodeRequest(req, { trustProxy: options.trustProxy, ...nodeOptions })
         writeNodeReply(res, zedRequest === undefined ? notFound : await handle(zedRequest))
       },
       run: (effect) => runtime.runPromise(effect),

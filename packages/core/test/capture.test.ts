@@ -194,3 +194,71 @@ describe("remote config", () => {
     expect((await zed.handler(new Request("http://zed.test/array/phc_unknown/config.js"))).status).toBe(404)
   })
 })
+
+describe("limits", () => {
+  const limits = { bodyBytes: { capture: 1000, batch: 3000, recordings: 2000, api: 500 }, decodedBytes: { capture: 2000, api: 1000 }, eventsPerBatch: 3 }
+  let limited: Zed
+  beforeAll(async () => {
+    limited = await createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }, limits })
+  })
+  afterAll(() => limited.close())
+
+  const events = (n: number, pad = 0) => Array.from({ length: n }, (_, i) => ({ event: "limited", distinct_id: "l", uuid: uuid(), properties: { i, pad: "x".repeat(pad) } }))
+  const batch = (n: number, pad = 0) => JSON.stringify({ api_key: PROJECT_KEY, batch: events(n, pad) })
+  const refusal = (status: number, code: string) => ({ status, json: { type: expect.any(String), code, detail: expect.any(String), attr: null } })
+
+  it("past the events taken at once, refuse the whole request with 400 and store none of it", async () => {
+    expect((await send(limited, "/batch/", batch(3))).status).toBe(200)
+    expect(await send(limited, "/batch/", batch(4))).toMatchObject(refusal(400, "invalid_payload"))
+    expect((await send(limited, "/batch/", batch(4))).json.detail).toMatch(/holds 4 events, more than the 3/)
+    expect(await send(limited, "/e/", JSON.stringify(events(4).map((e) => ({ ...e, api_key: PROJECT_KEY }))))).toMatchObject(refusal(400, "invalid_payload"))
+    expect(await stored(limited, { event: "limited" })).toHaveLength(3)
+  })
+
+  it("past each kind of endpoint's body size, answer 413", async () => {
+    const single = (pad: number) => JSON.stringify({ api_key: PROJECT_KEY, event: "sized", distinct_id: "s", properties: { pad: "x".repeat(pad) } })
+    expect((await send(limited, "/e/", single(800))).status).toBe(200)
+    expect(await send(limited, "/e/", single(1000))).toMatchObject(refusal(413, "payload_too_large"))
+    expect(await send(limited, "/engage/", single(1000))).toMatchObject(refusal(413, "payload_too_large"))
+    expect((await send(limited, "/batch/", batch(1, 2000))).status).toBe(200)
+    expect(await send(limited, "/batch/", batch(1, 3000))).toMatchObject(refusal(413, "payload_too_large"))
+    // Compressed, the body passes; decoded, it is past its own limit.
+    expect(await send(limited, "/e/?compression=gzip-js", gzipSync(single(3000)), { "content-type": "text/plain" })).toMatchObject(refusal(413, "payload_too_large"))
+    const recording = JSON.stringify([{ event: "$snapshot", properties: { token: PROJECT_KEY, distinct_id: "r", $session_id: "s", $snapshot_data: [{ type: 2, timestamp: Date.now(), data: { pad: "x".repeat(2000) } }] } }])
+    expect(await send(limited, "/s/", recording)).toMatchObject(refusal(413, "payload_too_large"))
+    const flags = (pad: number) => JSON.stringify({ token: PROJECT_KEY, distinct_id: "f", person_properties: { pad: "x".repeat(pad) } })
+    expect((await send(limited, "/flags/?v=2", flags(300))).status).toBe(200)
+    expect(await send(limited, "/flags/?v=2", flags(500))).toMatchObject(refusal(413, "payload_too_large"))
+    expect(await send(limited, "/decide/?v=4", gzipSync(flags(1000)), { "content-encoding": "gzip" })).toMatchObject(refusal(413, "payload_too_large"))
+    const insight = (pad: number) => call(limited, "/api/projects/1/insights/", { method: "POST", body: JSON.stringify({ name: "x".repeat(pad) }) })
+    expect((await insight(400)).status).toBe(201)
+    expect(await insight(500)).toMatchObject({ status: 413, json: { type: "invalid_request", code: "payload_too_large", detail: "Request body is larger than the limit of 500 bytes.", attr: null } })
+  })
+})
+
+describe("timestamps no store can hold", () => {
+  it("sent_at past JavaScript's dates (1e20) or the year 9999 is ignored, as an unparseable one is, and the event stored", async () => {
+    for (const sent_at of [1e20, -1e20, "+275760-09-13T00:00:00Z", "10000-01-01T00:00:00Z", "0000-01-01T00:00:00Z"]) {
+      const id = uuid()
+      const res = await send(zed, "/batch/", JSON.stringify({ api_key: PROJECT_KEY, sent_at, batch: [{ event: "sent late", distinct_id: "t", uuid: id, timestamp: "2026-01-01T00:00:00Z" }] }))
+      expect(res.status, JSON.stringify(res.json)).toBe(200)
+      const [event] = (await stored(zed, { event: "sent late" })).filter((e) => e.uuid === id)
+      expect(event!.timestamp.toISOString()).toBe("2026-01-01T00:00:00.000Z")
+      expect(event!.properties["$sent_at"]).toBeUndefined()
+    }
+  })
+
+  it("event timestamps outside the years 1 to 9999 fall back to the epoch, past JavaScript's dates to now", async () => {
+    const cases: ReadonlyArray<[unknown, (d: Date) => boolean]> = [
+      ["0000-06-01T00:00:00Z", (d) => d.getTime() === 0],
+      ["+010000-01-01T00:00:00Z", (d) => d.getTime() === 0],
+      [1e20, (d) => Math.abs(d.getTime() - Date.now()) < 60_000]
+    ]
+    for (const [timestamp, expected] of cases) {
+      const id = uuid()
+      expect((await send(zed, "/batch/", JSON.stringify({ api_key: PROJECT_KEY, historical_migration: true, batch: [{ event: "odd time", distinct_id: "t", uuid: id, timestamp }] }))).status).toBe(200)
+      const [event] = (await stored(zed, { event: "odd time" })).filter((e) => e.uuid === id)
+      expect(expected(event!.timestamp), `${String(timestamp)} stored as ${event!.timestamp.toISOString()}`).toBe(true)
+    }
+  })
+})

@@ -169,6 +169,25 @@ describe("cohorts", () => {
     expect((await patch(`/api/projects/1/cohorts/${dynamic.json.id}/add_persons_to_static_cohort/`, { person_ids: uuids })).status).toBe(400)
   })
 
+  it("refuse references to cohorts the project does not have, another project's among them, as flags do", async () => {
+    const other = await post("/api/projects/", { name: "Other" })
+    const theirs = await post(`/api/projects/${other.json.id}/cohorts/`, { name: "Theirs", is_static: true })
+    const ours = await post("/api/projects/1/cohorts/", { name: "Ours", is_static: true })
+    const nested = (value: unknown) => ({ properties: { type: "OR", values: [{ type: "AND", values: [{ key: "id", type: "cohort", value }] }] } })
+    for (const [i, value] of [theirs.json.id, 2147483648, 1e20, "x", null].entries()) {
+      const detail = `Cohort with id ${String(value)} does not exist.`
+      expect((await post("/api/projects/1/cohorts/", { name: "Refers", filters: nested(value) })).json)
+        .toEqual({ type: "validation_error", code: "invalid_input", detail, attr: "filters" })
+      expect((await patch(`/api/projects/1/cohorts/${theirs.json.id}/`, { filters: nested(value) })).status).toBe(404)
+      expect((await post("/api/projects/1/feature_flags/", { key: `refers-${i}`, filters: { groups: [{ properties: [{ key: "id", type: "cohort", value }] }] } })).json)
+        .toEqual({ type: "validation_error", code: "invalid_input", detail, attr: "filters" })
+    }
+    const referring = await post("/api/projects/1/cohorts/", { name: "Refers", filters: nested(ours.json.id) })
+    expect(referring.status).toBe(201)
+    expect((await patch(`/api/projects/1/cohorts/${referring.json.id}/`, { filters: nested(theirs.json.id) })).json).toMatchObject({ attr: "filters" })
+    expect((await call(zed, `/api/projects/1/cohorts/${referring.json.id}/`)).json.filters).toEqual(nested(ours.json.id))
+  })
+
   it("serve referenced dynamic cohorts to SDKs, and inline a simple one when cohorts are not asked for", async () => {
     const cohorts = (await call(zed, "/api/projects/1/cohorts/")).json.results as Array<{ id: number; name: string }>
     const paying = cohorts.find((c) => c.name === "Paying")!

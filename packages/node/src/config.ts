@@ -1,8 +1,17 @@
 import { join } from "node:path"
 import { chdbClickHouse, clickhouseStorage, httpClickHouse } from "@zed/clickhouse"
-import type { ZedStorage } from "@zed/core"
+import { DEFAULT_LIMITS, type ZedStorage } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Config, Effect, Option } from "effect"
+
+/** A positive integer from the environment, `fallback` when unset. */
+const positive = (name: string, fallback: number) =>
+  Config.integer(name).pipe(
+    Config.validate({ message: `${name} must be a positive integer`, validation: (n) => Number.isSafeInteger(n) && n > 0 }),
+    Config.withDefault(fallback)
+  )
+
+const { bodyBytes } = DEFAULT_LIMITS
 
 /** The standalone server's settings, from the environment. */
 export const ServerConfig = Config.all({
@@ -20,7 +29,16 @@ export const ServerConfig = Config.all({
   personalApiKey: Config.option(Config.string("ZED_PERSONAL_API_KEY")),
   adminEmail: Config.option(Config.string("ZED_ADMIN_EMAIL")),
   trustProxy: Config.boolean("ZED_TRUST_PROXY").pipe(Config.withDefault(false)),
-  geoip: Config.boolean("ZED_GEOIP").pipe(Config.withDefault(true))
+  geoip: Config.boolean("ZED_GEOIP").pipe(Config.withDefault(true)),
+  limits: Config.all({
+    bodyBytes: Config.all({
+      capture: positive("ZED_BODY_LIMIT_CAPTURE", bodyBytes.capture),
+      batch: positive("ZED_BODY_LIMIT_BATCH", bodyBytes.batch),
+      recordings: positive("ZED_BODY_LIMIT_RECORDINGS", bodyBytes.recordings),
+      api: positive("ZED_BODY_LIMIT_API", bodyBytes.api)
+    }),
+    eventsPerBatch: positive("ZED_EVENTS_PER_BATCH", DEFAULT_LIMITS.eventsPerBatch)
+  })
 })
 
 export type ServerConfig = Config.Config.Success<typeof ServerConfig>

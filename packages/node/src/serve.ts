@@ -28,6 +28,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
   const zed = await createZed({
     storage: storageFor(config),
     trustProxy: config.trustProxy,
+    limits: config.limits,
     ...(config.geoip ? { geoip: DbipGeoIp } : {}),
     bootstrap: {
       projectApiKey: Option.getOrUndefined(config.projectApiKey),

@@ -1,10 +1,12 @@
 import { Effect } from "effect"
+import { ZedConfig } from "../services/ZedConfig.js"
 import { InvalidRequest, PayloadTooLarge, UnsupportedMediaType } from "./errors.js"
 import { BodyTooLargeError, type ZedRequest } from "./request.js"
 
-export const readBody = (request: ZedRequest) =>
+/** The body, up to `limit` bytes. */
+export const readBody = (request: ZedRequest, limit: number) =>
   Effect.tryPromise({
-    try: () => request.body(),
+    try: () => request.body(limit),
     catch: (error) =>
       error instanceof BodyTooLargeError
         ? new PayloadTooLarge({ limit: error.limit })
@@ -16,15 +18,14 @@ const isJson = (contentType: string) => {
   return mime === "application/json" || mime.endsWith("+json")
 }
 
-/** The JSON body of a request; an empty body reads as `{}`. */
+/** The JSON body of an API request, within the API's body limit; an empty body reads as `{}`. */
 export const readJson = (request: ZedRequest) =>
-  Effect.flatMap(readBody(request), (bytes): Effect.Effect<unknown, UnsupportedMediaType | InvalidRequest> => {
-    if (bytes.length === 0) return Effect.succeed({})
+  Effect.gen(function*() {
+    const bytes = yield* readBody(request, (yield* ZedConfig).limits.bodyBytes.api)
+    if (bytes.length === 0) return {} as unknown
     const contentType = request.header("content-type")
-    if (contentType !== undefined && !isJson(contentType)) {
-      return Effect.fail(new UnsupportedMediaType({ contentType }))
-    }
-    return Effect.try({
+    if (contentType !== undefined && !isJson(contentType)) return yield* new UnsupportedMediaType({ contentType })
+    return yield* Effect.try({
       try: (): unknown => JSON.parse(new TextDecoder().decode(bytes)),
       catch: (error) =>
         new InvalidRequest({ code: "parse_error", detail: `JSON parse error - ${(error as Error).message}` })

@@ -3,9 +3,9 @@ import type { Project } from "../domain/models.js"
 import { FlagDefinitions } from "../flags/definitions.js"
 import type { FlagFilters } from "../flags/model.js"
 import { FLAG_OPERATORS } from "../flags/properties.js"
-import { CohortStore } from "../services/CohortStore.js"
 import { type FlagPatch, FlagStore, type NewFlag } from "../services/FlagStore.js"
 import type { StorageError } from "../services/StorageError.js"
+import { checkCohortReferences } from "./cohortReferences.js"
 import { NotFound, ValidationError } from "./errors.js"
 import { check } from "./validation.js"
 
@@ -89,11 +89,7 @@ const checkReferences = (project: Project, filters: FlagFilters, self: number | 
   Effect.gen(function*() {
     const conditions = [...(filters.groups ?? []), ...(filters.super_groups ?? [])]
     const properties = conditions.flatMap((c) => c.properties ?? [])
-    const cohorts = yield* CohortStore
-    for (const p of properties.filter((p) => p.type === "cohort")) {
-      const id = Number(p.value)
-      if (!Number.isInteger(id) || Option.isNone(yield* cohorts.get(project.id, id))) return yield* invalid(`Cohort with id ${String(p.value)} does not exist.`)
-    }
+    yield* checkCohortReferences(project.id, properties, "filters")
     const flags = yield* (yield* FlagStore).all(project.id)
     const byId = new Map(flags.map((f) => [f.id, f]))
     const dependsOn = (f: FlagFilters) =>

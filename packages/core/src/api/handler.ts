@@ -1,6 +1,7 @@
 import { Cause, type Context, Effect } from "effect"
 import type { ApiKeyStore } from "../services/ApiKeyStore.js"
 import type { ProjectStore } from "../services/ProjectStore.js"
+import type { ZedConfig } from "../services/ZedConfig.js"
 import { QueryCaller } from "../queries/admission.js"
 import { authenticate, authorize, resolveProject } from "./auth.js"
 import { errorReply, MethodNotAllowed, NotFound, serverErrorReply, storageFailureReply } from "./errors.js"
@@ -11,7 +12,7 @@ import { compile } from "./router.js"
 
 export interface App<R> {
   /** Answers one request; never fails: every error becomes an error reply. */
-  readonly handle: (request: ZedRequest) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore>
+  readonly handle: (request: ZedRequest) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore | ZedConfig>
   /** Whether some route serves `path` (with any method), so mounts can pass other paths on. */
   readonly serves: (path: string) => boolean
   /**

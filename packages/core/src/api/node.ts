@@ -1,13 +1,12 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Reply } from "./reply.js"
-import { BodyTooLargeError, DEFAULT_BODY_LIMIT, once, routePath, type ZedRequest } from "./request.js"
+import { BodyTooLargeError, once, routePath, type ZedRequest } from "./request.js"
 
 export interface NodeRequestOptions {
   /** Prefix to strip before routing; requests outside it are not Zed's. */
   readonly basePath?: string | undefined
   /** Believe `X-Forwarded-Proto`/`X-Forwarded-Host` (behind a proxy you run). */
   readonly trustProxy?: boolean | undefined
-  readonly bodyLimit?: number | undefined
   /** The URL as the client addressed it, when the framework knows better (e.g. a mounted sub-app). */
   readonly url?: URL | undefined
   /** The path to route on, when the framework already stripped its mount path. */
@@ -18,7 +17,7 @@ export interface NodeRequestOptions {
 
 const first = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value)?.split(",")[0]?.trim()
 
-const readNodeBody = (req: IncomingMessage, limit: number) => () =>
+const readNodeBody = (req: IncomingMessage) => (limit: number) =>
   new Promise<Uint8Array>((resolve, reject) => {
     if (Number(req.headers["content-length"]) > limit) {
       req.resume()
@@ -64,7 +63,7 @@ export const fromNodeRequest = (req: IncomingMessage, options: NodeRequestOption
       const value = req.headers[name]
       return Array.isArray(value) ? value.join(", ") : value
     },
-    body: once(options.body ?? readNodeBody(req, options.bodyLimit ?? DEFAULT_BODY_LIMIT)),
+    body: once(options.body ?? readNodeBody(req)),
     remoteAddress: req.socket.remoteAddress
   }
 }

@@ -7,8 +7,11 @@ export interface ZedRequest {
   readonly path: string
   /** Header value by lower-case name. */
   readonly header: (name: string) => string | undefined
-  /** The body, read once and remembered; rejects with `BodyTooLargeError` past the size limit. */
-  readonly body: () => Promise<Uint8Array>
+  /**
+   * The body, read once and remembered; rejects with `BodyTooLargeError` past `limit` bytes (the
+   * route's: `ZedLimits.bodyBytes`), without reading further.
+   */
+  readonly body: (limit: number) => Promise<Uint8Array>
   readonly remoteAddress: string | undefined
 }
 
@@ -18,9 +21,6 @@ export class BodyTooLargeError extends Error {
   }
 }
 
-/** Default limit on request bodies; capture endpoints bring their own. */
-export const DEFAULT_BODY_LIMIT = 20 * 1024 * 1024
-
 /** Strips `basePath` from `pathname`; a path outside the base path is not Zed's to route. */
 export const routePath = (pathname: string, basePath: string | undefined): string | undefined => {
   const base = basePath === undefined || basePath === "/" ? "" : basePath.replace(/\/+$/, "")
@@ -29,8 +29,15 @@ export const routePath = (pathname: string, basePath: string | undefined): strin
   return pathname.startsWith(base + "/") ? pathname.slice(base.length) : undefined
 }
 
-/** Remembers the first read so the body can be consulted more than once (auth, then decoding). */
-export const once = <A>(read: () => Promise<A>): (() => Promise<A>) => {
-  let promise: Promise<A> | undefined
-  return () => (promise ??= read())
+/**
+ * Remembers the first read so the body can be consulted more than once (auth, then decoding); each
+ * reader's own limit holds against what was read.
+ */
+export const once = (read: (limit: number) => Promise<Uint8Array>): ((limit: number) => Promise<Uint8Array>) => {
+  let promise: Promise<Uint8Array> | undefined
+  return (limit) =>
+    (promise ??= read(limit)).then((bytes) => {
+      if (bytes.length > limit) throw new BodyTooLargeError(limit)
+      return bytes
+    })
 }

@@ -2,6 +2,7 @@ import { type Context, Effect, Schema } from "effect"
 import type { Project } from "../domain/models.js"
 import type { Scope } from "../domain/scopes.js"
 import type { StorageError } from "../services/StorageError.js"
+import type { ZedConfig } from "../services/ZedConfig.js"
 import type { Principal } from "./auth.js"
 import { readJson } from "./body.js"
 import { type ApiError, NotFound } from "./errors.js"
@@ -84,7 +85,8 @@ export interface Route<R = never> {
     readonly body: Schema.Schema.AnyNoContext | undefined
     readonly response: Schema.Schema.AnyNoContext | undefined
   }
-  readonly run: (context: RouteContext) => Effect.Effect<Reply, ApiError | StorageError, R>
+  /** Decodes the request (its body within `ZedConfig`'s limit) and runs the handler. */
+  readonly run: (context: RouteContext) => Effect.Effect<Reply, ApiError | StorageError, R | ZedConfig>
   readonly fast: FastPath<R> | undefined
 }
 

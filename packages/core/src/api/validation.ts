@@ -1,4 +1,6 @@
 import { Effect, Option, ParseResult, Schema, SchemaAST } from "effect"
+import { isStorableDate } from "../domain/dates.js"
+import { parseDateText } from "../flags/dates.js"
 import { ValidationError } from "./errors.js"
 
 /** Annotation carrying the error code a failed check reports (`blank`, `max_length`, `invalid_choice`, …). */
@@ -19,12 +21,55 @@ export const Text = (maxLength: number) =>
       `Ensure this field has no more than ${maxLength} characters.`)
   )
 
-/** An integer given as text, as query and path parameters are. */
-export const IntFromString = (min: number) =>
+/** Range of a PostgreSQL `integer`: ids, counts and offsets are stored, or compared, as one. */
+export const INT4_MIN = -2_147_483_648
+export const INT4_MAX = 2_147_483_647
+
+const inRange = (min: number, max: number) => <S extends Schema.Schema<number, any, never>>(schema: S) =>
+  schema.pipe(
+    check((n: number) => n >= min, "min_value", `Ensure this value is greater than or equal to ${min}.`),
+    check((n: number) => n <= max, "max_value", `Ensure this value is less than or equal to ${max}.`)
+  )
+
+/** An integer given as text, as query and path parameters are; past `max` it is refused, not rounded. */
+export const IntFromString = (min: number, max = INT4_MAX) =>
   Schema.NumberFromString.pipe(
     check((n: number) => Number.isInteger(n), "invalid_input", "A valid integer is required."),
-    check((n: number) => n >= min, "min_value", `Ensure this value is greater than or equal to ${min}.`)
-  ).annotations({ jsonSchema: { type: "integer", minimum: min } })
+    inRange(min, max)
+  ).annotations({ jsonSchema: { type: "integer", minimum: min, maximum: max } })
+
+/** An integer in a JSON body, within what its column holds (`max`, a PostgreSQL `integer` unless said). */
+export const IntIn = (min: number, max = INT4_MAX) =>
+  Schema.Int.pipe(inRange(min, max)).annotations({ jsonSchema: { type: "integer", minimum: min, maximum: max } })
+
+/** A PostgreSQL `integer` in a JSON body (an order, say). */
+export const Int4 = IntIn(INT4_MIN)
+
+/** The id of a stored row in a path: one that does not parse, or lies outside its column's range, names nothing. */
+export const PathId = IntFromString(1)
+
+const INSTANT = "Expected an ISO 8601 date-time between the years 1 and 9999, e.g. 2024-01-31T12:00:00Z."
+
+/** An instant given as text (ISO 8601), within the years every store holds. */
+export const Instant = Schema.Date.annotations({ message: () => INSTANT }).pipe(
+  check(isStorableDate, "invalid_input", INSTANT)
+).annotations({ jsonSchema: { type: "string", format: "date-time" } })
+
+/**
+ * A date as PostHog's date filters take it (2024-01-31, an ISO 8601 date-time, or relative: -7d) in
+ * a project's time zone, within the years every store holds; else a 400 naming `attr`.
+ */
+export const dateInZone = (text: string, timezone: string, now: Date, attr: string) => {
+  const ns = parseDateText(text, timezone, now)
+  const date = ns === undefined ? undefined : new Date(Number(ns / 1_000_000n))
+  return date !== undefined && isStorableDate(date)
+    ? Effect.succeed(date)
+    : Effect.fail(new ValidationError({
+      code: "invalid_input",
+      detail: `Expected a date (2024-01-31, 2024-01-31T12:00:00Z) or a relative date (-7d) within the years 1 to 9999, got "${text}".`,
+      attr
+    }))
+}
 
 interface Failure {
   readonly path: ReadonlyArray<PropertyKey>
@@ -116,18 +161,78 @@ const typeFailure = (ast: SchemaAST.AST, actual: unknown, path: ReadonlyArray<Pr
 const kind = (actual: unknown): string =>
   Array.isArray(actual) ? "list" : actual === null ? "null" : typeof actual === "string" ? "str" : typeof actual
 
+const attrOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? null : path.map(String).join("__"))
+
 /** Maps a Schema parse error to the first field error, `attr` joining nested paths with `__`. */
 export const toValidationError = (error: ParseResult.ParseError, prefix: ReadonlyArray<string> = []): ValidationError => {
   const failure = firstFailure(error.issue, prefix)
   return new ValidationError({
     code: failure.code,
     detail: failure.detail,
-    attr: failure.path.length === 0 ? null : failure.path.map(String).join("__")
+    attr: attrOf(failure.path)
   })
 }
 
-/** Decodes untrusted input, failing with the first field error. */
+// PostgreSQL text and jsonb cannot hold NUL, nor can UTF-8 encode half a surrogate pair; JSON and
+// percent-encoding carry both. Refused as DRF refuses them, with its codes.
+const unstorable = (text: string): Omit<Failure, "path"> | undefined => {
+  if (text.includes("\u0000")) return { code: "null_characters_not_allowed", detail: "Null characters are not allowed." }
+  if (text.isWellFormed()) return undefined
+  const lone = [...text].find((c) => c.length === 1 && c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) <= 0xdfff)!
+  return { code: "surrogate_characters_not_allowed", detail: `Surrogate characters are not allowed: U+${lone.charCodeAt(0).toString(16).toUpperCase()}.` }
+}
+
+const isPlain = (value: object) => {
+  const proto = Object.getPrototypeOf(value)
+  return proto === Object.prototype || proto === null
+}
+
+interface Step {
+  readonly key: PropertyKey
+  readonly parent: Step | undefined
+}
+
+const pathOf = (step: Step | undefined): Array<PropertyKey> => {
+  const path: Array<PropertyKey> = []
+  for (let at = step; at !== undefined; at = at.parent) path.unshift(at.key)
+  return path
+}
+
+/**
+ * The first text in a decoded input, key or value, however deep, that no store can hold. Walked
+ * with a stack of its own (JSON nests deeper than the call stack reaches), each value knowing only
+ * its parent until a path is needed.
+ */
+export const unstorableText = (value: unknown): Failure | undefined => {
+  const stack: Array<readonly [unknown, Step | undefined]> = [[value, undefined]]
+  while (stack.length > 0) {
+    const [item, at] = stack.pop()!
+    if (typeof item === "string") {
+      const problem = unstorable(item)
+      if (problem !== undefined) return { path: pathOf(at), ...problem }
+    } else if (Array.isArray(item)) {
+      for (let i = item.length - 1; i >= 0; i--) stack.push([item[i], { key: i, parent: at }])
+    } else if (typeof item === "object" && item !== null && isPlain(item)) {
+      const entries = Object.entries(item)
+      for (let i = entries.length - 1; i >= 0; i--) {
+        const [key, child] = entries[i]!
+        const problem = unstorable(key)
+        if (problem !== undefined) return { path: pathOf({ key, parent: at }), ...problem }
+        stack.push([child, { key, parent: at }])
+      }
+    }
+  }
+  return undefined
+}
+
+/** Decodes untrusted input, failing with the first field error; text no store can hold is such an error. */
 export const decode = <A, I>(schema: Schema.Schema<A, I, never>, input: unknown) =>
   Schema.decodeUnknown(schema, { errors: "first" })(input).pipe(
-    Effect.mapError((error) => toValidationError(error))
+    Effect.mapError((error) => toValidationError(error)),
+    Effect.flatMap((value) => {
+      const failure = unstorableText(value)
+      return failure === undefined
+        ? Effect.succeed(value)
+        : Effect.fail(new ValidationError({ code: failure.code, detail: failure.detail, attr: attrOf(failure.path) }))
+    })
   )

@@ -1,10 +1,9 @@
 import type { Reply } from "./reply.js"
-import { BodyTooLargeError, DEFAULT_BODY_LIMIT, once, routePath, type ZedRequest } from "./request.js"
+import { BodyTooLargeError, once, routePath, type ZedRequest } from "./request.js"
 
 export interface WebRequestOptions {
   /** Prefix to strip before routing; requests outside it are not Zed's. */
   readonly basePath?: string | undefined
-  readonly bodyLimit?: number | undefined
 }
 
 /** Zed's view of a Fetch API request; undefined when outside the base path. */
@@ -12,13 +11,12 @@ export const fromWebRequest = (request: Request, options: WebRequestOptions = {}
   const url = new URL(request.url)
   const path = routePath(url.pathname, options.basePath)
   if (path === undefined) return undefined
-  const limit = options.bodyLimit ?? DEFAULT_BODY_LIMIT
   return {
     method: request.method,
     url,
     path,
     header: (name) => request.headers.get(name) ?? undefined,
-    body: once(async () => {
+    body: once(async (limit) => {
       if (Number(request.headers.get("content-length")) > limit) throw new BodyTooLargeError(limit)
       const bytes = new Uint8Array(await request.arrayBuffer())
       if (bytes.length > limit) throw new BodyTooLargeError(limit)

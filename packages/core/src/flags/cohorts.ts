@@ -102,6 +102,10 @@ export class CohortMatcher {
   }
 }
 
+/** Every filter of a property group, those of nested groups included. */
+export const filtersIn = (group: PropertyGroup): Array<FlagPropertyFilter> =>
+  (group.values ?? []).flatMap((value) => (isPropertyGroup(value) ? filtersIn(value) : [value]))
+
 /** The cohorts these filters use, directly or through nested cohorts (each visited once). */
 export const referencedCohorts = (filters: Iterable<FlagPropertyFilter>, cohorts: ReadonlyMap<number, CohortDefinition>): Set<number> => {
   const found = new Set<number>()
@@ -113,12 +117,7 @@ export const referencedCohorts = (filters: Iterable<FlagPropertyFilter>, cohorts
     const properties = cohorts.get(id)?.properties
     if (properties != null) visitGroup(properties)
   }
-  const visitGroup = (group: PropertyGroup): void => {
-    for (const value of group.values ?? []) {
-      if (isPropertyGroup(value)) visitGroup(value)
-      else visitFilter(value)
-    }
-  }
+  const visitGroup = (group: PropertyGroup): void => filtersIn(group).forEach(visitFilter)
   for (const filter of filters) visitFilter(filter)
   return found
 }

@@ -1,3 +1,4 @@
+import { isStorableDate } from "../domain/dates.js"
 import { isObject } from "../domain/json.js"
 import { cleanJson, TooDeep, truncate } from "./sanitize.js"
 import { eventTimestamp, parseTimestamp } from "./timestamp.js"
@@ -53,6 +54,9 @@ const reject = (detail: string, status: 400 | 413 = 400): Normalized => ({ _tag:
 /** Strings as they are; anything else (numbers, objects) as its JSON text, depth-checked first. */
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(cleanJson(value)))
 
+/** An event name or distinct id as stored: text, cut to its length, storable; throws TooDeep for deep JSON. */
+export const nameText = (value: unknown): string => truncate(asText(value), MAX_NAME_LENGTH)
+
 const distinctIdOf = (raw: Record<string, unknown>, properties: Record<string, unknown>): unknown =>
   [raw["distinct_id"], raw["$distinct_id"], properties["distinct_id"]].find((v) => v !== undefined && v !== null && v !== "")
 
@@ -97,7 +101,7 @@ const normalize = (raw: unknown, context: NormalizeContext): Normalized => {
     }
   }
 
-  const event = truncate(asText(name), MAX_NAME_LENGTH)
+  const event = nameText(name)
   const processPerson = properties["$process_person_profile"] !== false
   if (!processPerson) {
     if (PERSON_EVENTS.has(event)) return { _tag: "Dropped" }
@@ -126,7 +130,7 @@ const normalize = (raw: unknown, context: NormalizeContext): Normalized => {
   const normalized: IncomingEvent = {
     uuid: typeof uuid === "string" && uuid !== "" ? uuid.toLowerCase() : uuidv7(context.now.getTime()),
     event,
-    distinct_id: truncate(asText(distinctId), MAX_NAME_LENGTH),
+    distinct_id: nameText(distinctId),
     properties,
     timestamp,
     received_at: context.now,
@@ -160,6 +164,11 @@ const addInitialProperties = (properties: Record<string, unknown>) => {
   }
 }
 
-/** `sent_at` from the body, else from the query's `_` (ms); unusable values are ignored. */
-export const sentAtOf = (bodySentAt: unknown, queryMs: number | undefined): Date | undefined =>
-  parseTimestamp(bodySentAt) ?? (queryMs === undefined ? undefined : new Date(queryMs))
+/**
+ * `sent_at` from the body, else from the query's `_` (ms); unusable values are ignored, as PostHog
+ * ignores them: unparseable, or outside the dates a store holds (1e20, the year 20000).
+ */
+export const sentAtOf = (bodySentAt: unknown, queryMs: number | undefined): Date | undefined => {
+  const fromBody = parseTimestamp(bodySentAt)
+  return fromBody !== undefined && isStorableDate(fromBody) ? fromBody : queryMs === undefined ? undefined : new Date(queryMs)
+}

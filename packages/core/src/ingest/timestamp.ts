@@ -1,3 +1,5 @@
+import { isStorableDate } from "../domain/dates.js"
+
 // Event timestamps arrive as ISO-8601/RFC 3339 strings (also with `+03` offsets or date only) or as
 // epoch numbers, from clocks that may be wrong.
 
@@ -6,10 +8,12 @@ const EPOCH = new Date(0)
 
 const SHORT_OFFSET = /([+-]\d{2})$/
 
+/** A time in any of those forms; undefined for anything else, and for numbers past JavaScript's dates (1e20). */
 export const parseTimestamp = (value: unknown): Date | undefined => {
   if (typeof value === "number" && Number.isFinite(value)) {
     // Seconds or milliseconds since the epoch: 1e11 s is the year 5138, 1e11 ms is 1973.
-    return new Date(Math.abs(value) < 1e11 ? value * 1000 : value)
+    const date = new Date(Math.abs(value) < 1e11 ? value * 1000 : value)
+    return Number.isNaN(date.getTime()) ? undefined : date
   }
   if (typeof value !== "string" || value.trim() === "") return undefined
   const text = value.trim()
@@ -49,7 +53,4 @@ export const eventTimestamp = (input: TimestampInput): Date => {
   return inRange(new Date(ts))
 }
 
-const inRange = (date: Date): Date => {
-  const year = date.getUTCFullYear()
-  return Number.isNaN(date.getTime()) || year < 0 || year > 9999 ? EPOCH : date
-}
+const inRange = (date: Date): Date => (isStorableDate(date) ? date : EPOCH)

@@ -1,4 +1,6 @@
+import { isStorableDate } from "../domain/dates.js"
 import { isObject } from "../domain/json.js"
+import { cleanString } from "../ingest/sanitize.js"
 import type { RrwebEvent } from "./rrweb.js"
 
 // posthog-js's `/s/` payload: `$snapshot` events of one session, each carrying rrweb events in
@@ -25,8 +27,10 @@ const SNAPSHOT_EVENTS = new Set(["$snapshot", "$snapshot_items"])
 
 const invalid = (detail: string): ParsedSnapshots => ({ _tag: "Invalid", detail })
 
+// Texts kept in columns are made storable as capture makes them (NUL, lone surrogates to U+FFFD);
+// the rrweb events themselves are stored as JSON text, which escapes both.
 const text = (value: unknown): string | undefined =>
-  typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
+  typeof value === "string" && value !== "" ? cleanString(value) : typeof value === "number" ? String(value) : undefined
 
 const isRrweb = (value: unknown): value is RrwebEvent =>
   isObject(value) && Number.isInteger(value["type"]) && typeof value["timestamp"] === "number" && Number.isFinite(value["timestamp"])
@@ -51,6 +55,9 @@ export const parseSnapshots = (events: ReadonlyArray<unknown>): ParsedSnapshots 
     if (list === undefined) return invalid(`event ${index}: $snapshot_data must hold rrweb events`)
     for (const [at, item] of list.entries()) {
       if (!isRrweb(item)) return invalid(`event ${index}: $snapshot_data[${at}] is not an rrweb event (integer type and numeric timestamp)`)
+      if (!isStorableDate(new Date(item.timestamp))) {
+        return invalid(`event ${index}: $snapshot_data[${at}] has timestamp ${item.timestamp}, outside the years 1 to 9999 (milliseconds since 1970 expected)`)
+      }
       items.push({ windowId: text(item["$window_id"]) ?? windowId, event: item })
     }
   }
@@ -59,7 +66,7 @@ export const parseSnapshots = (events: ReadonlyArray<unknown>): ParsedSnapshots 
   return {
     _tag: "Snapshots",
     batch: {
-      sessionId,
+      sessionId: cleanString(sessionId),
       distinctId,
       source: text(firstProperties["$snapshot_source"]) ?? "web",
       library: text(firstProperties["$lib"]) ?? null,

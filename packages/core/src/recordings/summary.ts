@@ -1,4 +1,5 @@
 import { isObject } from "../domain/json.js"
+import { cleanString } from "../ingest/sanitize.js"
 import { ACTIVITY_THRESHOLD_MS, type ChunkSummary } from "../services/RecordingStore.js"
 import { ACTIVE_SOURCES, CLICKS, CONSOLE_PLUGIN, EventType, MOUSE_SOURCES, type RrwebEvent, Source } from "./rrweb.js"
 
@@ -23,7 +24,7 @@ export const summarize = (events: ReadonlyArray<RrwebEvent>, bytes: number): Chu
   for (const event of events) {
     const data = isObject(event.data) ? event.data : undefined
     if (event.type === EventType.Meta && firstUrl === null && typeof data?.["href"] === "string") {
-      firstUrl = { url: data["href"], at: new Date(event.timestamp) }
+      firstUrl = { url: cleanString(data["href"]), at: new Date(event.timestamp) }
     } else if (event.type === EventType.Plugin && data !== undefined) {
       const level = consoleLevel(data)
       if (level !== undefined) counts[level]++

@@ -1,4 +1,5 @@
 import { Schema } from "effect"
+import { isStorableDate } from "../domain/dates.js"
 import type * as A from "./ast.js"
 
 // `{filters}` in a ZedQL query: the request's date range and property filters, as conditions on
@@ -17,11 +18,20 @@ const RELATIVE = /^-(\d+)([hdwmqy])$/
 // A date with an optional time and offset: what toDateTime reads, in the project's time zone when no offset is given.
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(?:[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/
 
-/** A date range's bound: relative (`-7d`), a start (`mStart`), `all`, or a date. */
+// Each unit's length at its longest, so that a relative date found in range is.
+const UNIT_MS: Readonly<Record<string, number>> = { h: 3_600_000, d: 86_400_000, w: 604_800_000, m: 2_678_400_000, q: 7_948_800_000, y: 31_622_400_000 }
+
+/** Whether a relative date (`-7d`) names a day stores hold, reckoned from now. */
+const relativeInRange = (text: string): boolean => {
+  const [, amount, unit] = RELATIVE.exec(text)!
+  return isStorableDate(new Date(Date.now() - Number(amount) * UNIT_MS[unit!]!))
+}
+
+/** A date range's bound: relative (`-7d`), a start (`mStart`), `all`, or a date, within the years stores hold. */
 export const DateBoundText = Schema.String.pipe(Schema.filter(
-  (text) => text === "" || text === "all" || RELATIVE.test(text) || Object.hasOwn(STARTS, text) ||
-    (ISO_DATE.test(text) && !Number.isNaN(Date.parse(text.replace(" ", "T")))),
-  { message: () => "Expected a date (2024-01-31, 2024-01-31T12:00:00Z), a relative date (-7d, -24h, -3m), dStart/wStart/mStart/qStart/yStart or all" }
+  (text) => text === "" || text === "all" || (RELATIVE.test(text) && relativeInRange(text)) || Object.hasOwn(STARTS, text) ||
+    (ISO_DATE.test(text) && isStorableDate(new Date(text.replace(" ", "T")))),
+  { message: () => "Expected a date (2024-01-31, 2024-01-31T12:00:00Z), a relative date (-7d, -24h, -3m), dStart/wStart/mStart/qStart/yStart or all, within the years 1 to 9999" }
 ))
 
 export const QueryFilters = Schema.Struct({

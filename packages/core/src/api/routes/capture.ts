@@ -7,7 +7,7 @@ import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { parseShape, plausibleToken } from "../../ingest/shapes.js"
 import { IngestWriter } from "../../ingest/writer.js"
 import type { StorageError } from "../../services/StorageError.js"
-import { ZedConfig } from "../../services/ZedConfig.js"
+import { type BodyLimits, ZedConfig } from "../../services/ZedConfig.js"
 import { readBody } from "../body.js"
 import { storageFailureReply } from "../errors.js"
 import { Reply } from "../reply.js"
@@ -22,13 +22,6 @@ const OK = { status: "Ok" } as const
 
 /** What the SDKs read from a capture response. */
 export const CaptureOk = Schema.Struct({ status: Schema.Literal("Ok") }).annotations({ identifier: "CaptureOk" })
-
-export const MB = 1024 * 1024
-
-export interface Limits {
-  readonly body: number
-  readonly decoded: number
-}
 
 export const corsHeaders = (request: ZedRequest): Record<string, string> => {
   const origin = request.header("origin")
@@ -60,15 +53,15 @@ const clientIp = (request: ZedRequest, trustProxy: boolean): string | undefined 
 /** Events posthog-js sends that are not analytics events (replay has its own endpoint). */
 const NOT_ANALYTICS = new Set(["$snapshot", "$snapshot_items", "$performance_event"])
 
-/** Decodes a capture request into its project and body shape, or the reply refusing it. */
-export const readBatch = (request: ZedRequest, limits: Limits) =>
+/** Decodes a capture request of a kind (`/batch/`, say) into its project and body shape, or the reply refusing it. */
+export const readBatch = (request: ZedRequest, kind: keyof BodyLimits) =>
   Effect.gen(function*() {
     const refuse = (status: number, detail: string) => Effect.fail(failure(request, status, detail))
+    const { limits } = yield* ZedConfig
     const body = request.method === "GET"
       ? new Uint8Array()
-      : yield* Effect.mapError(readBody(request), (error) =>
+      : yield* Effect.mapError(readBody(request, limits.bodyBytes[kind]), (error) =>
         failure(request, error._tag === "PayloadTooLarge" ? 413 : 400, error._tag === "PayloadTooLarge" ? `maximum event size exceeded: the body is larger than ${error.limit} bytes` : error.detail))
-    if (body.length > limits.body) return yield* refuse(413, `maximum event size exceeded: the body is larger than ${limits.body} bytes`)
 
     const query = request.url.searchParams
     const decoded = decodeCapturePayload({
@@ -77,13 +70,16 @@ export const readBatch = (request: ZedRequest, limits: Limits) =>
       contentType: request.header("content-type"),
       contentEncoding: request.header("content-encoding"),
       body,
-      maxDecodedBytes: limits.decoded
+      maxDecodedBytes: limits.decodedBytes[kind]
     })
     if (decoded._tag === "Invalid") return yield* refuse(400, decoded.detail)
     if (decoded._tag === "TooLarge") return yield* refuse(413, `maximum event size exceeded: ${decoded.detail}`)
     const shape = parseShape(decoded.value)
     if (shape._tag === "Invalid") return yield* refuse(shape.status, shape.detail)
     const { batch } = shape
+    if (batch.events.length > limits.eventsPerBatch) {
+      return yield* refuse(400, `the request holds ${batch.events.length} events, more than the ${limits.eventsPerBatch} taken at once: send them in smaller batches`)
+    }
 
     const token = batch.token ?? query.get("token") ?? undefined
     if (token === undefined) return yield* refuse(401, "API key is not valid: event submitted without an api_key")
@@ -95,9 +91,9 @@ export const readBatch = (request: ZedRequest, limits: Limits) =>
   })
 
 /** Decodes a capture request into its project and normalized events, or the reply refusing it. */
-const readCapture = (request: ZedRequest, limits: Limits, defaultEvent: string | undefined) =>
+const readCapture = (request: ZedRequest, kind: keyof BodyLimits, defaultEvent: string | undefined) =>
   Effect.gen(function*() {
-    const { batch, decoded, project } = yield* readBatch(request, limits)
+    const { batch, decoded, project } = yield* readBatch(request, kind)
     const { trustProxy } = yield* ZedConfig
     const context = {
       now: new Date(),
@@ -145,10 +141,10 @@ export const captureEndpoint = <R>(store: (request: ZedRequest) => Effect.Effect
  * Stores a request's events after the project's plugins and transformations, then hands the newly
  * stored ones to its destinations (not those of historical imports: a backfill is not news).
  */
-const captureHandler = (limits: Limits, defaultEvent?: string) =>
+const captureHandler = (kind: keyof BodyLimits, defaultEvent?: string) =>
   captureEndpoint((request) =>
     Effect.gen(function*() {
-      const { events, historical, project } = yield* readCapture(request, limits, defaultEvent)
+      const { events, historical, project } = yield* readCapture(request, kind, defaultEvent)
       const pipeline = yield* EventPipeline
       const stored = yield* (yield* IngestWriter).write(project.id, yield* pipeline.beforeStorage(project, events))
       if (historical) return
@@ -159,8 +155,9 @@ const captureHandler = (limits: Limits, defaultEvent?: string) =>
 const description = `Takes events from PostHog SDKs and curl: a single event, an array of events, or \`{api_key, batch, sent_at, historical_migration}\`;
 as JSON, gzip (\`Content-Encoding\`, \`?compression=gzip-js\` or sniffed), base64, form \`data=\`, lz64, or GET \`?data=\`.
 The project API key comes from \`api_key\`/\`token\` in the body, each event's \`token\` or \`properties.token\`, or \`?token=\`.
-Answers 200 \`{"status":"Ok"}\` once the events are stored; 400 when any event is invalid (nothing is stored),
-401 for a missing or unknown project API key, 413 past the size limits, 503 with \`Retry-After\` while storage is unavailable (retry).`
+Answers 200 \`{"status":"Ok"}\` once the events are stored; 400 when any event is invalid or the request holds more events
+than \`limits.eventsPerBatch\` (nothing is stored), 401 for a missing or unknown project API key, 413 past the size limits,
+503 with \`Retry-After\` while storage is unavailable (retry).`
 
 /** A capture endpoint's routes: GET, POST and the CORS preflight, on the path and its aliases. */
 export const captureRoutes = <R>(
@@ -184,7 +181,7 @@ export const captureRoutes = <R>(
   )
 
 export const captureRouteList = [
-  ...captureRoutes("/i/v0/e", ["/e", "/capture", "/track"], "Capture events", description, captureHandler({ body: 2 * MB, decoded: 20 * MB })),
-  ...captureRoutes("/batch", [], "Capture a batch of events (also historical imports)", description, captureHandler({ body: 20 * MB, decoded: 100 * MB })),
-  ...captureRoutes("/engage", [], "Capture person updates (an event without a name is `$identify`)", description, captureHandler({ body: 2 * MB, decoded: 20 * MB }, "$identify"))
+  ...captureRoutes("/i/v0/e", ["/e", "/capture", "/track"], "Capture events", description, captureHandler("capture")),
+  ...captureRoutes("/batch", [], "Capture a batch of events (also historical imports)", description, captureHandler("batch")),
+  ...captureRoutes("/engage", [], "Capture person updates (an event without a name is `$identify`)", description, captureHandler("capture", "$identify"))
 ]

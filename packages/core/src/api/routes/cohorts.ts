@@ -1,13 +1,15 @@
 import { Effect, Option, Schema } from "effect"
+import { filtersIn } from "../../flags/cohorts.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
 import { FLAG_OPERATORS } from "../../flags/properties.js"
 import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
+import { checkCohortReferences } from "../cohortReferences.js"
 import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { check } from "../validation.js"
+import { check, PathId } from "../validation.js"
 
 // Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
 // is), static ones listing persons.
@@ -53,7 +55,7 @@ const wire = ({ properties, created_by: _, ...cohort }: StoredCohort): typeof Co
   filters: properties === null ? null : { properties }
 })
 
-const Ref = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const Ref = Schema.Struct({ id: PathId })
 
 const find = (projectId: number, id: number) =>
   Effect.flatMap(Effect.flatMap(CohortStore, (s) => s.get(projectId, id)), Option.match({
@@ -100,6 +102,7 @@ const create = environmentRoute({
       if (!is_static && body.filters === undefined) {
         return yield* new ValidationError({ code: "required", detail: "A dynamic cohort needs filters.", attr: "filters" })
       }
+      if (!is_static) yield* checkCohortReferences(project.id, filtersIn(body.filters!.properties), "filters")
       const cohort = yield* (yield* CohortStore).create(project.id, {
         name: body.name,
         description: body.description ?? "",
@@ -143,6 +146,7 @@ const update = environmentRoute({
       if (cohort.is_static && body.filters !== undefined) {
         return yield* new ValidationError({ code: "invalid_input", detail: "A static cohort has members, not filters.", attr: "filters" })
       }
+      if (body.filters !== undefined) yield* checkCohortReferences(project.id, filtersIn(body.filters.properties), "filters")
       const updated = yield* (yield* CohortStore).update(project.id, params.id, {
         name: body.name,
         description: body.description,

@@ -5,6 +5,7 @@ import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
+import { PathId } from "../validation.js"
 import { Insight, presentInsights } from "./insights.js"
 
 // Dashboards, as far as insights need them: a name, filters (date range, properties) that apply
@@ -50,7 +51,7 @@ const basics = (dashboards: ReadonlyArray<StoredDashboard>) =>
   Effect.map(userLookup(dashboards.map((d) => d.created_by)), (user) =>
     dashboards.map((d) => ({ ...d, date_from: dateOf(d.filters, "date_from"), date_to: dateOf(d.filters, "date_to"), created_by: user(d.created_by) })))
 
-const DashboardRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const DashboardRef = Schema.Struct({ id: PathId })
 
 const list = environmentRoute({
   method: "GET",

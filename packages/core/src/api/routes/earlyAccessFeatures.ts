@@ -14,7 +14,7 @@ import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
-import { check, Text } from "../validation.js"
+import { check, IntIn, Text } from "../validation.js"
 import { failure } from "./capture.js"
 
 // Early access features (PostHog's `/early_access_feature/`): each is released through a flag,
@@ -41,7 +41,7 @@ const FeatureFields = {
 
 const FeatureCreate = Schema.Struct({
   ...FeatureFields,
-  feature_flag_id: Schema.optional(Schema.Int.annotations({ description: "Release through this existing flag (not group-based, not multivariate) instead of a new one." }))
+  feature_flag_id: Schema.optional(IntIn(1).annotations({ description: "Release through this existing flag (not group-based, not multivariate) instead of a new one." }))
 }).annotations({ identifier: "EarlyAccessFeatureCreate" })
 
 const FeatureUpdate = Schema.Struct({

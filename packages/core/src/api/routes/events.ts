@@ -7,7 +7,7 @@ import { PersonStore } from "../../services/PersonStore.js"
 import { NotFound } from "../errors.js"
 import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { environmentRoute } from "../route.js"
-import { check, IntFromString } from "../validation.js"
+import { check, Instant, IntFromString } from "../validation.js"
 import { findPerson } from "./persons.js"
 
 // PostHog's legacy events API: raw events read back, newest first. PostHog keeps it for backwards
@@ -17,8 +17,6 @@ const DEFAULT_LIMIT = 100
 const MAX_LIMIT = 10_000
 const MAX_OFFSET = 50_000
 const DAY_MS = 24 * 60 * 60 * 1000
-
-const Instant = Schema.Date.annotations({ description: "ISO 8601 time." })
 
 const ListParams = Schema.Struct({
   event: Schema.optional(Schema.String.annotations({ description: "Only events with this name, e.g. `$feature_flag_called`." })),

@@ -14,6 +14,7 @@ import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
+import { PathId } from "../validation.js"
 
 // Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); writes go through
 // flagWrites, which validates them and invalidates the project's cached definitions.
@@ -95,7 +96,7 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
     }))
   })
 
-const FlagRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const FlagRef = Schema.Struct({ id: PathId })
 
 const find = (projectId: number, id: number) =>
   Effect.flatMap(Effect.flatMap(FlagStore, (s) => s.get(projectId, id)), Option.match({

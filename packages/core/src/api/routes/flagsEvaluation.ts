@@ -10,10 +10,14 @@ import { FlagPersons } from "../../flags/persons.js"
 import { FlagQuota } from "../../flags/quota.js"
 import { type FlagsEndpoint, flagsResponse } from "../../flags/responses.js"
 import { decodeCapturePayload } from "../../ingest/decode.js"
+import { nameText } from "../../ingest/normalize.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
+import { cleanString, TooDeep } from "../../ingest/sanitize.js"
+import { plausibleToken } from "../../ingest/shapes.js"
 import { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "../../services/FlagInputs.js"
 import { GeoIp } from "../../services/GeoIp.js"
 import type { StorageError } from "../../services/StorageError.js"
+import { ZedConfig, type ZedLimits } from "../../services/ZedConfig.js"
 import { readBody } from "../body.js"
 import { storageFailureReply } from "../errors.js"
 import { Reply } from "../reply.js"
@@ -29,7 +33,6 @@ import { hasRunningSurveys, remoteConfig } from "./remoteConfig.js"
 // fast path that answers without a fiber when everything is in memory (the project's key and flags,
 // the person's properties or their absence, the quota count). Both run the steps below.
 
-const MB = 1024 * 1024
 /** How long a request waits for the person's stored data before answering without it. */
 const INPUTS_TIMEOUT = "1 second"
 
@@ -57,7 +60,7 @@ interface Call {
 }
 
 /** Step 1: the body in any of PostHog's encodings, and the project API key. */
-const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array): Call | Reply => {
+const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array, limits: ZedLimits): Call | Reply => {
   const query = request.url.searchParams
   const decoded = raw.length === 0 && !query.has("data")
     ? { _tag: "Decoded" as const, value: {} }
@@ -67,14 +70,16 @@ const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array)
       contentType: request.header("content-type"),
       contentEncoding: request.header("content-encoding"),
       body: raw,
-      maxDecodedBytes: 20 * MB
+      maxDecodedBytes: limits.decodedBytes.api
     })
+  if (decoded._tag === "TooLarge") return failure(request, 413, `maximum request size exceeded: ${decoded.detail}`)
   if (decoded._tag !== "Decoded" || !isObject(decoded.value)) {
     return failure(request, 400, decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
   }
   const body = decoded.value
   const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
   if (typeof token !== "string" || token === "") return failure(request, 401, "API key is not valid: no project API key in the request")
+  if (!plausibleToken(token)) return failure(request, 401, "API key is not valid: it is not a project API key")
   return { endpoint, request, body, token }
 }
 
@@ -85,24 +90,32 @@ const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply =>
   const { body, request } = call
   const distinct = first(body, "distinct_id", "$distinct_id")
   if (distinct === undefined) return failure(request, 400, "distinct_id is required")
+  let distinctId: string
+  try {
+    // The person is looked up by the distinct id as capture stored it.
+    distinctId = nameText(distinct)
+  } catch (error) {
+    if (error instanceof TooDeep) return failure(request, 400, "distinct_id is nested too deeply")
+    throw error
+  }
   const ip = body["geoip_disable"] === true ? undefined : geoipAddress(request)
   const personProperties = objectOf(first(body, "person_properties", "$properties"))
   const anon = first(body, "$anon_distinct_id") ?? personProperties["$anon_distinct_id"]
   const device = first(body, "$device_id", "device_id") ?? personProperties["$device_id"]
   const runtime = body["evaluation_runtime"]
   return {
-    distinctId: (typeof distinct === "string" ? distinct : JSON.stringify(distinct)).slice(0, 200),
+    distinctId,
     personProperties,
     groups: Object.fromEntries(
       Object.entries(objectOf(first(body, "groups", "$groups")))
         .filter(([, key]) => typeof key === "string" || typeof key === "number")
-        .map(([type, key]) => [type, String(key)])
+        .map(([type, key]) => [type, cleanString(String(key))])
     ),
     groupProperties: Object.fromEntries(
       Object.entries(objectOf(first(body, "group_properties", "$group_properties"))).map(([type, p]) => [type, objectOf(p)])
     ),
     // The cookieless sentinel is not a person.
-    anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? anon : undefined,
+    anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? cleanString(anon) : undefined,
     deviceId: typeof device === "string" && device !== "" ? device : undefined,
     geoip: ip === undefined ? {} : geoipOf.lookup(ip),
     runtime: runtime === "server" || runtime === "client" ? runtime : undefined,
@@ -218,8 +231,13 @@ const loadInputs = (
 const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: ZedRequest }) =>
   Effect.gen(function*() {
     if (request.method === "OPTIONS") return preflight(request)
-    const raw = request.method === "GET" ? new Uint8Array() : yield* Effect.orElseSucceed(readBody(request), () => new Uint8Array())
-    const call = readCall(endpoint, request, raw)
+    const { limits } = yield* ZedConfig
+    const read = request.method === "GET" ? undefined : yield* Effect.either(readBody(request, limits.bodyBytes.api))
+    if (read?._tag === "Left" && read.left._tag === "PayloadTooLarge") {
+      return failure(request, 413, `maximum request size exceeded: the body is larger than ${read.left.limit} bytes`)
+    }
+    // A body that could not be read (the client went away) is no body.
+    const call = readCall(endpoint, request, read?._tag === "Right" ? read.right : new Uint8Array(), limits)
     if (call instanceof Reply) return call
     const found = yield* Effect.either((yield* ProjectTokens).find(call.token))
     if (found._tag === "Left") return yield* found.left
@@ -240,14 +258,15 @@ const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: 
   )
 
 /** The same steps from memory; undefined as soon as one would need storage. */
-const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefinitions | FlagQuota | FlagPersons | GeoIp> => (services) => {
+const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefinitions | FlagQuota | FlagPersons | GeoIp | ZedConfig> => (services) => {
+  const { limits } = Context.get(services, ZedConfig)
   const tokens = Context.get(services, ProjectTokens)
   const definitions = Context.get(services, FlagDefinitions)
   const quota = Context.get(services, FlagQuota)
   const persons = Context.get(services, FlagPersons)
   const geoip = Context.get(services, GeoIp)
   const withBody = (request: ZedRequest, raw: Uint8Array): Reply | undefined => {
-    const call = readCall(endpoint, request, raw)
+    const call = readCall(endpoint, request, raw, limits)
     if (call instanceof Reply) return call
     const found = tokens.peek(call.token)
     if (found === undefined) return undefined
@@ -268,8 +287,8 @@ const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefin
   return (request) => {
     if (request.method === "OPTIONS") return preflight(request)
     if (request.method === "GET") return withBody(request, new Uint8Array())
-    // A body that cannot be read is the handler's to refuse.
-    return request.body().then((raw) => withBody(request, raw), () => undefined)
+    // A body that cannot be read, or is too large, is the handler's to refuse.
+    return request.body(limits.bodyBytes.api).then((raw) => withBody(request, raw), () => undefined)
   }
 }
 

@@ -8,6 +8,7 @@ import type { ApiError } from "../errors.js"
 import { ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
+import { Instant } from "../validation.js"
 
 // The log pages of plugin configs and zed functions: newest first, filtered by type (repeatable or
 // comma-separated, any of them), a part of the message, and exclusive time bounds.
@@ -27,17 +28,11 @@ const LogFields = {
 const LogQuery = PageParams.pipe(Schema.extend(Schema.Struct({
   type_filter: Schema.optional(Schema.String.annotations({ description: `${LOG_TYPES.join(", ")}: repeat it, or separate with commas, for any of several.` })),
   search: Schema.optional(Schema.String.annotations({ description: "Part of the message, any case." })),
-  after: Schema.optional(Schema.String.annotations({ description: "Entries after this instant (ISO 8601), exclusive." })),
-  before: Schema.optional(Schema.String.annotations({ description: "Entries before this instant, exclusive." }))
+  after: Schema.optional(Instant.annotations({ description: "Entries after this instant (ISO 8601), exclusive." })),
+  before: Schema.optional(Instant.annotations({ description: "Entries before this instant, exclusive." }))
 })))
 
 const isLogType = Schema.is(Schema.Literal(...LOG_TYPES))
-
-const instant = (text: string | undefined, attr: string) => {
-  if (text === undefined) return Effect.succeed(undefined)
-  const date = new Date(text)
-  return Number.isNaN(date.getTime()) ? Effect.fail(invalid("Expected an ISO 8601 date-time, e.g. 2024-01-31T12:00:00Z.", attr)) : Effect.succeed(date)
-}
 
 const typesOf = (url: URL) =>
   Effect.gen(function*() {
@@ -82,8 +77,8 @@ export const logRoute = <P>(spec: LogRouteSpec<P>) => {
         const { count, results } = yield* (yield* FunctionLogStore).list(project.id, owner, {
           types: yield* typesOf(request.url),
           search: query.search,
-          after: yield* instant(query.after, "after"),
-          before: yield* instant(query.before, "before"),
+          after: query.after,
+          before: query.before,
           ...page
         })
         return paginated(request.url, page, count, results.map((entry): Record<string, unknown> => ({

@@ -1,13 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
-import { parseDateText } from "../../flags/dates.js"
 import { compilePattern, searchPattern } from "../../flags/regex.js"
 import { SCALE_FACTOR } from "../../heatmaps/points.js"
 import { HeatmapStore } from "../../services/HeatmapStore.js"
 import { ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { IntFromString } from "../validation.js"
+import { dateInZone, IntFromString } from "../validation.js"
 
 // Heatmaps as PostHog's toolbar asks for them: the points of one page (an exact URL, or a pattern
 // of URLs) of one type in a date range and viewport width range, counted by place, or for scroll
@@ -37,12 +36,8 @@ const Query = Schema.Struct({
 const DATE_ONLY = /^\d{4}-\d{1,2}-\d{1,2}$/
 
 /** An instant of the range: a date's midnight in the project's time zone (the day after for an end), or a relative date. */
-const instantOf = (project: Project, text: string, attr: string, end: boolean, now: Date) => {
-  const ns = parseDateText(text, project.timezone, now)
-  if (ns === undefined) return Effect.fail(invalid(`Expected a date (2024-01-31, 2024-01-31T12:00:00Z) or a relative date (-7d), got "${text}".`, attr))
-  const ms = Number(ns / 1_000_000n)
-  return Effect.succeed(new Date(end && DATE_ONLY.test(text) ? ms + DAY_MS : ms))
-}
+const instantOf = (project: Project, text: string, attr: string, end: boolean, now: Date) =>
+  Effect.map(dateInZone(text, project.timezone, now, attr), (date) => (end && DATE_ONLY.test(text) ? new Date(date.getTime() + DAY_MS) : date))
 
 /** PostHog's reading of a URL pattern: anchored at both ends, and `*` (not after `.`) as `.+`. */
 const anchored = (pattern: string) => {

@@ -11,7 +11,7 @@ import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
-import { check, IntFromString } from "../validation.js"
+import { check, Int4, IntFromString, IntIn, PathId } from "../validation.js"
 import { ActivityPage, ActivityParams, activityPage, changesOf, logInsightActivity, same, shortId } from "./activity.js"
 import { queryFailure } from "./query.js"
 
@@ -35,9 +35,9 @@ const InsightFields = Schema.Struct({
   description: Schema.optional(Schema.NullOr(Schema.String)),
   filters: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
   query: Schema.optional(Schema.NullOr(QueryNode)),
-  order: Schema.optional(Schema.NullOr(Schema.Int)),
+  order: Schema.optional(Schema.NullOr(Int4)),
   deleted: Schema.optional(Schema.Boolean),
-  dashboards: Schema.optional(Schema.Array(Schema.Int).annotations({ description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)." })),
+  dashboards: Schema.optional(Schema.Array(IntIn(1)).annotations({ description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)." })),
   tags: Schema.optional(Tags),
   favorited: Schema.optional(Schema.Boolean),
   saved: Schema.optional(Schema.Boolean)
@@ -136,7 +136,7 @@ export const presentInsights = (project: Project, insights: ReadonlyArray<Stored
 const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A, status = 200) =>
   format !== "csv" ? Effect.succeed(json(rows)) : csvReply(Insight, rows, status)
 
-export const InsightRef = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+export const InsightRef = Schema.Struct({ id: PathId })
 
 const notFound = () => new NotFound({ detail: "Not found." })
 

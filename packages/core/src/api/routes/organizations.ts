@@ -5,7 +5,7 @@ import { OrganizationStore } from "../../services/OrganizationStore.js"
 import { type Principal, requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
 import { apiRoute } from "../route.js"
-import { check, Text } from "../validation.js"
+import { IntIn, Text } from "../validation.js"
 
 // The key owner's organization: `@current` or its id. Another organization is as absent as one that
 // does not exist.
@@ -41,9 +41,7 @@ const update = apiRoute({
   params: Ref,
   body: Schema.Struct({
     name: Schema.optional(Text(64)),
-    flag_evaluation_quota: Schema.optional(Schema.NullOr(Schema.Int.pipe(
-      check((n: number) => n >= 0, "min_value", "Ensure this value is greater than or equal to 0.")
-    )))
+    flag_evaluation_quota: Schema.optional(Schema.NullOr(IntIn(0, Number.MAX_SAFE_INTEGER)))
   }).annotations({ identifier: "OrganizationUpdate" }),
   response: Organization,
   handler: ({ body, params, principal }) =>

@@ -1,7 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
-import { parseDateText } from "../../flags/dates.js"
 import { RecordingFilters } from "../../recordings/filters.js"
 import { MAX_SESSION_ID_LENGTH } from "../../recordings/payload.js"
 import { recordingsOf, selectRecordings } from "../../recordings/select.js"
@@ -12,7 +11,7 @@ import { NotFound, ValidationError } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
-import { check, IntFromString, toValidationError } from "../validation.js"
+import { check, dateInZone, IntFromString, toValidationError } from "../validation.js"
 import { changesOf, logActivity, shortId } from "./activity.js"
 import { queryFailure } from "./query.js"
 import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "./recordings.js"
@@ -145,11 +144,8 @@ const findPlaylist = (projectId: number, shortId: string, includeDeleted = false
   }))
 
 /** A date bound of the list (a date, or relative like `-7d`), or a 400 naming the parameter. */
-const instantOf = (project: Project, text: string | undefined, attr: string) => {
-  if (text === undefined) return Effect.succeed(undefined)
-  const ns = parseDateText(text, project.timezone, new Date())
-  return ns === undefined ? Effect.fail(invalid("Expected a date (2024-01-31T12:00:00Z) or a relative date (-7d).", attr)) : Effect.succeed(new Date(Number(ns / 1_000_000n)))
-}
+const instantOf = (project: Project, text: string | undefined, attr: string) =>
+  text === undefined ? Effect.succeed(undefined) : dateInZone(text, project.timezone, new Date(), attr)
 
 const list = environmentRoute({
   method: "GET",

@@ -6,7 +6,7 @@ import { PluginConfigStore, type StoredPluginConfig } from "../../services/Plugi
 import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
-import { toValidationError } from "../validation.js"
+import { PathId, toValidationError } from "../validation.js"
 import { logRoute } from "./functionLogs.js"
 
 // Configurations of the built-in ingestion plugins (GeoIP, user-agent parsing, property filter):
@@ -69,7 +69,7 @@ const findConfig = (projectId: number, id: number) =>
     return found === undefined ? Effect.fail(new NotFound({ detail: "Not found." })) : Effect.succeed(found)
   })
 
-const ConfigParams = Schema.Struct({ id: Schema.NumberFromString.pipe(Schema.int()) })
+const ConfigParams = Schema.Struct({ id: PathId })
 
 const list = environmentRoute({
   method: "GET",

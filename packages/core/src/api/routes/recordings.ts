@@ -10,7 +10,7 @@ import { NotFound, ValidationError } from "../errors.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 import { decode, IntFromString } from "../validation.js"
-import { captureEndpoint, captureRoutes, failure, MB, readBatch } from "./capture.js"
+import { captureEndpoint, captureRoutes, failure, readBatch } from "./capture.js"
 import { Person, toWire } from "./persons.js"
 import { queryFailure } from "./query.js"
 
@@ -19,7 +19,7 @@ import { queryFailure } from "./query.js"
 
 const recordingCapture = captureEndpoint((request) =>
   Effect.gen(function*() {
-    const { batch, project } = yield* readBatch(request, { body: 20 * MB, decoded: 100 * MB })
+    const { batch, project } = yield* readBatch(request, "recordings")
     const parsed = parseSnapshots(batch.events)
     if (parsed._tag === "Invalid") return yield* Effect.fail(failure(request, 400, parsed.detail))
     const store = yield* RecordingStore

@@ -21,7 +21,7 @@ import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
 import { userLookup } from "../users.js"
-import { check } from "../validation.js"
+import { check, Instant, IntIn } from "../validation.js"
 import { changesOf, logActivity } from "./activity.js"
 import { queryFailure } from "./query.js"
 
@@ -41,17 +41,17 @@ const SurveyWrite = Schema.Struct({
   description: Schema.optional(Schema.NullOr(Schema.String)),
   type: Schema.optional(Schema.Literal(...SURVEY_TYPES)),
   schedule: Schema.optional(Schema.NullOr(Schema.Literal(...SCHEDULES))),
-  linked_flag_id: Schema.optional(Schema.NullOr(Schema.Int)),
-  targeting_flag_id: Schema.optional(Schema.NullOr(Schema.Int)),
+  linked_flag_id: Schema.optional(Schema.NullOr(IntIn(1))),
+  targeting_flag_id: Schema.optional(Schema.NullOr(IntIn(1))),
   targeting_flag_filters: Schema.optional(Schema.NullOr(FlagFiltersSchema)).annotations({ description: "Who may see the survey, as a flag's filters: Zed makes (or updates) the survey's targeting flag from them." }),
   remove_targeting_flag: Schema.optional(Schema.NullOr(Schema.Boolean)),
   questions: Schema.optional(Questions),
   conditions: Schema.optional(Schema.NullOr(Conditions)),
   appearance: Schema.optional(Schema.NullOr(Appearance)),
-  start_date: Schema.optional(Schema.NullOr(Schema.Date)).annotations({ description: "Launches the survey (now or at that date)." }),
-  end_date: Schema.optional(Schema.NullOr(Schema.Date)).annotations({ description: "Stops it (now or at that date)." }),
+  start_date: Schema.optional(Schema.NullOr(Instant)).annotations({ description: "Launches the survey (now or at that date)." }),
+  end_date: Schema.optional(Schema.NullOr(Instant)).annotations({ description: "Stops it (now or at that date)." }),
   archived: Schema.optional(Schema.Boolean),
-  responses_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(check((n: number) => n >= 1, "min_value", "Ensure this value is greater than or equal to 1.")))),
+  responses_limit: Schema.optional(Schema.NullOr(IntIn(1))),
   enable_partial_responses: Schema.optional(Schema.NullOr(Schema.Boolean))
 }).annotations({ identifier: "SurveyWrite" })
 type SurveyWrite = typeof SurveyWrite.Type
@@ -401,7 +401,7 @@ const stats = environmentRoute({
   description: "Computed with ZedQL from the survey's events, within the survey's dates (narrowed by `date_from` and `date_to`, ISO 8601). A submission answered in several `survey sent` events counts once, with its latest answers. Ratings out of 10 get their NPS.",
   scope: "survey:read",
   params: SurveyRef,
-  query: Schema.Struct({ date_from: Schema.optional(Schema.Date), date_to: Schema.optional(Schema.Date) }),
+  query: Schema.Struct({ date_from: Schema.optional(Instant), date_to: Schema.optional(Instant) }),
   response: Schema.Struct({
     survey_id: Schema.String,
     start_date: Schema.NullOr(Schema.Date),

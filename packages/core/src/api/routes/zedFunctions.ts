@@ -13,7 +13,7 @@ import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
-import { IntFromString, Text } from "../validation.js"
+import { Int4, IntFromString, Text } from "../validation.js"
 import { type Change, changesOf, logActivity } from "./activity.js"
 import { logRoute } from "./functionLogs.js"
 
@@ -42,7 +42,7 @@ const FunctionWrite = Schema.Struct({
   mappings: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)).annotations({ description: "Not supported: null or empty." })),
   icon_url: Schema.optional(Schema.NullOr(Schema.String)),
   template_id: Schema.optional(Schema.NullOr(Schema.String)),
-  execution_order: Schema.optional(Schema.NullOr(Schema.Int))
+  execution_order: Schema.optional(Schema.NullOr(Int4))
 }).annotations({ identifier: "ZedFunctionWrite" })
 type FunctionWrite = typeof FunctionWrite.Type
 
@@ -288,7 +288,7 @@ const update = environmentRoute({
 })
 
 const Rearrange = Schema.Struct({
-  orders: Schema.Record({ key: Schema.String, value: Schema.Int }).annotations({ description: "Function id → its new `execution_order`." })
+  orders: Schema.Record({ key: Schema.String, value: Int4 }).annotations({ description: "Function id → its new `execution_order`." })
 }).annotations({ identifier: "ZedFunctionRearrange" })
 
 const rearrange = environmentRoute({
