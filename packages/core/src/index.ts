@@ -44,7 +44,20 @@ export { FunctionRegistry } from "./functions/registry.js"
 export { BUILTIN_PLUGINS } from "./plugins/catalog.js"
 export { PosthogJs, type SdkAsset } from "./sdk/posthogJs.js"
 export { type Bytecode, compileExpression, compileProgram, compileTemplate, HogCompileError, type HogLimits, type HogOutcome, runHog, runHogAsync } from "./hog/index.js"
-export { asText, filterValues, matches, NUMERIC_TEXT, OPERATORS, type Operator, type PropertyFilter } from "./persons/filters.js"
+export {
+  asInstant,
+  asNumber,
+  DATE_TEXT,
+  filterTexts,
+  isPattern,
+  matches,
+  NEGATES,
+  NUMERIC_TEXT,
+  PROPERTY_OPERATORS,
+  PropertyFilter,
+  type PropertyOperator,
+  propertyText
+} from "./filters/property.js"
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
 export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
 export * from "./flags/index.js"

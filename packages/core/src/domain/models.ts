@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { PROPERTY_OPERATORS } from "../zedql/filters.js"
+import { PROPERTY_OPERATORS } from "../filters/property.js"
 
 export const Organization = Schema.Struct({
   id: Schema.UUID,

@@ -1,7 +1,7 @@
 import { Schema } from "effect"
 import type { Project } from "../domain/models.js"
 import { matchProperty } from "../flags/properties.js"
-import { PROPERTY_OPERATORS } from "../zedql/filters.js"
+import { PROPERTY_OPERATORS } from "../filters/property.js"
 
 // Which events reach a function: PostHog's hog function `filters`. Matched in JS with the flag
 // service's property semantics rather than compiled to Hog: the same answers, without a VM run per

@@ -1,7 +1,8 @@
 import { Schema } from "effect"
 import { and, or, stepCondition } from "../insights/planners/conditions.js"
 import { quote } from "../insights/planners/text.js"
-import { DateBoundText, dateBound, PROPERTY_OPERATORS, PropertyFilter as AnyPropertyFilter, propertyCondition } from "../zedql/filters.js"
+import { PropertyFilter } from "../filters/property.js"
+import { DateBoundText, dateBound, propertyCondition } from "../zedql/filters.js"
 import { formatExpr } from "../zedql/format.js"
 
 // Which recordings a list or a playlist's saved filters select, as PostHog's clients write it:
@@ -23,7 +24,6 @@ type RecordingFilter = typeof RecordingFilter.Type
 const DurationFilter = Schema.Struct({ ...RecordingFilter.fields, type: Schema.optional(Schema.Literal("recording")) })
 
 /** A property filter with an operator Zed can apply: any other is refused when the filters are read. */
-const PropertyFilter = Schema.Struct({ ...AnyPropertyFilter.fields, operator: Schema.optional(Schema.Literal(...PROPERTY_OPERATORS)) })
 
 const PersonOrEventProperty = Schema.Struct({ ...PropertyFilter.fields, type: Schema.Literal("person", "event") })
 type PropertyLeaf = typeof PersonOrEventProperty.Type

@@ -1,5 +1,5 @@
 import { Context, type Effect } from "effect"
-import type { PropertyFilter } from "../persons/filters.js"
+import type { PropertyFilter } from "../filters/property.js"
 import type { StorageError } from "./StorageError.js"
 
 /** An event as stored: normalized, with the person it belonged to when ingested. */

@@ -1,7 +1,7 @@
 import { Context, type Effect, type Option } from "effect"
 import type { Person } from "../persons/model.js"
 import type { PersonChanges } from "../persons/processor.js"
-import type { PropertyFilter } from "../persons/filters.js"
+import type { PropertyFilter } from "../filters/property.js"
 import type { StorageError } from "./StorageError.js"
 
 export interface PersonQuery {

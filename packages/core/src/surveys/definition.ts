@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto"
 import { Schema } from "effect"
-import type { PROPERTY_OPERATORS } from "../zedql/filters.js"
+import type { PROPERTY_OPERATORS } from "../filters/property.js"
 
 // What a survey is made of, as posthog-js renders it: questions of five types with optional
 // branching, display conditions (URL, selector, events, device types, wait period, repeats) and

@@ -1,16 +1,10 @@
 import { Schema } from "effect"
 import { isStorableDate } from "../domain/dates.js"
+import { isPattern, NEGATES, type PropertyOperator, PropertyFilter } from "../filters/property.js"
 import type * as A from "./ast.js"
 
 // `{filters}` in a ZedQL query: the request's date range and property filters, as conditions on
 // the query's events, built as syntax (never as text), so they are resolved like the rest.
-
-export const PropertyFilter = Schema.Struct({
-  key: Schema.String,
-  value: Schema.optional(Schema.Unknown),
-  operator: Schema.optional(Schema.String),
-  type: Schema.optional(Schema.String)
-})
 
 const RELATIVE_UNITS: Readonly<Record<string, string>> = { h: "Hour", d: "Day", w: "Week", m: "Month", q: "Quarter", y: "Year" }
 const STARTS: Readonly<Record<string, string>> = { dStart: "toStartOfDay", wStart: "toStartOfWeek", mStart: "toStartOfMonth", qStart: "toStartOfQuarter", yStart: "toStartOfYear" }
@@ -62,51 +56,50 @@ export const dateBound = (text: string | null | undefined): A.Expr | undefined =
   return call("toDateTime", constant(text))
 }
 
-const property = (filter: typeof PropertyFilter.Type): A.Expr =>
+const property = (filter: PropertyFilter): A.Expr =>
   filter.type === "person" ? field("person", "properties", filter.key) : field("properties", filter.key)
 
-const values = (value: unknown): Array<A.Expr> =>
-  (Array.isArray(value) ? value : [value]).map((v) => constant(typeof v === "number" || typeof v === "boolean" ? v : v == null ? null : String(v)))
+const valueOf = (v: unknown): A.Expr => constant(typeof v === "number" || typeof v === "boolean" ? v : v == null ? null : String(v))
 
-/** PostHog's property operators that `propertyCondition` knows. */
-export const PROPERTY_OPERATORS = ["exact", "is_not", "icontains", "not_icontains", "regex", "not_regex", "gt", "gte", "lt", "lte", "is_set", "is_not_set", "is_date_before", "is_date_after"] as const
+const text = (e: A.Expr) => call("toString", e)
 
-/** The conditions of one property filter, with PostHog's operators. */
-export const propertyCondition = (filter: typeof PropertyFilter.Type): A.Expr => {
-  const subject = property(filter)
-  const text = (e: A.Expr) => call("toString", e)
-  const list = values(filter.value)
-  switch (filter.operator ?? "exact") {
+const COMPARISONS: Partial<Record<PropertyOperator, A.CompareOp>> = { gt: ">", gte: ">=", lt: "<", lte: "<=" }
+
+/** One value of a filter against its property, for the operators that are not negations. */
+const condition = (operator: PropertyOperator, subject: A.Expr, value: A.Expr): A.Expr => {
+  switch (operator) {
     case "exact":
-      return list.length === 1 ? compare("==", text(subject), text(list[0]!)) : compare("in", text(subject), { node: "Tuple", exprs: list.map(text) })
-    case "is_not":
-      return list.length === 1 ? compare("!=", text(subject), text(list[0]!)) : compare("not in", text(subject), { node: "Tuple", exprs: list.map(text) })
+      return compare("==", text(subject), text(value))
     case "icontains":
-      return compare("ilike", text(subject), call("concat", constant("%"), text(list[0]!), constant("%")))
-    case "not_icontains":
-      return compare("not ilike", text(subject), call("concat", constant("%"), text(list[0]!), constant("%")))
+      return compare("ilike", text(subject), call("concat", constant("%"), text(value), constant("%")))
     case "regex":
-      return compare("=~", text(subject), text(list[0]!))
-    case "not_regex":
-      return compare("!~", text(subject), text(list[0]!))
-    case "gt":
-    case "gte":
-    case "lt":
-    case "lte": {
-      const op = { gt: ">", gte: ">=", lt: "<", lte: "<=" }[filter.operator as "gt"] as A.CompareOp
-      return compare(op, call("toFloat", subject), call("toFloat", text(list[0]!)))
-    }
-    case "is_set":
-      return call("isNotNull", subject)
-    case "is_not_set":
-      return call("isNull", subject)
+      return value.node === "Constant" && typeof value.value === "string" && !isPattern(value.value) ? constant(false) : compare("=~", text(subject), text(value))
     case "is_date_before":
-      return compare("<", call("toDateTime", subject), call("toDateTime", text(list[0]!)))
+      return compare("<", call("toDateTime", subject), call("toDateTime", text(value)))
     case "is_date_after":
-      return compare(">", call("toDateTime", subject), call("toDateTime", text(list[0]!)))
-    default:
-      throw new UnsupportedFilter(filter.operator ?? "")
+      return compare(">", call("toDateTime", subject), call("toDateTime", text(value)))
+    default: {
+      const op = COMPARISONS[operator]
+      if (op === undefined) throw new UnsupportedFilter(operator)
+      return compare(op, call("toFloat", subject), call("toFloat", text(value)))
+    }
   }
+}
+
+/** The condition of one property filter, with the meaning filters/property.ts gives it. */
+export const propertyCondition = (filter: PropertyFilter): A.Expr => {
+  const operator = filter.operator ?? "exact"
+  const subject = property(filter)
+  if (operator === "is_set") return call("isNotNull", subject)
+  if (operator === "is_not_set") return call("isNull", subject)
+  // An empty list filters nothing out.
+  if (Array.isArray(filter.value) && filter.value.length === 0) return constant(true)
+  const values = (Array.isArray(filter.value) ? filter.value : [filter.value]).filter((v) => v != null).map(valueOf)
+  const any = (op: PropertyOperator) =>
+    values.length === 0 ? constant(false) : values.length === 1 ? condition(op, subject, values[0]!) : call("or", ...values.map((v) => condition(op, subject, v)))
+  const positive = NEGATES[operator]
+  // Negated: unset, or none of the values.
+  return positive === undefined ? any(operator) : call("or", call("isNull", subject), call("not", any(positive)))
 }
 
 export class UnsupportedFilter extends Error {

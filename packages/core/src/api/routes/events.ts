@@ -1,6 +1,5 @@
 import { Effect, Option, Schema } from "effect"
 import { isUuid } from "../../ingest/uuid.js"
-import { toFilter } from "../../persons/filters.js"
 import { sortDistinctIds } from "../../persons/model.js"
 import { EventStore, type StoredEvent } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
@@ -114,7 +113,7 @@ const list = environmentRoute({
         person_id: person === undefined ? undefined : Option.getOrThrow(person).uuid,
         after: query.after ?? new Date(Date.now() - DAY_MS),
         before: query.before,
-        properties: (query.properties ?? []).map(toFilter),
+        properties: query.properties ?? [],
         limit,
         offset
       })

@@ -1,7 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import { PersonCache } from "../../ingest/personCache.js"
 import { isUuid } from "../../ingest/uuid.js"
-import { toFilter } from "../../persons/filters.js"
 import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
 import { EventStore } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
@@ -80,7 +79,7 @@ const list = environmentRoute({
         distinct_id: query.distinct_id,
         email: query.email,
         search: query.search,
-        properties: (query.properties ?? []).map(toFilter),
+        properties: query.properties ?? [],
         ...page
       })
       return paginated(request.url, page, count, results.map(toWire))

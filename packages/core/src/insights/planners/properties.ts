@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { formatExpr } from "../../zedql/format.js"
-import { PropertyFilter, propertyCondition, UnsupportedFilter } from "../../zedql/filters.js"
+import { PropertyFilter } from "../../filters/property.js"
+import { propertyCondition, UnsupportedFilter } from "../../zedql/filters.js"
 
 // Property filters as ZedQL conditions: a list (all must hold) or PostHog's nested groups
 // `{"type": "AND", "values": [{"type": "OR", "values": [filters]}]}`. Event and person filters;

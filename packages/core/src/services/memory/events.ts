@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { matches } from "../../persons/filters.js"
+import { matches } from "../../filters/property.js"
 import { EventStore, type StoredEvent } from "../EventStore.js"
 import type { Journal } from "./journal.js"
 

@@ -1,5 +1,5 @@
 import { Effect, Option } from "effect"
-import { matches } from "../../persons/filters.js"
+import { matches } from "../../filters/property.js"
 import type { Person } from "../../persons/model.js"
 import { PersonStore } from "../PersonStore.js"
 import type { Journal } from "./journal.js"
