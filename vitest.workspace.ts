@@ -1,13 +1,24 @@
-import { defineWorkspace } from "vitest/config"
+import { configDefaults, defineWorkspace } from "vitest/config"
 
 // Workspace packages resolve to their TypeScript sources (the `source` export condition), so tests
 // never run against a stale build.
 const sources = { conditions: ["source", "import", "module", "node", "default"] }
 
+// Tests that assert latency (`*.latency.test.ts`) would measure their neighbours' load: they form
+// their own project, which `npm test` runs after the rest, alone.
+const LATENCY = "**/*.latency.test.ts"
+
 const project = (name: string, root: string, include = "test/**/*.test.ts", timeout = 30_000) => ({
   resolve: sources,
   ssr: { resolve: { conditions: sources.conditions, externalConditions: ["source"] } },
-  test: { name, root, include: [include], testTimeout: timeout, hookTimeout: 180_000 }
+  test: {
+    name,
+    root,
+    include: [include],
+    exclude: include === LATENCY ? configDefaults.exclude : [...configDefaults.exclude, LATENCY],
+    testTimeout: timeout,
+    hookTimeout: 180_000
+  }
 })
 
 export default defineWorkspace([
@@ -18,5 +29,6 @@ export default defineWorkspace([
   project("express", "packages/express"),
   project("next", "packages/next"),
   project("geoip", "packages/geoip"),
-  project("examples", "examples", "*/test/**/*.test.ts", 60_000)
+  project("examples", "examples", "*/test/**/*.test.ts", 60_000),
+  project("latency", "packages", LATENCY, 60_000)
 ])

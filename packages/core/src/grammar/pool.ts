@@ -35,6 +35,8 @@ export class GrammarRefused extends Data.TaggedError("GrammarRefused")<{
 export interface GrammarPool {
   /** The parser's JSON for a text (its own syntax errors included, as JSON). */
   readonly parse: (rule: GrammarRule, text: string) => Effect.Effect<string, GrammarRefused>
+  /** Refuses a text over the length, depth or token limit, without parsing it. */
+  readonly check: (text: string) => Effect.Effect<void, GrammarRefused>
   readonly close: () => Promise<void>
 }
 
@@ -230,6 +232,10 @@ export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, 
   }
 
   return {
+    check: (text) => {
+      const refused = refusalBefore(text, limits)
+      return refused === undefined ? Effect.void : Effect.fail(refused)
+    },
     parse: (rule, text) =>
       Effect.async<string, GrammarRefused>((resume) => {
         const refused = refusalBefore(text, limits)

@@ -7,7 +7,7 @@ import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } fr
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
 import { ZedConfig } from "../services/ZedConfig.js"
 import type { StorageError } from "../services/StorageError.js"
-import type { GrammarRefused } from "../grammar/pool.js"
+import { Grammar, type GrammarRefused } from "../grammar/pool.js"
 import type { ZedQLError } from "../zedql/errors.js"
 import { dateBound } from "../zedql/filters.js"
 import { jsonRows } from "../zedql/results.js"
@@ -348,19 +348,25 @@ export const QueryRunnerLive = Layer.scoped(
         }
       })
 
+    // A text over the grammar's limits is refused before it takes a place among the running queries.
+    const checked = (text: string) => Effect.flatMap(Grammar, (grammar) => grammar.check(text))
+
     const keyOf = (project: Project, runner: string, query: Readonly<Record<string, unknown>>, modifiers: unknown, limitContext: string) =>
       cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
 
     return QueryRunner.of({
       select: (project, text) =>
-        Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows),
+        Effect.zipRight(
+          checked(text),
+          Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows)
+        ),
 
       run: (project, request) =>
         Effect.suspend(() => {
           const node = effectiveQuery(request)
           const mode = refreshMode(request.refresh, request.async)
           const key = keyOf(project, "ZedQLQueryRunner", { ...node, kind: "ZedQLQuery" }, node.modifiers ?? {}, request.limit_context ?? "query")
-          return answer(project, zedqlJob(project, node, key, mode), request.client_query_id)
+          return Effect.zipRight(checked(node.query), answer(project, zedqlJob(project, node, key, mode), request.client_query_id))
         }),
 
       runPlan: (project, request) =>
