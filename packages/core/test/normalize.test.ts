@@ -156,7 +156,7 @@ describe("event normalization", () => {
     for (let i = 0; i < 100; i++) deep = { deep }
     expect(rejected({ event: "a", distinct_id: "d", properties: { deep } }).detail).toBe("properties are nested too deeply")
     const big = rejected({ event: "a", distinct_id: "d", properties: { blob: "x".repeat(1024 * 1024) } })
-    expect(big.status).toBe(413)
+    expect(big.problem).toBe("payload_too_large")
   })
 
   it("makes every string storable: NUL and lone surrogates become U+FFFD", () => {
@@ -179,11 +179,11 @@ describe("body shapes", () => {
   })
 
   it("refuses empty batches, inconsistent tokens and non-objects", () => {
-    expect(parseShape({ api_key: "phc", batch: [] })).toMatchObject({ _tag: "Invalid", status: 400, detail: "request holds no event" })
-    expect(parseShape([])).toMatchObject({ status: 400 })
-    expect(parseShape([{ token: "phc_a" }, { token: "phc_b" }])).toMatchObject({ status: 401, detail: "batch submitted with inconsistent api_key values" })
-    expect(parseShape({ batch: "nope" })).toMatchObject({ status: 400 })
-    expect(parseShape("text")).toMatchObject({ status: 400 })
+    expect(parseShape({ api_key: "phc", batch: [] })).toMatchObject({ _tag: "Invalid", problem: "invalid_payload", detail: "request holds no event" })
+    expect(parseShape([])).toMatchObject({ problem: "invalid_payload" })
+    expect(parseShape([{ token: "phc_a" }, { token: "phc_b" }])).toMatchObject({ problem: "invalid_api_key", detail: "batch submitted with inconsistent api_key values" })
+    expect(parseShape({ batch: "nope" })).toMatchObject({ problem: "invalid_payload" })
+    expect(parseShape("text")).toMatchObject({ problem: "invalid_payload" })
   })
 
   it("knows a project API key from a personal one or junk", () => {

@@ -2,7 +2,8 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Option, Schema, SchemaAST } from "effect"
 import fc from "fast-check"
 import { routes } from "../src/api/routes/index.js"
-import { decode, Instant, Int4, IntFromString, PathId, Text, unstorableText } from "../src/api/validation.js"
+import { Instant, Int4, IntFromString, PathId, Text } from "../src/schema/fields.js"
+import { decode, unstorableText } from "../src/schema/decode.js"
 
 const Body = Schema.Struct({
   name: Text(10),

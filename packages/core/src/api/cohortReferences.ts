@@ -2,8 +2,8 @@ import { Effect, Option } from "effect"
 import { cohortIdOf } from "../flags/cohorts.js"
 import type { FlagPropertyFilter } from "../flags/model.js"
 import { CohortStore } from "../services/CohortStore.js"
-import { ValidationError } from "./errors.js"
-import { INT4_MAX } from "./validation.js"
+import { ValidationError } from "../schema/ValidationError.js"
+import { INT4_MAX } from "../schema/fields.js"
 
 /** Refuses filters naming a cohort the project does not have (another project's among them): it would match nobody. */
 export const checkCohortReferences = (projectId: number, filters: ReadonlyArray<FlagPropertyFilter>, attr: string) =>

@@ -1,15 +1,10 @@
 import { Data } from "effect"
+import type { ValidationError } from "../schema/ValidationError.js"
 import type { StorageError } from "../services/StorageError.js"
 import { Reply } from "./reply.js"
 
 // Failures a request can end in. Handlers fail with these; `errorReply` maps them to HTTP at the edge
 // with the body `{type, code, detail, attr}` that PostHog clients expect.
-
-export class ValidationError extends Data.TaggedError("ValidationError")<{
-  readonly code: string
-  readonly detail: string
-  readonly attr: string | null
-}> {}
 
 /** The request itself could not be read, e.g. malformed JSON. */
 export class InvalidRequest extends Data.TaggedError("InvalidRequest")<{

@@ -6,8 +6,9 @@ import { FLAG_OPERATORS } from "../flags/properties.js"
 import { type FlagPatch, FlagStore, type NewFlag } from "../services/FlagStore.js"
 import type { StorageError } from "../services/StorageError.js"
 import { checkCohortReferences } from "./cohortReferences.js"
-import { NotFound, ValidationError } from "./errors.js"
-import { check } from "./validation.js"
+import { NotFound } from "./errors.js"
+import { ValidationError } from "../schema/ValidationError.js"
+import { check } from "../schema/fields.js"
 
 // Writing feature flags: the one validation of their keys and filters, and the one way to store
 // them, for the flags API and for the flags other features create (survey targeting, early access).

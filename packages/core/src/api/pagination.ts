@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { IntFromString } from "./validation.js"
+import { IntFromString } from "../schema/fields.js"
 
 export const DEFAULT_LIMIT = 100
 export const MAX_LIMIT = 1000

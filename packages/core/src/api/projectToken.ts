@@ -3,7 +3,7 @@ import { ProjectTokens } from "../ingest/projectTokens.js"
 import { plausibleToken } from "../ingest/shapes.js"
 import { Reply } from "./reply.js"
 import type { ZedRequest } from "./request.js"
-import { corsHeaders, failure } from "./routes/capture.js"
+import { corsHeaders, failure } from "./captureEdge.js"
 
 // The public endpoints posthog-js reads with the project API key in `?token=` (surveys, early
 // access features): a page of any origin asks, so answers carry CORS, refusals included.
@@ -12,10 +12,10 @@ import { corsHeaders, failure } from "./routes/capture.js"
 export const tokenProject = (request: ZedRequest) =>
   Effect.gen(function*() {
     const token = request.url.searchParams.get("token") ?? ""
-    if (token === "") return yield* Effect.fail(failure(request, 401, "API key not provided. You can find your project API key in your project settings."))
+    if (token === "") return yield* Effect.fail(failure(request, "invalid_api_key", "API key not provided. You can find your project API key in your project settings."))
     const found = plausibleToken(token) ? yield* (yield* ProjectTokens).find(token) : Option.none()
     return yield* Option.match(found, {
-      onNone: () => Effect.fail(failure(request, 401, "Project API key invalid. You can find your project API key in your project settings.")),
+      onNone: () => Effect.fail(failure(request, "invalid_api_key", "Project API key invalid. You can find your project API key in your project settings.")),
       onSome: Effect.succeed
     })
   })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
 import { PROPERTY_OPERATORS, PropertyFilter } from "../filters/property.js"
-import { check } from "./validation.js"
+import { check } from "../schema/fields.js"
 
 /** The `properties` query parameter of list endpoints: a JSON array of property filters. */
 export const PropertyFiltersParam = Schema.parseJson(Schema.Array(PropertyFilter.pipe(

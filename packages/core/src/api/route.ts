@@ -8,7 +8,7 @@ import { readJson } from "./body.js"
 import { type ApiError, NotFound } from "./errors.js"
 import { Reply } from "./reply.js"
 import type { ZedRequest } from "./request.js"
-import { decode } from "./validation.js"
+import { decode } from "../schema/decode.js"
 
 export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS"
 

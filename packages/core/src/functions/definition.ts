@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
-import { ValidationError } from "../api/errors.js"
-import { toValidationError } from "../api/validation.js"
+import { ValidationError } from "../schema/ValidationError.js"
+import { toValidationError } from "../schema/decode.js"
 import { compileExpression, compileProgram } from "../hog/compile.js"
 import type { HogCompileError } from "../hog/errors.js"
 import type { StoredFunction, StoredInput } from "../services/ZedFunctionStore.js"

@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import { ValidationError } from "../api/errors.js"
+import { ValidationError } from "../schema/ValidationError.js"
 import { isObject } from "../domain/json.js"
 import { compileExpression } from "../hog/compile.js"
 import type { StoredInput } from "../services/ZedFunctionStore.js"

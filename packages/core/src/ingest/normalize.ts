@@ -37,7 +37,7 @@ export type Normalized =
   | { readonly _tag: "Event"; readonly event: IncomingEvent }
   /** Valid but not stored: person events sent with `$process_person_profile: false`. */
   | { readonly _tag: "Dropped" }
-  | { readonly _tag: "Rejected"; readonly status: 400 | 413; readonly detail: string }
+  | { readonly _tag: "Rejected"; readonly problem: "invalid_payload" | "payload_too_large"; readonly detail: string }
 
 const PERSON_EVENTS = new Set(["$identify", "$create_alias", "$merge_dangerously", "$groupidentify"])
 
@@ -49,7 +49,11 @@ export const INITIAL_PROPERTIES = [
 ]
 
 
-const reject = (detail: string, status: 400 | 413 = 400): Normalized => ({ _tag: "Rejected", status, detail })
+const reject = (detail: string, problem: "invalid_payload" | "payload_too_large" = "invalid_payload"): Normalized => ({
+  _tag: "Rejected",
+  problem,
+  detail
+})
 
 /** Strings as they are; anything else (numbers, objects) as its JSON text, depth-checked first. */
 const asText = (value: unknown): string => (typeof value === "string" ? value : JSON.stringify(cleanJson(value)))
@@ -140,7 +144,7 @@ const normalize = (raw: unknown, context: NormalizeContext): Normalized => {
   // it need not be serialized to be measured.
   const measured = context.payloadBytes === undefined || context.payloadBytes > MAX_EVENT_BYTES / 2
   if (measured && Buffer.byteLength(JSON.stringify(properties)) > MAX_EVENT_BYTES) {
-    return reject(`maximum event size exceeded: ${event} is larger than ${MAX_EVENT_BYTES} bytes`, 413)
+    return reject(`maximum event size exceeded: ${event} is larger than ${MAX_EVENT_BYTES} bytes`, "payload_too_large")
   }
   return { _tag: "Event", event: normalized }
 }

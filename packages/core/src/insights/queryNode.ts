@@ -1,6 +1,6 @@
 import { isObject } from "../domain/json.js"
 import { Either, Schema } from "effect"
-import { toValidationError } from "../api/validation.js"
+import { toValidationError } from "../schema/decode.js"
 import { ZedQLQueryNode } from "../queries/request.js"
 import { planProblem } from "./planners/index.js"
 

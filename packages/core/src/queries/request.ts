@@ -1,5 +1,5 @@
 import { Schema } from "effect"
-import { check } from "../api/validation.js"
+import { check } from "../schema/fields.js"
 import { DateBoundText, QueryFilters } from "../zedql/filters.js"
 import { RefreshMode } from "./cachePolicy.js"
 

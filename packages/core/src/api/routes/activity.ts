@@ -3,7 +3,7 @@ import { Effect, Schema } from "effect"
 import { type ActivityEntry, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
 import { UserStore } from "../../services/UserStore.js"
 import { csvReply, Format } from "../csv.js"
-import { IntFromString } from "../validation.js"
+import { IntFromString } from "../../schema/fields.js"
 
 // The activity log of insights (PostHog's activity_logging): one entry per create, update,
 // delete, restore and sharing change, naming the user and the fields that changed.

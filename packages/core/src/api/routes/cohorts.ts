@@ -6,10 +6,11 @@ import { FLAG_OPERATORS } from "../../flags/properties.js"
 import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { checkCohortReferences } from "../cohortReferences.js"
-import { NotFound, ValidationError } from "../errors.js"
+import { NotFound } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { check, PathId } from "../validation.js"
+import { check, PathId } from "../../schema/fields.js"
 
 // Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
 // is), static ones listing persons.

@@ -5,7 +5,7 @@ import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
-import { PathId } from "../validation.js"
+import { PathId } from "../../schema/fields.js"
 import { Insight, presentInsights } from "./insights.js"
 
 // Dashboards, as far as insights need them: a name, filters (date range, properties) that apply

@@ -7,15 +7,16 @@ import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { Transactor } from "../../services/Transactor.js"
 import { uuidv7 } from "../../ingest/uuid.js"
-import { NotFound, ValidationError } from "../errors.js"
+import { NotFound } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { createFlag, ownFlag, updateFlag } from "../flagWrites.js"
 import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
-import { check, IntIn, Text } from "../validation.js"
-import { failure } from "./capture.js"
+import { check, IntIn, Text } from "../../schema/fields.js"
+import { failure } from "../captureEdge.js"
 
 // Early access features (PostHog's `/early_access_feature/`): each is released through a flag,
 // made with it (or an existing one named by `feature_flag_id`). At a release stage the flag turns on
@@ -231,7 +232,7 @@ const publicList = publicRoute({
       const project = yield* tokenProject(request)
       const asked = request.url.searchParams.getAll("stage")
       const unknown = asked.find((s) => !(STAGES as ReadonlyArray<string>).includes(s))
-      if (unknown !== undefined) return yield* Effect.fail(failure(request, 400, `Unknown stage "${unknown}": one of ${STAGES.join(", ")}.`))
+      if (unknown !== undefined) return yield* Effect.fail(failure(request, "invalid_payload", `Unknown stage "${unknown}": one of ${STAGES.join(", ")}.`))
       const features = yield* (yield* EarlyAccessFeatureStore).atStages(project.id, asked.length === 0 ? DEFAULT_PUBLIC_STAGES : asked)
       const flags = yield* flagsById(project.id)
       return {

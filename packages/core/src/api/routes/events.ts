@@ -6,7 +6,7 @@ import { PersonStore } from "../../services/PersonStore.js"
 import { NotFound } from "../errors.js"
 import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { environmentRoute } from "../route.js"
-import { check, Instant, IntFromString } from "../validation.js"
+import { check, Instant, IntFromString } from "../../schema/fields.js"
 import { findPerson } from "./persons.js"
 
 // PostHog's legacy events API: raw events read back, newest first. PostHog keeps it for backwards

@@ -14,7 +14,7 @@ import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
-import { PathId } from "../validation.js"
+import { PathId } from "../../schema/fields.js"
 
 // Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); writes go through
 // flagWrites, which validates them and invalidates the project's cached definitions.

@@ -23,7 +23,7 @@ import { storageFailureReply } from "../errors.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { type FastPath, type Method, publicRoute } from "../route.js"
-import { corsHeaders, failure } from "./capture.js"
+import { corsHeaders, failure } from "../captureEdge.js"
 import { hasRunningSurveys, remoteConfig } from "./remoteConfig.js"
 
 // Flag evaluation for SDKs: /decide (v1–4) and /flags (v1–2), answering in the shape each version
@@ -72,30 +72,30 @@ const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array,
       body: raw,
       maxDecodedBytes: limits.decodedBytes.api
     })
-  if (decoded._tag === "TooLarge") return failure(request, 413, `maximum request size exceeded: ${decoded.detail}`)
+  if (decoded._tag === "TooLarge") return failure(request, "payload_too_large", `maximum request size exceeded: ${decoded.detail}`)
   if (decoded._tag !== "Decoded" || !isObject(decoded.value)) {
-    return failure(request, 400, decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
+    return failure(request, "invalid_payload", decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
   }
   const body = decoded.value
   const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
-  if (typeof token !== "string" || token === "") return failure(request, 401, "API key is not valid: no project API key in the request")
-  if (!plausibleToken(token)) return failure(request, 401, "API key is not valid: it is not a project API key")
+  if (typeof token !== "string" || token === "") return failure(request, "invalid_api_key", "API key is not valid: no project API key in the request")
+  if (!plausibleToken(token)) return failure(request, "invalid_api_key", "API key is not valid: it is not a project API key")
   return { endpoint, request, body, token }
 }
 
-const unknownProject = (call: Call) => failure(call.request, 401, "API key is not valid: no project has this API key")
+const unknownProject = (call: Call) => failure(call.request, "invalid_api_key", "API key is not valid: no project has this API key")
 
 /** Step 2: the flag request the body describes, with PostHog's aliases; a distinct id is required. */
 const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply => {
   const { body, request } = call
   const distinct = first(body, "distinct_id", "$distinct_id")
-  if (distinct === undefined) return failure(request, 400, "distinct_id is required")
+  if (distinct === undefined) return failure(request, "invalid_payload", "distinct_id is required")
   let distinctId: string
   try {
     // The person is looked up by the distinct id as capture stored it.
     distinctId = nameText(distinct)
   } catch (error) {
-    if (error instanceof TooDeep) return failure(request, 400, "distinct_id is nested too deeply")
+    if (error instanceof TooDeep) return failure(request, "invalid_payload", "distinct_id is nested too deeply")
     throw error
   }
   const ip = body["geoip_disable"] === true ? undefined : geoipAddress(request)
@@ -234,7 +234,7 @@ const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: 
     const { limits } = yield* ZedConfig
     const read = request.method === "GET" ? undefined : yield* Effect.either(readBody(request, limits.bodyBytes.api))
     if (read?._tag === "Left" && read.left._tag === "PayloadTooLarge") {
-      return failure(request, 413, `maximum request size exceeded: the body is larger than ${read.left.limit} bytes`)
+      return failure(request, "payload_too_large", `maximum request size exceeded: the body is larger than ${read.left.limit} bytes`)
     }
     // A body that could not be read (the client went away) is no body.
     const call = readCall(endpoint, request, read?._tag === "Right" ? read.right : new Uint8Array(), limits)

@@ -5,10 +5,10 @@ import { FunctionLogStore, LOG_SOURCES, LOG_TYPES, type LogEntry, type LogOwner,
 import type { StorageError } from "../../services/StorageError.js"
 import type { Scope } from "../../domain/scopes.js"
 import type { ApiError } from "../errors.js"
-import { ValidationError } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
-import { Instant } from "../validation.js"
+import { Instant } from "../../schema/fields.js"
 
 // The log pages of plugin configs and zed functions: newest first, filtered by type (repeatable or
 // comma-separated, any of them), a part of the message, and exclusive time bounds.

@@ -3,10 +3,10 @@ import type { Project } from "../../domain/models.js"
 import { compilePattern, searchPattern } from "../../flags/regex.js"
 import { SCALE_FACTOR } from "../../heatmaps/points.js"
 import { HeatmapStore } from "../../services/HeatmapStore.js"
-import { ValidationError } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { dateInZone, IntFromString } from "../validation.js"
+import { dateInZone, IntFromString } from "../../schema/fields.js"
 
 // Heatmaps as PostHog's toolbar asks for them: the points of one page (an exact URL, or a pattern
 // of URLs) of one type in a date range and viewport width range, counted by place, or for scroll

@@ -5,7 +5,7 @@ import { OrganizationStore } from "../../services/OrganizationStore.js"
 import { type Principal, requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
 import { apiRoute } from "../route.js"
-import { IntIn, Text } from "../validation.js"
+import { IntIn, Text } from "../../schema/fields.js"
 
 // The key owner's organization: `@current` or its id. Another organization is as absent as one that
 // does not exist.

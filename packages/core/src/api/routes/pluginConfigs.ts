@@ -6,7 +6,8 @@ import { PluginConfigStore, type StoredPluginConfig } from "../../services/Plugi
 import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
-import { PathId, toValidationError } from "../validation.js"
+import { PathId } from "../../schema/fields.js"
+import { toValidationError } from "../../schema/decode.js"
 import { logRoute } from "./functionLogs.js"
 
 // Configurations of the built-in ingestion plugins (GeoIP, user-agent parsing, property filter):

@@ -8,7 +8,7 @@ import { requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { apiRoute, environmentRoute } from "../route.js"
-import { check, Text } from "../validation.js"
+import { check, Text } from "../../schema/fields.js"
 
 const TimeZone = Schema.String.pipe(
   check(isTimeZone, "invalid_choice", (tz: string) => `"${tz}" is not a valid choice.`)

@@ -2,10 +2,11 @@ import { Effect, Option, Schema } from "effect"
 import { type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { QueryRequest } from "../../queries/request.js"
-import { NotFound, NotImplemented, QueryInvalid, TooManyRequests, ValidationError } from "../errors.js"
+import { NotFound, NotImplemented, QueryInvalid, TooManyRequests } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { check } from "../validation.js"
+import { check } from "../../schema/fields.js"
 
 // The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
 

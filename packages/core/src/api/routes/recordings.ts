@@ -6,11 +6,13 @@ import { parseSnapshots } from "../../recordings/payload.js"
 import { selectRecordings } from "../../recordings/select.js"
 import { PersonStore } from "../../services/PersonStore.js"
 import { type RecordingMeta, RecordingStore } from "../../services/RecordingStore.js"
-import { NotFound, ValidationError } from "../errors.js"
+import { NotFound } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { decode, IntFromString } from "../validation.js"
-import { captureEndpoint, captureRoutes, failure, readBatch } from "./capture.js"
+import { IntFromString } from "../../schema/fields.js"
+import { decode } from "../../schema/decode.js"
+import { captureEndpoint, captureRoutes, failure, readBatch } from "../captureEdge.js"
 import { Person, toWire } from "./persons.js"
 import { queryFailure } from "./query.js"
 
@@ -21,7 +23,7 @@ const recordingCapture = captureEndpoint((request) =>
   Effect.gen(function*() {
     const { batch, project } = yield* readBatch(request, "recordings")
     const parsed = parseSnapshots(batch.events)
-    if (parsed._tag === "Invalid") return yield* Effect.fail(failure(request, 400, parsed.detail))
+    if (parsed._tag === "Invalid") return yield* Effect.fail(failure(request, "invalid_payload", parsed.detail))
     const store = yield* RecordingStore
     // Chunk by chunk, each idempotent: a retry after a partial failure stores only what is missing.
     yield* Effect.forEach(toChunks(parsed.batch), (chunk) => store.append(project.id, chunk), { discard: true })

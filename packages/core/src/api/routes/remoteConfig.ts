@@ -3,10 +3,11 @@ import type { Project } from "../../domain/models.js"
 import { FlagDefinitions, type FlagSnapshot } from "../../flags/definitions.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { isRunning } from "../../surveys/schedule.js"
-import { NotFound, ValidationError } from "../errors.js"
+import { NotFound } from "../errors.js"
+import { ValidationError } from "../../schema/ValidationError.js"
 import { Reply } from "../reply.js"
 import { publicRoute } from "../route.js"
-import { corsHeaders } from "./capture.js"
+import { corsHeaders } from "../captureEdge.js"
 
 // posthog-js loads its project's settings before anything else: `config.js` as a script tag (with
 // crossorigin, so CORS headers matter), or `config` as JSON when scripts may not load. What it reads

@@ -1,5 +1,5 @@
 import { Data, Effect, Schema } from "effect"
-import { toValidationError } from "../../api/validation.js"
+import { toValidationError } from "../../schema/decode.js"
 
 // Insight query nodes arrive as JSON: decoded with their schema, the failure said in words.
 
