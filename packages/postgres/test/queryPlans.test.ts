@@ -42,7 +42,7 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
 
   it("runs the statements in order, shapes their rows, and caches the answer under the node, planning only to compute", async () => {
     const first = await runPlan("blocking")
-    expect(first.status).toBe(200)
+    expect(first.state).toBe("complete")
     expect(first.body).toMatchObject({ results: { views: 5, signups: ["u0:1", "u1:1"] }, zedql: "…", is_cached: false })
     const again = await runPlan("blocking")
     expect(again.body).toMatchObject({ results: first.body.results, is_cached: true, cache_key: first.body.cache_key, last_refresh: first.body.last_refresh })

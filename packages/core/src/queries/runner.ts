@@ -44,9 +44,15 @@ const CANCEL_CHECK_EVERY = Duration.seconds(1)
 
 export type QueryRunError = ZedQLError | GrammarRefused | QueryLimitReached | QueryTimeout | QueryCancelled | QueryFailed | StorageError
 
-/** An answer: the HTTP status (202 while a background query runs) and the body. */
+/**
+ * Where a query stands when answered: `complete`, still `running` in the background, or ended in an
+ * error, the query's own (`invalid`) or the server's (`failed`).
+ */
+export type QueryState = "complete" | "running" | "invalid" | "failed"
+
+/** An answer: where the query stands and the body. */
 export interface QueryAnswer {
-  readonly status: 200 | 202 | 400 | 500
+  readonly state: QueryState
   readonly body: Record<string, unknown>
 }
 
@@ -331,19 +337,22 @@ export const QueryRunnerLive = Layer.scoped(
               project.id,
               clientQueryId == null ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT) : named(project, job, clientQueryId)
             )
-            return { status: 200, body: { ...response, is_cached: false, query_status: null } } as QueryAnswer
+            return { state: "complete", body: { ...response, is_cached: false, query_status: null } } satisfies QueryAnswer
           }
           case "Cached": {
             const status = yield* backgroundStatus(decision.background)
-            return { status: status !== null && !status.complete ? 202 : 200, body: fromCache(decision.entry, status) } as QueryAnswer
+            return { state: status !== null && !status.complete ? "running" : "complete", body: fromCache(decision.entry, status) } satisfies QueryAnswer
           }
           case "Miss": {
             const status = yield* backgroundStatus(decision.background)
-            return { status: status !== null ? 202 : 200, body: { cache_key: job.key, query_status: status === null ? null : statusJson(status) } } as QueryAnswer
+            return {
+              state: status !== null ? "running" : "complete",
+              body: { cache_key: job.key, query_status: status === null ? null : statusJson(status) }
+            } satisfies QueryAnswer
           }
           case "Status": {
             const status = (yield* backgroundStatus(decision.background))!
-            return { status: 202, body: { query_status: statusJson(status) } } as QueryAnswer
+            return { state: "running", body: { query_status: statusJson(status) } } satisfies QueryAnswer
           }
         }
       })
@@ -378,7 +387,7 @@ export const QueryRunnerLive = Layer.scoped(
 
       status: (project, id) =>
         Effect.map(statuses.get(project.id, id, new Date()), Option.map((s): QueryAnswer => ({
-          status: !s.complete ? 202 : !s.error ? 200 : s.error_message !== null ? 400 : 500,
+          state: !s.complete ? "running" : !s.error ? "complete" : s.error_message !== null ? "invalid" : "failed",
           body: { query_status: statusJson(s) }
         }))),
 

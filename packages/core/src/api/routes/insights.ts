@@ -14,7 +14,7 @@ import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, Int4, IntFromString, IntIn, PathId } from "../../schema/fields.js"
 import { ActivityPage, ActivityParams, activityPage, changesOf, logInsightActivity, same, shortId } from "./activity.js"
-import { queryFailure } from "./query.js"
+import { queryFailure } from "../queryReplies.js"
 
 // Saved insights (PostHog's `/insights/`). The query node is stored as sent; what it computes comes
 // from `InsightCompute` under the request's refresh mode (`force_cache` by default, which never

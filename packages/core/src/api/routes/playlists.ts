@@ -15,7 +15,7 @@ import { userLookup } from "../users.js"
 import { check, dateInZone, IntFromString } from "../../schema/fields.js"
 import { toValidationError } from "../../schema/decode.js"
 import { changesOf, logActivity, shortId } from "./activity.js"
-import { queryFailure } from "./query.js"
+import { queryFailure } from "../queryReplies.js"
 import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "./recordings.js"
 
 // Session recording playlists (PostHog's `/session_recording_playlists/`, keyed by `short_id`): a

@@ -1,48 +1,14 @@
 import { Effect, Option, Schema } from "effect"
-import { type QueryRunError, QueryRunner } from "../../queries/runner.js"
-import type { StorageError } from "../../services/StorageError.js"
 import { QueryRequest } from "../../queries/request.js"
-import { NotFound, NotImplemented, QueryInvalid, TooManyRequests } from "../errors.js"
+import { QueryRunner } from "../../queries/runner.js"
+import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
+import { NotFound, NotImplemented } from "../errors.js"
+import { answerReply, queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { check } from "../../schema/fields.js"
 
 // The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
-
-/** The code of a query over one of the grammar's limits (see `GrammarLimits`). */
-const LIMIT_CODES = { length: "query_too_long", depth: "query_too_deep", nodes: "query_too_large", time: "query_too_complex" } as const
-
-/** Query failures the caller can fix become 400s with the message (and where it applies, the position). */
-export const queryFailure = (error: QueryRunError): Effect.Effect<never, QueryInvalid | TooManyRequests | StorageError> => {
-  switch (error._tag) {
-    case "ZedQLSyntaxError":
-      return Effect.fail(new QueryInvalid({ code: "zedql_syntax_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
-    case "ZedQLQueryError":
-      return Effect.fail(new QueryInvalid({ code: "zedql_query_error", detail: error.message, start: error.span?.start ?? null, end: error.span?.end ?? null }))
-    case "GrammarRefused":
-      return Effect.fail(
-        error.limit === "busy"
-          ? new TooManyRequests({ detail: error.message, retryAfter: 1 })
-          : new QueryInvalid({ code: LIMIT_CODES[error.limit], detail: error.message, start: null, end: null })
-      )
-    case "QueryLimitReached":
-      return Effect.fail(new TooManyRequests({ detail: error.message, retryAfter: 1 }))
-    case "QueryFailed":
-      return Effect.fail(new QueryInvalid({ code: "zedql_error", detail: error.message, start: null, end: null }))
-    case "QueryTimeout":
-      return Effect.fail(new QueryInvalid({
-        code: "query_timeout",
-        detail: `Query took longer than ${Math.round(error.timeoutMs / 1000)} seconds and was stopped: narrow it (a date range, a LIMIT) or run it with refresh=async.`,
-        start: null,
-        end: null
-      }))
-    case "QueryCancelled":
-      return Effect.fail(new QueryInvalid({ code: "query_cancelled", detail: "Query was cancelled.", start: null, end: null }))
-    case "StorageError":
-      return Effect.fail(error)
-  }
-}
 
 const QueryId = Schema.Struct({ id: Schema.String })
 
@@ -59,7 +25,7 @@ const create = environmentRoute({
   handler: ({ body, project }) =>
     Effect.flatMap(QueryRunner, (runner) => runner.run(project, body)).pipe(
       Effect.catchAll(queryFailure),
-      Effect.map((answer) => Reply.json(answer.status, answer.body))
+      Effect.map((answer) => answerReply(answer))
     )
 })
 
@@ -75,7 +41,7 @@ const retrieve = environmentRoute({
     Effect.flatMap(QueryRunner, (runner) => runner.status(project, params.id)).pipe(
       Effect.flatMap(Option.match({
         onNone: () => Effect.fail(new NotFound({ detail: "Query not found." })),
-        onSome: (answer) => Effect.succeed(Reply.json(answer.status, answer.body))
+        onSome: (answer) => Effect.succeed(answerReply(answer))
       }))
     )
 })

@@ -14,7 +14,7 @@ import { IntFromString } from "../../schema/fields.js"
 import { decode } from "../../schema/decode.js"
 import { captureEndpoint, captureRoutes, failure, readBatch } from "../captureEdge.js"
 import { Person, toWire } from "./persons.js"
-import { queryFailure } from "./query.js"
+import { queryFailure } from "../queryReplies.js"
 
 // Session recordings: posthog-js sends rrweb events to `/s/`; they are stored per session in
 // chunks, listed with their metadata, and replayed from the snapshots API, chunk by chunk.

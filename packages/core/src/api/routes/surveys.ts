@@ -24,7 +24,7 @@ import { environmentRoute, publicRoute } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, Instant, IntIn } from "../../schema/fields.js"
 import { changesOf, logActivity } from "./activity.js"
-import { queryFailure } from "./query.js"
+import { queryFailure } from "../queryReplies.js"
 
 // Surveys (PostHog's `/surveys/`): the management API, their results, and the public list
 // posthog-js reads with the project API key. A survey's targeting filters become a flag of its
