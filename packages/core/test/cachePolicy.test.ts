@@ -15,7 +15,7 @@ import {
 } from "../src/queries/cachePolicy.js"
 import type { CachedResponse } from "../src/services/QueryCache.js"
 
-// The refresh-mode cache policy of the query API (zedql.md 3 "refresh" and "Caching", seed 4.3.1),
+// The refresh-mode cache policy of the query API (docs/zedql.md on `refresh` and caching),
 // where the seed wins: force_cache answers from cache or a miss and never computes.
 
 const MODES = RefreshMode.literals
@@ -155,7 +155,7 @@ describe("decision table", () => {
     force_blocking: { miss: ["compute", "compute"], fresh: ["compute", "compute"], stale: ["compute", "compute"] },
     // Always in the background, answering only its status.
     force_async: { miss: ["status+start", "status+join"], fresh: ["status+start", "status+join"], stale: ["status+start", "status+join"] },
-    // Whatever is cached, stale or not, else a miss; never computes (seed 4.3.1).
+    // Whatever is cached, stale or not, else a miss; never computes.
     force_cache: { miss: ["miss", "miss+join"], fresh: ["cache", "cache+join"], stale: ["cache", "cache+join"] }
   }
 

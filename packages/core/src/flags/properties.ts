@@ -1,4 +1,4 @@
-import { parseDateText, timestampInstant } from "./dates.js"
+import { parseDateText, timestampInstant } from "../domain/dateText.js"
 import type { FlagPropertyFilter } from "./model.js"
 import { compilePattern, searchPattern } from "./regex.js"
 import { compareVersions, matchesReq, parseVersionReq, requirementText, toVersion } from "./semver.js"

@@ -1,7 +1,7 @@
 import { Duration, Schema } from "effect"
 import type { CachedResponse } from "../services/QueryCache.js"
 
-/** The `refresh` values of a query request (seed 4.3.1, and PostHog's async_except_on_cache_miss). */
+/** The `refresh` values of a query request (PostHog's, async_except_on_cache_miss included). */
 export const RefreshMode = Schema.Literal(
   "blocking",
   "async",
@@ -111,7 +111,7 @@ export type CacheDecision =
 
 /**
  * What to do with a query request, after PostHog's `QueryRunner.run`, except that force_cache never
- * computes (seed 4.3.1) and that a computation under way is joined, never doubled (PostHog enqueues
+ * computes and that a computation under way is joined, never doubled (PostHog enqueues
  * another for force_async and stale async hits).
  */
 export const decideCaching = ({ backgroundRunning, cached, mode, now, query }: CacheSituation): CacheDecision => {

@@ -3,7 +3,7 @@ import { check } from "../schema/fields.js"
 import { DateBoundText, QueryFilters } from "../zedql/filters.js"
 import { RefreshMode } from "./cachePolicy.js"
 
-// The query API's request (seed 4.3, PostHog's QueryRequest), with ZedQL as the query language.
+// The query API's request (PostHog's QueryRequest), with ZedQL as the query language.
 
 const Strict = { onExcessProperty: "error" } as const
 

@@ -1,6 +1,6 @@
 import { Effect, Schema } from "effect"
 import { isStorableDate } from "../domain/dates.js"
-import { parseDateText } from "../flags/dates.js"
+import { parseDateText } from "../domain/dateText.js"
 import { ValidationError } from "./ValidationError.js"
 
 // Field checks shared by every wire shape: each failure carries the code a DRF validator reports.

@@ -1,7 +1,7 @@
 import { Context, type Effect } from "effect"
 import type { StorageError } from "./StorageError.js"
 
-// Log entries written by plugin configs and zed functions as they run (seed 2.2).
+// Log entries written by plugin configs and zed functions as they run.
 
 export const LOG_SOURCES = ["SYSTEM", "PLUGIN", "CONSOLE"] as const
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const

@@ -10,7 +10,7 @@ export interface QueryProgress {
   readonly active_cpu_time: number
 }
 
-/** A background query's status (seed 2.3), persisted so any instance can answer a poll. */
+/** A background query's status, persisted so any instance can answer a poll. */
 export interface QueryStatus {
   readonly id: string
   readonly team_id: number

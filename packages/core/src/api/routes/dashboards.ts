@@ -6,7 +6,7 @@ import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
 import { userLookup } from "../users.js"
 import { PathId } from "../../schema/fields.js"
-import { Insight, presentInsights } from "./insights.js"
+import { Insight, presentInsights } from "../wire/insights.js"
 
 // Dashboards, as far as insights need them: a name, filters (date range, properties) that apply
 // to insights viewed from them, and tiles placing insights on them. Insights are placed through

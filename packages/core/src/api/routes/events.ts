@@ -7,7 +7,7 @@ import { NotFound } from "../errors.js"
 import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 import { environmentRoute } from "../route.js"
 import { check, Instant, IntFromString } from "../../schema/fields.js"
-import { findPerson } from "./persons.js"
+import { findPerson } from "../wire/persons.js"
 
 // PostHog's legacy events API: raw events read back, newest first. PostHog keeps it for backwards
 // compatibility and so does Zed; it is how stored events (flag calls among them) are looked up.

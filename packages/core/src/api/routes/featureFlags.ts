@@ -1,18 +1,13 @@
-import { createHash } from "node:crypto"
 import { Effect, Option, Schema } from "effect"
-import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
-import { FlagDefinitions } from "../../flags/definitions.js"
-import { definitionsDocument } from "../../flags/localEvaluation.js"
 import { EventStore } from "../../services/EventStore.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import { NotFound } from "../errors.js"
-import { etagMatches } from "../etag.js"
 import { createFlag, FlagFiltersSchema, FlagKey, updateFlag } from "../flagWrites.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { Reply } from "../reply.js"
-import type { ZedRequest } from "../request.js"
 import { environmentRoute } from "../route.js"
+import { definitionsReply } from "../flagDefinitions.js"
 import { userLookup } from "../users.js"
 import { PathId } from "../../schema/fields.js"
 
@@ -192,17 +187,6 @@ const remove = environmentRoute({
   scope: "feature_flag:write",
   handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
 })
-
-/** The definitions SDKs evaluate locally, with a weak ETag so an unchanged set costs a 304. */
-export const definitionsReply = (request: ZedRequest, project: Project) =>
-  Effect.gen(function*() {
-    const snapshot = yield* (yield* FlagDefinitions).get(project.id)
-    const body = JSON.stringify(definitionsDocument(snapshot, project.id, request.url.searchParams.has("send_cohorts")))
-    const etag = `W/"${createHash("sha1").update(body).digest("hex")}"`
-    const headers = { etag, "cache-control": "private, must-revalidate" }
-    if (etagMatches(request.header("if-none-match"), etag)) return Reply.empty(304, headers)
-    return new Reply(200, body, { ...headers, "content-type": "application/json" })
-  })
 
 const localEvaluation = environmentRoute({
   method: "GET",

@@ -24,7 +24,7 @@ import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { type FastPath, type Method, publicRoute } from "../route.js"
 import { corsHeaders, failure } from "../captureEdge.js"
-import { hasRunningSurveys, remoteConfig } from "./remoteConfig.js"
+import { hasRunningSurveys, remoteConfig } from "../../sdk/remoteConfig.js"
 
 // Flag evaluation for SDKs: /decide (v1–4) and /flags (v1–2), answering in the shape each version
 // expects. Public: the project API key identifies the project; no answer carries anything secret.
@@ -46,7 +46,7 @@ const objectOf = (value: unknown): Record<string, unknown> => (isObject(value) ?
 const stringsOf = (value: unknown): ReadonlyArray<string> | undefined =>
   Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : undefined
 
-// X-Forwarded-For names the address to locate, proxy or not (seed 4.19): it decides only `$geoip_*`
+// X-Forwarded-For names the address to locate, proxy or not: it decides only `$geoip_*`
 // properties, which a request may send itself anyway.
 const geoipAddress = (request: ZedRequest) =>
   request.header("x-forwarded-for")?.split(",")[0]?.trim() || request.remoteAddress

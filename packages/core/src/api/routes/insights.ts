@@ -1,34 +1,26 @@
 import { Effect, Option, Schema } from "effect"
-import type { Project } from "../../domain/models.js"
-import { UserBasic } from "../../domain/models.js"
-import { InsightCompute, NOTHING_COMPUTED } from "../../insights/compute.js"
-import { queryNodeProblem, withDashboardFilters } from "../../insights/queryNode.js"
+import { queryNodeProblem } from "../../insights/queryNode.js"
 import { RefreshMode } from "../../queries/cachePolicy.js"
-import { type InsightPatch, InsightStore, type StoredInsight } from "../../services/InsightStore.js"
+import { type InsightPatch, InsightStore } from "../../services/InsightStore.js"
 import { Transactor } from "../../services/Transactor.js"
 import { csvReply, Format } from "../csv.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { userLookup } from "../users.js"
-import { check, Int4, IntFromString, IntIn, PathId } from "../../schema/fields.js"
-import { ActivityPage, ActivityParams, activityPage, changesOf, logInsightActivity, same, shortId } from "./activity.js"
-import { queryFailure } from "../queryReplies.js"
+import { findInsight, Insight, InsightRef, presentInsights, Tags } from "../wire/insights.js"
+import { check, Int4, IntFromString, IntIn } from "../../schema/fields.js"
+import { changesOf, logInsightActivity, same, shortId } from "../../activity/log.js"
+import { ActivityPage, ActivityParams, activityPage } from "../activityPage.js"
 
 // Saved insights (PostHog's `/insights/`). The query node is stored as sent; what it computes comes
 // from `InsightCompute` under the request's refresh mode (`force_cache` by default, which never
 // computes). Deleting is soft (PATCH {"deleted": true}); DELETE answers 405.
 
 
-/** PostHog's access levels: 21 = everyone in the project can edit / can view, 37 = only collaborators / can edit. */
-const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
-
 const QueryNode = Schema.Unknown.pipe(
   check((node: unknown) => queryNodeProblem(node) === undefined, "parse_error", (node: unknown) => queryNodeProblem(node)!)
 ).annotations({ identifier: "InsightQueryNode", description: "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)." })
-
-const Tags = Schema.Array(Schema.String)
 
 const InsightFields = Schema.Struct({
   name: Schema.optional(Schema.NullOr(Schema.String)),
@@ -44,47 +36,6 @@ const InsightFields = Schema.Struct({
   saved: Schema.optional(Schema.Boolean)
 }).annotations({ identifier: "InsightWrite" })
 
-const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
-
-export const Insight = Schema.Struct({
-  id: Schema.Int,
-  short_id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  derived_name: Schema.NullOr(Schema.String),
-  filters: Schema.Unknown,
-  query: Schema.Unknown,
-  order: Schema.NullOr(Schema.Int),
-  deleted: Schema.Boolean,
-  dashboards: Schema.Array(Schema.Int),
-  dashboard_tiles: Schema.Array(Tile),
-  last_refresh: Schema.NullOr(Schema.Date),
-  cache_target_age: Schema.NullOr(Schema.Date),
-  next_allowed_client_refresh: Schema.NullOr(Schema.Date),
-  result: Schema.Unknown,
-  hasMore: Schema.NullOr(Schema.Boolean),
-  columns: Schema.NullOr(Schema.Array(Schema.String)),
-  created_at: Schema.Date,
-  created_by: Schema.NullOr(UserBasic),
-  description: Schema.String,
-  updated_at: Schema.Date,
-  tags: Tags,
-  favorited: Schema.Boolean,
-  saved: Schema.Boolean,
-  last_modified_at: Schema.Date,
-  last_modified_by: Schema.NullOr(UserBasic),
-  is_sample: Schema.Boolean,
-  effective_restriction_level: Schema.Int,
-  effective_privilege_level: Schema.Int,
-  user_access_level: Schema.NullOr(Schema.String),
-  timezone: Schema.String,
-  is_cached: Schema.Boolean,
-  query_status: Schema.Unknown,
-  /** The ZedQL that produced the result (PostHog's `hogql`). */
-  zedql: Schema.NullOr(Schema.String),
-  types: Schema.NullOr(Schema.Array(Schema.Unknown))
-}).annotations({ identifier: "Insight" })
-type Insight = typeof Insight.Type
-
 /** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
 const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
   strict: false,
@@ -97,56 +48,9 @@ const ReadParams = Schema.Struct({
   refresh: Schema.optional(Refresh)
 })
 
-/** How the insights are shown: to the project's members, or on a public sharing link. */
-export type Viewer = "member" | "public"
-
-/** Insights as the API shows them, with tiles, users and what the compute service has for each. */
-export const presentInsights = (project: Project, insights: ReadonlyArray<StoredInsight>, options: {
-  readonly refresh: RefreshMode
-  readonly viewer: Viewer
-  readonly dashboardFilters?: Record<string, unknown> | undefined
-}) =>
-  Effect.gen(function*() {
-    const tiles = yield* (yield* InsightStore).tiles(insights.map((i) => i.id))
-    const user = yield* userLookup(options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by]))
-    const compute = yield* InsightCompute
-    return yield* Effect.forEach(insights, (insight) =>
-      Effect.gen(function*() {
-        const query = options.dashboardFilters === undefined ? insight.query : withDashboardFilters(insight.query, options.dashboardFilters)
-        const computed = insight.query === null ? NOTHING_COMPUTED : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
-        const own = tiles.filter((t) => t.insight_id === insight.id)
-        const member = options.viewer === "member"
-        return {
-          ...insight,
-          query,
-          dashboards: own.filter((t) => !t.deleted).map((t) => t.dashboard_id),
-          dashboard_tiles: own.map(({ id, dashboard_id, deleted }) => ({ id, dashboard_id, deleted })),
-          ...computed,
-          created_by: user(insight.created_by),
-          last_modified_by: user(insight.last_modified_by),
-          is_sample: false,
-          effective_restriction_level: member ? Levels.editable : Levels.restricted,
-          effective_privilege_level: member ? Levels.edit : Levels.view,
-          user_access_level: member ? "editor" : "viewer",
-          timezone: project.timezone
-        } satisfies Insight
-      }))
-  })
-
 /** JSON as the response schema gives it, or CSV with one row per insight. */
 const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A, status = 200) =>
   format !== "csv" ? Effect.succeed(json(rows)) : csvReply(Insight, rows, status)
-
-export const InsightRef = Schema.Struct({ id: PathId })
-
-const notFound = () => new NotFound({ detail: "Not found." })
-
-/** A live insight of the project, or 404. */
-export const findInsight = (projectId: number, id: number, includeDeleted = false) =>
-  Effect.flatMap(Effect.flatMap(InsightStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
-    onNone: () => Effect.fail(notFound()),
-    onSome: Effect.succeed
-  }))
 
 const checkDashboards = (projectId: number, ids: ReadonlyArray<number> | undefined) =>
   Effect.gen(function*() {
@@ -291,7 +195,7 @@ const update = environmentRoute({
         material: changes.some((c) => MATERIAL.has(c.field))
       }
       const updated = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const updated = yield* Effect.flatMap(store.update(project.id, params.id, patch), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
+        const updated = yield* Effect.flatMap(store.update(project.id, params.id, patch), Option.match({ onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed }))
         if (dashboards !== undefined && movedTiles) yield* store.placeOn(updated.id, dashboards)
         if (before.deleted !== updated.deleted) yield* store.markTiles(updated.id, updated.deleted)
         const activity = before.deleted === updated.deleted ? "updated" : updated.deleted ? "deleted" : "restored"

@@ -3,7 +3,7 @@ import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { resolveProject } from "../auth.js"
 import { AuthenticationFailed } from "../errors.js"
 import { apiRoute } from "../route.js"
-import { definitionsReply } from "./featureFlags.js"
+import { definitionsReply } from "../flagDefinitions.js"
 
 // Server SDKs download flag definitions by project API key, authenticated with a personal API key:
 // posthog-node 5.29.4 and later at /flags/definitions, earlier ones at /api/feature_flag/local_evaluation.

@@ -14,9 +14,9 @@ import { environmentRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, dateInZone, IntFromString } from "../../schema/fields.js"
 import { toValidationError } from "../../schema/decode.js"
-import { changesOf, logActivity, shortId } from "./activity.js"
+import { changesOf, logActivity, shortId } from "../../activity/log.js"
 import { queryFailure } from "../queryReplies.js"
-import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "./recordings.js"
+import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "../wire/recordings.js"
 
 // Session recording playlists (PostHog's `/session_recording_playlists/`, keyed by `short_id`): a
 // collection of pinned recordings, or saved filters selecting recordings. Filters are stored as
@@ -87,7 +87,7 @@ const readFilters = (filters: unknown) =>
   Schema.decodeUnknown(RecordingFilters, { errors: "first" })(filters).pipe(Effect.mapError((error) => toValidationError(error, ["filters"])))
 
 /**
- * The type a creation asks for, or PostHog's 400. The contract's body has no `type` (seed 4.9): then
+ * The type a creation asks for, or PostHog's 400. The contract's body has no `type`: then
  * a playlist with filters saves them, one without collects recordings.
  */
 const creationType = (body: PlaylistInput) => {

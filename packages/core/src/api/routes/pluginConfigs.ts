@@ -8,7 +8,7 @@ import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
 import { environmentRoute } from "../route.js"
 import { PathId } from "../../schema/fields.js"
 import { toValidationError } from "../../schema/decode.js"
-import { logRoute } from "./functionLogs.js"
+import { logRoute } from "../logRoute.js"
 
 // Configurations of the built-in ingestion plugins (GeoIP, user-agent parsing, property filter):
 // one per plugin in every project, switched on and off and configured with PATCH.

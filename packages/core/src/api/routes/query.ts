@@ -8,7 +8,7 @@ import { answerReply, queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 
-// The query API (seed 4.3–4.7): ZedQL, synchronously or in the background, through the result cache.
+// The query API: ZedQL, synchronously or in the background, through the result cache.
 
 const QueryId = Schema.Struct({ id: Schema.String })
 

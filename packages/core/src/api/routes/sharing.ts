@@ -7,8 +7,8 @@ import { Transactor } from "../../services/Transactor.js"
 import { NotFound } from "../errors.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
-import { logInsightActivity } from "./activity.js"
-import { findInsight, Insight, InsightRef, presentInsights } from "./insights.js"
+import { logInsightActivity } from "../../activity/log.js"
+import { findInsight, Insight, InsightRef, presentInsights } from "../wire/insights.js"
 
 // Public links to insights (PostHog's sharing configurations): one per insight, enabled or not,
 // with an access token that `/shared/:access_token` answers to while it is enabled.

@@ -23,7 +23,7 @@ import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
 import { userLookup } from "../users.js"
 import { check, Instant, IntIn } from "../../schema/fields.js"
-import { changesOf, logActivity } from "./activity.js"
+import { changesOf, logActivity } from "../../activity/log.js"
 import { queryFailure } from "../queryReplies.js"
 
 // Surveys (PostHog's `/surveys/`): the management API, their results, and the public list

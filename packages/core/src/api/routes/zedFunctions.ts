@@ -15,8 +15,8 @@ import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
 import { Int4, IntFromString, Text } from "../../schema/fields.js"
-import { type Change, changesOf, logActivity } from "./activity.js"
-import { logRoute } from "./functionLogs.js"
+import { type Change, changesOf, logActivity } from "../../activity/log.js"
+import { logRoute } from "../logRoute.js"
 
 // Zed functions (PostHog's `/hog_functions/`): Hog code run on a project's events, transformations
 // before storage and destinations after it. Deleting is soft (PATCH {"deleted": true}, DELETE

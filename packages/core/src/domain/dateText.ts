@@ -1,5 +1,6 @@
-// Date parsing for `is_date_before`/`is_date_after`/`is_date_exact`, as the flags service does it:
-// values with an explicit offset are honoured, naive ones are wall clock in the team's time zone.
+// Date text as PostHog's flags service parses it for `is_date_before`/`is_date_after`/`is_date_exact`,
+// and the API for date parameters: values with an explicit offset are honoured, naive ones are wall
+// clock in the team's time zone.
 // Instants are bigint nanoseconds since the epoch because the service compares at that precision.
 
 const NS_PER_MS = 1_000_000n

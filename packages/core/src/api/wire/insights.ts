@@ -1,0 +1,106 @@
+import { Effect, Option, Schema } from "effect"
+import type { Project } from "../../domain/models.js"
+import { UserBasic } from "../../domain/models.js"
+import { InsightCompute, NOTHING_COMPUTED } from "../../insights/compute.js"
+import { withDashboardFilters } from "../../insights/queryNode.js"
+import type { RefreshMode } from "../../queries/cachePolicy.js"
+import { PathId } from "../../schema/fields.js"
+import { InsightStore, type StoredInsight } from "../../services/InsightStore.js"
+import { NotFound } from "../errors.js"
+import { queryFailure } from "../queryReplies.js"
+import { userLookup } from "../users.js"
+
+// Insights as the API shows them: to members, on dashboards and on public sharing links.
+
+/** PostHog's access levels: 21 = everyone in the project can edit / can view, 37 = only collaborators / can edit. */
+const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
+
+export const Tags = Schema.Array(Schema.String)
+
+const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
+
+export const Insight = Schema.Struct({
+  id: Schema.Int,
+  short_id: Schema.String,
+  name: Schema.NullOr(Schema.String),
+  derived_name: Schema.NullOr(Schema.String),
+  filters: Schema.Unknown,
+  query: Schema.Unknown,
+  order: Schema.NullOr(Schema.Int),
+  deleted: Schema.Boolean,
+  dashboards: Schema.Array(Schema.Int),
+  dashboard_tiles: Schema.Array(Tile),
+  last_refresh: Schema.NullOr(Schema.Date),
+  cache_target_age: Schema.NullOr(Schema.Date),
+  next_allowed_client_refresh: Schema.NullOr(Schema.Date),
+  result: Schema.Unknown,
+  hasMore: Schema.NullOr(Schema.Boolean),
+  columns: Schema.NullOr(Schema.Array(Schema.String)),
+  created_at: Schema.Date,
+  created_by: Schema.NullOr(UserBasic),
+  description: Schema.String,
+  updated_at: Schema.Date,
+  tags: Tags,
+  favorited: Schema.Boolean,
+  saved: Schema.Boolean,
+  last_modified_at: Schema.Date,
+  last_modified_by: Schema.NullOr(UserBasic),
+  is_sample: Schema.Boolean,
+  effective_restriction_level: Schema.Int,
+  effective_privilege_level: Schema.Int,
+  user_access_level: Schema.NullOr(Schema.String),
+  timezone: Schema.String,
+  is_cached: Schema.Boolean,
+  query_status: Schema.Unknown,
+  /** The ZedQL that produced the result (PostHog's `hogql`). */
+  zedql: Schema.NullOr(Schema.String),
+  types: Schema.NullOr(Schema.Array(Schema.Unknown))
+}).annotations({ identifier: "Insight" })
+export type Insight = typeof Insight.Type
+
+/** How the insights are shown: to the project's members, or on a public sharing link. */
+export type Viewer = "member" | "public"
+
+/** Insights as the API shows them, with tiles, users and what the compute service has for each. */
+export const presentInsights = (project: Project, insights: ReadonlyArray<StoredInsight>, options: {
+  readonly refresh: RefreshMode
+  readonly viewer: Viewer
+  readonly dashboardFilters?: Record<string, unknown> | undefined
+}) =>
+  Effect.gen(function*() {
+    const tiles = yield* (yield* InsightStore).tiles(insights.map((i) => i.id))
+    const user = yield* userLookup(options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by]))
+    const compute = yield* InsightCompute
+    return yield* Effect.forEach(insights, (insight) =>
+      Effect.gen(function*() {
+        const query = options.dashboardFilters === undefined ? insight.query : withDashboardFilters(insight.query, options.dashboardFilters)
+        const computed = insight.query === null ? NOTHING_COMPUTED : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
+        const own = tiles.filter((t) => t.insight_id === insight.id)
+        const member = options.viewer === "member"
+        return {
+          ...insight,
+          query,
+          dashboards: own.filter((t) => !t.deleted).map((t) => t.dashboard_id),
+          dashboard_tiles: own.map(({ id, dashboard_id, deleted }) => ({ id, dashboard_id, deleted })),
+          ...computed,
+          created_by: user(insight.created_by),
+          last_modified_by: user(insight.last_modified_by),
+          is_sample: false,
+          effective_restriction_level: member ? Levels.editable : Levels.restricted,
+          effective_privilege_level: member ? Levels.edit : Levels.view,
+          user_access_level: member ? "editor" : "viewer",
+          timezone: project.timezone
+        } satisfies Insight
+      }))
+  })
+
+export const InsightRef = Schema.Struct({ id: PathId })
+
+const notFound = () => new NotFound({ detail: "Not found." })
+
+/** A live insight of the project, or 404. */
+export const findInsight = (projectId: number, id: number, includeDeleted = false) =>
+  Effect.flatMap(Effect.flatMap(InsightStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
+    onNone: () => Effect.fail(notFound()),
+    onSome: Effect.succeed
+  }))
