@@ -4,7 +4,8 @@
 import { fork } from "node:child_process"
 import { randomUUID } from "node:crypto"
 import { cpus } from "node:os"
-import { normalizeEvent, uuidv7 } from "@zed/core"
+import { uuidv7 } from "@zed/core/storage"
+import { normalizeEvent } from "../packages/core/dist/ingest/normalize.js"
 import { Agent } from "node:http"
 import { postJson, record, startServer, storePlaces } from "./lib.js"
 

@@ -10,7 +10,9 @@
 // store's query executor (outside Zed's query API) and answers its rows and milliseconds. Only this
 // process can open the chDB directory, so statements are timed on their own here.
 import { join } from "node:path"
-import { compileZedQL, createZed, loadDemoData, PropertyDefinitions, QueryExecutor } from "@zed/core"
+import { createZed, loadDemoData } from "@zed/core"
+import { compileZedQL } from "@zed/core/domain"
+import { PropertyDefinitions, QueryExecutor } from "@zed/core/storage"
 import { postgresStorage } from "@zed/postgres"
 import { Effect, Option } from "effect"
 import { serveWithHooks, zedApi } from "./hooks.js"

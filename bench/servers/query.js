@@ -7,7 +7,9 @@
 // /__compile` answers the `{sql, params}` Zed's query runner prints for the ZedQL in its
 // body, with the milliseconds compiling took (`ms`).
 import { randomUUID } from "node:crypto"
-import { compileZedQL, createZed, loadDemoData, PropertyDefinitions, QueryExecutor } from "@zed/core"
+import { createZed, loadDemoData } from "@zed/core"
+import { compileZedQL } from "@zed/core/domain"
+import { PropertyDefinitions, QueryExecutor } from "@zed/core/storage"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Effect } from "effect"
 import { serveWithHooks, zedApi } from "./hooks.js"

@@ -1,4 +1,4 @@
-import { type Transactor, StorageError } from "@zed/core"
+import { type Transactor, StorageError } from "@zed/core/storage"
 import { Effect, FiberRef } from "effect"
 import type { ClickHouseError } from "./ClickHouse.js"
 

@@ -1,4 +1,4 @@
-import { CLICKHOUSE_TABLES, type ClickHouseTable } from "@zed/core"
+import { CLICKHOUSE_TABLES, type ClickHouseTable } from "@zed/core/domain"
 import { Effect } from "effect"
 import { ClickHouse } from "./ClickHouse.js"
 

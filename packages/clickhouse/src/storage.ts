@@ -1,4 +1,5 @@
-import { EventStore, GroupStore, PersonStore, QueryExecutor, RecordingStore, StorageError, Transactor, type ZedStorage } from "@zed/core"
+import { type ZedStorage } from "@zed/core"
+import { EventStore, GroupStore, PersonStore, QueryExecutor, RecordingStore, StorageError, Transactor } from "@zed/core/storage"
 import { Context, Effect, Layer } from "effect"
 import { ClickHouse, type ClickHouseError } from "./ClickHouse.js"
 import { withOutbox } from "./outbox.js"

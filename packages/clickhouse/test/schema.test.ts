@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, describe, expect, it } from "@effect/vitest"
-import { CLICKHOUSE_TABLES } from "@zed/core"
+import { CLICKHOUSE_TABLES } from "@zed/core/domain"
 import { Effect, ManagedRuntime } from "effect"
 import { ClickHouse, chdbClickHouse, schemaStatements } from "../src/index.js"
 

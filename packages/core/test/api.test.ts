@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { Effect } from "effect"
-import { grants, OrganizationStore, ProjectStore, type Scope, scopeObjects, type Zed } from "../src/index.js"
+import { grants, type Scope, scopeObjects } from "../src/domain/scopes.js"
+import { type Zed } from "../src/index.js"
+import { OrganizationStore, ProjectStore } from "../src/storage.js"
 import { ADMIN_KEY, call, issueKey, memoryZed } from "./support.js"
 
 let zed: Zed

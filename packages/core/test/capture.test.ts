@@ -1,7 +1,8 @@
 import { gzipSync } from "node:zlib"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { createZed, EventStore, memoryStorage, PersonStore, type Zed } from "../src/index.js"
+import { createZed, memoryStorage, type Zed } from "../src/index.js"
+import { EventStore, PersonStore } from "../src/storage.js"
 import { ADMIN_KEY, call, memoryZed, PROJECT_KEY } from "./support.js"
 
 let zed: Zed

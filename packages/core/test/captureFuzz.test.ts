@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import LZString from "lz-string"
-import { EventStore, type StoredEvent, type Zed } from "../src/index.js"
+import { type Zed } from "../src/index.js"
+import { EventStore, type StoredEvent } from "../src/storage.js"
 import { memoryZed, PROJECT_KEY } from "./support.js"
 
 // Property tests of the capture endpoints through the Fetch API handler: malformed input of every

@@ -1,19 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import {
-  DEMO_EVENT_NAMES,
-  type DemoEvent,
-  demoEvents,
-  DemoLoadError,
-  DemoOptionsError,
-  EventStore,
-  GroupStore,
-  isUuid,
-  loadDemoData,
-  PersonStore,
-  type Zed
-} from "../src/index.js"
+import { DEMO_EVENT_NAMES } from "../src/demo/catalog.js"
+import { type DemoEvent, demoEvents, DemoLoadError, DemoOptionsError, loadDemoData, type Zed } from "../src/index.js"
+import { EventStore, GroupStore, isUuid, PersonStore } from "../src/storage.js"
 import { demoCompanies, demoPersons, isObject } from "./demoModel.js"
 import { memoryZed } from "./support.js"
 

@@ -6,7 +6,8 @@ import { routes } from "../src/api/routes/index.js"
 import { fromWebRequest } from "../src/api/web.js"
 import type { AppServices } from "../src/app.js"
 import { flagHash } from "../src/flags/hash.js"
-import { createZed, FlagInputs, GeoIp, memoryStorage, StorageError, type Zed, type ZedOptions } from "../src/index.js"
+import { createZed, GeoIp, memoryStorage, type Zed, type ZedOptions } from "../src/index.js"
+import { FlagInputs, StorageError } from "../src/storage.js"
 import { ADMIN_KEY, call, PROJECT_KEY } from "./support.js"
 
 // Every test runs twice: with the fast path, each request sent twice so that the second finds

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { uuidv7, type Zed } from "../src/index.js"
+import { type Zed } from "../src/index.js"
+import { uuidv7 } from "../src/storage.js"
 import { call, issueKey, memoryZed, PROJECT_KEY } from "./support.js"
 
 // Heatmaps from what posthog-js sends: `$$heatmap` events carrying clicks and mouse moves per URL,

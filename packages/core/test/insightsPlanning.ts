@@ -1,5 +1,5 @@
 import { Effect } from "effect"
-import { compileZedQL } from "../src/index.js"
+import { compileZedQL } from "../src/domain.js"
 import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
 
 // Helpers for the insight planners' unit tests: a context, and compiling every statement of a plan.

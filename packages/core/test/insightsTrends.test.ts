@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { compileZedQL } from "../src/index.js"
+import { compileZedQL } from "../src/domain.js"
 import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
 import { bucketsFrom, instantOf, naiveOf, previousPeriod, resolvePeriod } from "../src/insights/planners/dateRange.js"
 import { applyFormula, FormulaInvalid, parseFormula } from "../src/insights/planners/formula.js"

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Option } from "effect"
-import { EventStore, memoryStorage, PersonStore, ProjectStore, Transactor } from "../src/index.js"
+import { memoryStorage } from "../src/index.js"
+import { EventStore, PersonStore, ProjectStore, Transactor } from "../src/storage.js"
 
 // The in-memory store stands in for SQL in domain tests, so its transactions must roll back too.
 describe("memory storage transactions", () => {

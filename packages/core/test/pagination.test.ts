@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { DEFAULT_LIMIT, MAX_LIMIT, pageLinks, paginated, toPage } from "../src/api/pagination.js"
+import { DEFAULT_LIMIT, MAX_LIMIT, pageLinks, paginated, toPage } from "../src/domain/pagination.js"
 
 const url = (query = "") => new URL(`https://zed.example/api/projects/${query}`)
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { EventStore, type Zed } from "../src/index.js"
+import { type Zed } from "../src/index.js"
+import { EventStore } from "../src/storage.js"
 import { call, issueKey, memoryZed, PROJECT_KEY } from "./support.js"
 
 let zed: Zed

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Cause, Exit, Option } from "effect"
-import { createZed, type ExecuteRequest, type IncomingEvent, issuePersonalApiKey, memoryStorage, type NewFunction, uuidv7, type Zed } from "../src/index.js"
+import { createZed, issuePersonalApiKey, memoryStorage, type Zed } from "../src/index.js"
+import { type ExecuteRequest, type IncomingEvent, type NewFunction, uuidv7 } from "../src/storage.js"
 
 export const ADMIN_KEY = "phx_testadminkey0000000000000000000000000000"
 export const PROJECT_KEY = "phc_testprojectkey000000000000000000000000"

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { compileZedQL, type CompiledZedQL, QUERY_MAX_LIMIT, type ZedQLError } from "../src/index.js"
+import { compileZedQL, type CompiledZedQL, QUERY_MAX_LIMIT, type ZedQLError } from "../src/domain.js"
 import { CACHED_PARSES, parseSelect } from "../src/zedql/parse.js"
 
 // The compiler alone, without a database: what it refuses (and where), and what the SQL it prints

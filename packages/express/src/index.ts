@@ -1,5 +1,5 @@
 import type { Zed } from "@zed/core"
-import { fromNodeRequest, writeNodeReply } from "@zed/core"
+import { fromNodeRequest, writeNodeReply } from "@zed/core/adapter"
 import type { NextFunction, Request, RequestHandler, Response } from "express"
 
 export interface ZedExpressOptions {

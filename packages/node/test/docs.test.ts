@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs"
 import { describe, expect, it } from "@effect/vitest"
-import { openApiDocument, routes, VERSION } from "@zed/core"
+import { openApiDocument, VERSION } from "@zed/core"
+import { routes } from "@zed/core/adapter"
 import { renderMarkdown } from "../src/openapiMarkdown.js"
 
 const docs = (file: string) => readFileSync(new URL(`../../../docs/${file}`, import.meta.url), "utf8")

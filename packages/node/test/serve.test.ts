@@ -2,7 +2,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterEach, describe, expect, it } from "@effect/vitest"
-import { hashApiKey } from "@zed/core"
+import { hashApiKey } from "../../core/src/domain/keys.js"
 import { temporaryDatabase } from "@zed/postgres"
 import pg from "pg"
 import { TEST_SERVER_URL } from "../../postgres/test/server.js"

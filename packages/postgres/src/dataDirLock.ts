@@ -1,5 +1,5 @@
 import { closeSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs"
-import { StorageError } from "@zed/core"
+import { StorageError } from "@zed/core/storage"
 import { Effect } from "effect"
 
 // PGlite is one process's database: a second process opening the same directory would corrupt it.

@@ -1,5 +1,5 @@
 import { Worker } from "node:worker_threads"
-import { StorageError } from "@zed/core"
+import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
 
 /**

@@ -1,4 +1,4 @@
-import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageError, type StorageServices, UserStore } from "@zed/core"
+import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageError, type StorageServices, UserStore } from "@zed/core/storage"
 import { Context, Effect, Option } from "effect"
 
 /** Entries kept at most per cache; past it the cache starts over. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, EventStore, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { EventStore } from "@zed/core/storage"
 import { Effect } from "effect"
 import { pgliteStorage } from "../src/index.js"
 

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { bootstrap, EventStore, ingest, PersonStore, type StorageServices } from "@zed/core"
+import { EventStore, PersonStore, type StorageServices } from "@zed/core/storage"
+import { bootstrap } from "../../core/src/bootstrap.js"
+import { ingest } from "../../core/src/ingest/writer.js"
 import { Effect, ManagedRuntime } from "effect"
 import { postgresStorage, temporaryDatabase, type TemporaryDatabase } from "../src/index.js"
 import { incomingEvent } from "./backends.js"

@@ -2,16 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import {
-  ApiKeyStore,
-  bootstrap,
-  memoryStorage,
-  OrganizationStore,
-  ProjectStore,
-  type StorageServices,
-  UserStore,
-  type ZedStorage
-} from "@zed/core"
+import { memoryStorage, type ZedStorage } from "@zed/core"
+import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageServices, UserStore } from "@zed/core/storage"
+import { bootstrap } from "../../core/src/bootstrap.js"
 import { Effect, ManagedRuntime, Option } from "effect"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
 import { TEST_SERVER_URL } from "./server.js"

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, RecordingStore, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { RecordingStore } from "@zed/core/storage"
 import { Effect } from "effect"
 import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY, snapshotPayload, zedqlRequest } from "../../core/test/support.js"
 import { backends } from "./backends.js"

@@ -1,14 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  CohortStore,
-  FlagInputs,
-  FlagStore,
-  ingest,
-  OrganizationStore,
-  PersonStore,
-  ProjectStore,
-  UsageStore
-} from "@zed/core"
+import { CohortStore, FlagInputs, FlagStore, OrganizationStore, PersonStore, ProjectStore, UsageStore } from "@zed/core/storage"
+import { ingest } from "../../core/src/ingest/writer.js"
 import { Effect, Option } from "effect"
 import { backends as storageBackends, incomingEvent, suiteStorage } from "./backends.js"
 

@@ -1,19 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  FunctionLogStore,
-  type LogEntry,
-  type LogOwner,
-  type LogQuery,
-  LOG_SOURCES,
-  LOG_TYPES,
-  type NewFunction,
-  PluginConfigStore,
-  type PluginDefaults,
-  ProjectStore,
-  Transactor,
-  uuidv7,
-  ZedFunctionStore
-} from "@zed/core"
+import { FunctionLogStore, type LogEntry, type LogOwner, type LogQuery, LOG_SOURCES, LOG_TYPES, type NewFunction, PluginConfigStore, type PluginDefaults, ProjectStore, Transactor, uuidv7, ZedFunctionStore } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { newFunction } from "../../core/test/support.js"

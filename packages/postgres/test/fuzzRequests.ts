@@ -1,5 +1,7 @@
 import { gzipSync } from "node:zlib"
-import { type Route, uuidv7, type Zed } from "@zed/core"
+import { type Zed } from "@zed/core"
+import { type Route } from "@zed/core/adapter"
+import { uuidv7 } from "@zed/core/storage"
 import { Arbitrary, FastCheck as fc, Schema, SchemaAST } from "effect"
 import { ADMIN_KEY, PROJECT_KEY, snapshotPayload } from "../../core/test/support.js"
 

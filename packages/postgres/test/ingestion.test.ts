@@ -1,16 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import {
-  bootstrap,
-  EventStore,
-  GroupStore,
-  type IncomingEvent,
-  ingest,
-  matches,
-  PROPERTY_OPERATORS,
-  PersonStore,
-  type PropertyFilter,
-  type StorageServices
-} from "@zed/core"
+import { matches, PROPERTY_OPERATORS, type PropertyFilter } from "@zed/core/domain"
+import { EventStore, GroupStore, type IncomingEvent, PersonStore, type StorageServices } from "@zed/core/storage"
+import { bootstrap } from "../../core/src/bootstrap.js"
+import { ingest } from "../../core/src/ingest/writer.js"
 import { Effect, ManagedRuntime, Option } from "effect"
 import fc from "fast-check"
 import { backends as storageBackends } from "./backends.js"

@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, EventStore, issuePersonalApiKey, OrganizationStore, ProjectStore, routes, UserStore, uuidv7, type Zed } from "@zed/core"
+import { createZed, issuePersonalApiKey, type Zed } from "@zed/core"
+import { routes } from "@zed/core/adapter"
+import { EventStore, OrganizationStore, ProjectStore, UserStore, uuidv7 } from "@zed/core/storage"
 import { Effect } from "effect"
 import { ADMIN_KEY, PROJECT_KEY } from "../../core/test/support.js"
 import { backends } from "./backends.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { InsightStore, type NewInsight, Transactor } from "@zed/core"
+import { InsightStore, type NewInsight, Transactor } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, InsightStore, UserStore, uuidv7, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { InsightStore, UserStore, uuidv7 } from "@zed/core/storage"
 import { Effect } from "effect"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY, snapshotPayload } from "../../core/test/support.js"
 import { backends } from "./backends.js"

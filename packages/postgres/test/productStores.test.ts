@@ -1,16 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import {
-  depthBucket,
-  EarlyAccessFeatureStore,
-  FlagStore,
-  type HeatmapPoint,
-  HeatmapStore,
-  relativeX,
-  SCALE_FACTOR,
-  type StoredSurvey,
-  SurveyStore,
-  uuidv7
-} from "@zed/core"
+import { depthBucket, EarlyAccessFeatureStore, FlagStore, type HeatmapPoint, HeatmapStore, relativeX, SCALE_FACTOR, type StoredSurvey, SurveyStore, uuidv7 } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { backends as storageBackends, suiteStorage } from "./backends.js"

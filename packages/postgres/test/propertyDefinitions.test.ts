@@ -1,15 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import {
-  createZed,
-  EventStore,
-  type PropertyDefinition,
-  PropertyDefinitions,
-  StorageError,
-  Transactor,
-  uuidv7,
-  type Zed,
-  type ZedStorage
-} from "@zed/core"
+import { createZed, type Zed, type ZedStorage } from "@zed/core"
+import { EventStore, type PropertyDefinition, PropertyDefinitions, StorageError, Transactor, uuidv7 } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 

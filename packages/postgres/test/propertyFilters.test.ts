@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, matchProperty, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { matchProperty } from "@zed/core/domain"
 import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { type CachedResponse, createZed, QueryCache, type QueryStatus, QueryStatusStore, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { type CachedResponse, QueryCache, type QueryStatus, QueryStatusStore } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import pg from "pg"
 import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY, zedqlRequest } from "../../core/test/support.js"

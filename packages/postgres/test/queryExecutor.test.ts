@@ -5,14 +5,10 @@ import { join } from "node:path"
 import { setTimeout as sleep } from "node:timers/promises"
 import * as Reactivity from "@effect/experimental/Reactivity"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import {
-  bootstrap,
-  type ExecuteRequest,
-  ingest,
-  QueryExecutor,
-  type StorageServices,
-  type ZedStorage
-} from "@zed/core"
+import { type ZedStorage } from "@zed/core"
+import { type ExecuteRequest, QueryExecutor, type StorageServices } from "@zed/core/storage"
+import { bootstrap } from "../../core/src/bootstrap.js"
+import { ingest } from "../../core/src/ingest/writer.js"
 import { Cause, Effect, Exit, Fiber, ManagedRuntime } from "effect"
 import fc from "fast-check"
 import { pgliteStorage } from "../src/index.js"

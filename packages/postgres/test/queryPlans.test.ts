@@ -1,5 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DEFAULT_LIMITS, ingest, type InsightPlan, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices, ZedConfig } from "@zed/core"
+import { DEFAULT_LIMITS } from "@zed/core"
+import { type InsightPlan, ProjectStore, type StorageServices } from "@zed/core/storage"
+import { ingest } from "../../core/src/ingest/writer.js"
+import { QueryRunner, QueryRunnerLive } from "../../core/src/queries/runner.js"
+import { ZedConfig } from "../../core/src/services/ZedConfig.js"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { backends, incomingEvent, suiteStorage } from "./backends.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type CachedResponse, QueryCache, type QueryStatus, QueryStatusStore } from "@zed/core"
+import { type CachedResponse, QueryCache, type QueryStatus, QueryStatusStore } from "@zed/core/storage"
 import { Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ChunkSummary, type NewChunk, type NewPlaylist, PlaylistStore, RecordingStore, Transactor } from "@zed/core"
+import { type ChunkSummary, type NewChunk, type NewPlaylist, PlaylistStore, RecordingStore, Transactor } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, uuidv7, type Zed } from "@zed/core"
+import { createZed, type Zed } from "@zed/core"
+import { uuidv7 } from "@zed/core/storage"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 

@@ -1,4 +1,4 @@
-import { EventStore, type StoredEvent } from "@zed/core"
+import { EventStore, type StoredEvent } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { ClickHouse } from "../ClickHouse.js"
 import { afterCommit, asStorageError } from "../outbox.js"

@@ -1,4 +1,5 @@
-import { clickhouse, CLICKHOUSE_QUERY_SETTINGS, isUuid, QueryCancelled, QueryExecutor, QueryFailed, QueryTimeout, StorageError } from "@zed/core"
+import { clickhouse, CLICKHOUSE_QUERY_SETTINGS } from "@zed/core/domain"
+import { isUuid, QueryCancelled, QueryExecutor, QueryFailed, QueryTimeout, StorageError } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { ClickHouse, type ClickHouseError, QUERY_WAS_CANCELLED, TIMEOUT_EXCEEDED } from "../ClickHouse.js"
 

@@ -1,4 +1,4 @@
-import { type Group, GroupStore, PersonStore, type RecordingMeta, RecordingStore } from "@zed/core"
+import { type Group, GroupStore, PersonStore, type RecordingMeta, RecordingStore } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import { ClickHouse } from "../ClickHouse.js"
 import { afterCommit } from "../outbox.js"

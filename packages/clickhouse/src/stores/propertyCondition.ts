@@ -1,4 +1,4 @@
-import { asInstant, asNumber, DATE_TEXT, filterTexts, isPattern, NEGATES, NUMERIC_TEXT, type PropertyFilter, type PropertyOperator } from "@zed/core"
+import { asInstant, asNumber, DATE_TEXT, filterTexts, isPattern, NEGATES, NUMERIC_TEXT, type PropertyFilter, type PropertyOperator } from "@zed/core/domain"
 import type { Params } from "../params.js"
 
 const ORDER = { gt: ">", gte: ">=", lt: "<", lte: "<=", is_date_before: "<", is_date_after: ">" } as const

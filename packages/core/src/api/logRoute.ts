@@ -6,7 +6,7 @@ import type { StorageError } from "../services/StorageError.js"
 import type { Scope } from "../domain/scopes.js"
 import type { ApiError } from "./errors.js"
 import { ValidationError } from "../schema/ValidationError.js"
-import { PageParams, Paginated, paginated, toPage } from "./pagination.js"
+import { PageParams, Paginated, paginated, toPage } from "../domain/pagination.js"
 import { environmentRoute } from "./route.js"
 import { Instant } from "../schema/fields.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { ApiKeyStore, type PersonalApiKey, type User } from "@zed/core"
+import { ApiKeyStore, type PersonalApiKey, type User } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 import { userColumns } from "./UserStoreSql.js"

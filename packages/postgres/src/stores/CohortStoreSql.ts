@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { CohortStore, type PropertyGroup, type StoredCohort } from "@zed/core"
+import { type PropertyGroup } from "@zed/core/domain"
+import { CohortStore, type StoredCohort } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { personColumns, type Row as PersonRow, toPerson } from "./PersonStoreSql.js"
 import { orStorageError } from "./sqlErrors.js"

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { EarlyAccessFeatureStore, isUuid, type StoredEarlyAccessFeature } from "@zed/core"
+import { EarlyAccessFeatureStore, isUuid, type StoredEarlyAccessFeature } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"

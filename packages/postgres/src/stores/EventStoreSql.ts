@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { EventStore, type StoredEvent } from "@zed/core"
+import { EventStore, type StoredEvent } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { propertyCondition } from "./propertyCondition.js"
 import { orStorageError } from "./sqlErrors.js"

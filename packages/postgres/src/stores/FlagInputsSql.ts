@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { FlagInputs } from "@zed/core"
+import { FlagInputs } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { FlagStore, type StoredFlag } from "@zed/core"
+import { FlagStore, type StoredFlag } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { FunctionLogStore, type LogEntry } from "@zed/core"
+import { FunctionLogStore, type LogEntry } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

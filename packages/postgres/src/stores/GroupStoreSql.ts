@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { GROUP_TYPE_LIMIT, type Group, GroupStore } from "@zed/core"
+import { GROUP_TYPE_LIMIT, type Group, GroupStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

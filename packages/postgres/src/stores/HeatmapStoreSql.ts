@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type DepthCount, HeatmapStore, type HeatmapSelection, type PointCount } from "@zed/core"
+import { type DepthCount, HeatmapStore, type HeatmapSelection, type PointCount } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { type ActivityEntry, type Dashboard, type DashboardTile, InsightStore, type SharingConfiguration, type StoredInsight, uuidv7 } from "@zed/core"
+import { type ActivityEntry, type Dashboard, type DashboardTile, InsightStore, type SharingConfiguration, type StoredInsight, uuidv7 } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type Organization, OrganizationStore } from "@zed/core"
+import { type Organization, OrganizationStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

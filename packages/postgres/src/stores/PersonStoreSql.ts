@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type Person, type PersonChanges, PersonStore } from "@zed/core"
+import { type Person, type PersonChanges, PersonStore } from "@zed/core/storage"
 import { Effect, Layer, Option } from "effect"
 import { escapeLike, propertyCondition } from "./propertyCondition.js"
 import { orStorageError } from "./sqlErrors.js"

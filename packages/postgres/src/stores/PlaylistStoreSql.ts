@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type PinnedRecording, PlaylistStore, type StoredPlaylist } from "@zed/core"
+import { type PinnedRecording, PlaylistStore, type StoredPlaylist } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { jsonb, patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"

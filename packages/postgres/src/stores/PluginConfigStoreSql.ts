@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { PluginConfigStore, type StoredPluginConfig } from "@zed/core"
+import { PluginConfigStore, type StoredPluginConfig } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { DEFAULT_SETTINGS, type Project, ProjectStore } from "@zed/core"
+import { DEFAULT_SETTINGS, type Project, ProjectStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type PropertyDefinition, PropertyDefinitions } from "@zed/core"
+import { type PropertyDefinition, PropertyDefinitions } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type CachedResponse, QueryCache } from "@zed/core"
+import { type CachedResponse, QueryCache } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,6 @@
 import { SqlClient } from "@effect/sql"
-import { type ExecuteRequest, postgres, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
+import { postgres } from "@zed/core/domain"
+import { type ExecuteRequest, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import type pg from "pg"
 import { columnsOf, marker, markerOf, QUERY_CANCELED, queryFailure, sqlState } from "./QueryExecutorSql.js"

@@ -1,6 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import type { SqlError } from "@effect/sql/SqlError"
-import { type ExecuteRequest, postgres, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core"
+import { postgres } from "@zed/core/domain"
+import { type ExecuteRequest, QueryCancelled, QueryExecutor, QueryTimeout } from "@zed/core/storage"
 import { Deferred, Effect, Layer } from "effect"
 import { PgliteThread, type Results } from "../pgliteThread.js"
 import { columnsOf, marker, markerOf, queryFailure } from "./QueryExecutorSql.js"

@@ -1,4 +1,4 @@
-import { isUuid, QueryFailed, type ResultColumn, StorageError } from "@zed/core"
+import { isUuid, QueryFailed, type ResultColumn, StorageError } from "@zed/core/storage"
 import { Effect } from "effect"
 
 // What the PostgreSQL and PGlite query executors share.

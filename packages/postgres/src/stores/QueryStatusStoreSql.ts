@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { type QueryStatus, QueryStatusStore } from "@zed/core"
+import { type QueryStatus, QueryStatusStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 

@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { ACTIVITY_THRESHOLD_MS, type ChunkInfo, type RecordingMeta, RecordingStore } from "@zed/core"
+import { ACTIVITY_THRESHOLD_MS, type ChunkInfo, type RecordingMeta, RecordingStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError, transactionFailures } from "./sqlErrors.js"
 

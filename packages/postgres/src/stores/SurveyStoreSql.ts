@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { isUuid, type StoredSurvey, SurveyStore } from "@zed/core"
+import { isUuid, type StoredSurvey, SurveyStore } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { jsonb, patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"

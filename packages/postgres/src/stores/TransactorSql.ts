@@ -1,5 +1,5 @@
 import { SqlClient } from "@effect/sql"
-import { Transactor } from "@zed/core"
+import { Transactor } from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { orStorageError, transactionFailures } from "./sqlErrors.js"
 

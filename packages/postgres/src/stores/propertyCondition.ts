@@ -1,5 +1,5 @@
 import type { SqlClient, Statement } from "@effect/sql"
-import { asInstant, asNumber, DATE_TEXT, filterTexts, isPattern, NEGATES, NUMERIC_TEXT, type PropertyFilter, type PropertyOperator } from "@zed/core"
+import { asInstant, asNumber, DATE_TEXT, filterTexts, isPattern, NEGATES, NUMERIC_TEXT, type PropertyFilter, type PropertyOperator } from "@zed/core/domain"
 
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 

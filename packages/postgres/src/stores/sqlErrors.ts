@@ -1,5 +1,5 @@
 import { SqlError } from "@effect/sql/SqlError"
-import { StorageError } from "@zed/core"
+import { StorageError } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 
 // unique_violation, serialization_failure, deadlock_detected

@@ -8,7 +8,7 @@ import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { checkCohortReferences } from "../cohortReferences.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
-import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { check, PathId } from "../../schema/fields.js"
 

@@ -6,7 +6,7 @@ import { ProjectTokens } from "../../ingest/projectTokens.js"
 import { ProjectStore } from "../../services/ProjectStore.js"
 import { requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
-import { PageParams, Paginated, paginated, toPage } from "../pagination.js"
+import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { apiRoute, environmentRoute } from "../route.js"
 import { check, Text } from "../../schema/fields.js"
 

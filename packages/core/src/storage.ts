@@ -1,0 +1,116 @@
+// `@zed/core/storage`: what a storage implementation provides and uses — the store ports (one
+// `Context.Tag` each), the records they hold, their errors, and the in-memory reference store.
+
+export {
+  DEFAULT_SETTINGS,
+  type Organization,
+  type PersonalApiKey,
+  Project,
+  ProjectSettings,
+  type User,
+  UserBasic
+} from "./domain/models.js"
+export { GROUP_TYPE_LIMIT, type GroupUpdate, groupColumns, groupTypesOf, groupUpdates } from "./ingest/groups.js"
+export { isUuid, uuidv5, uuidv7 } from "./ingest/uuid.js"
+export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
+export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
+export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
+export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
+export {
+  type EarlyAccessFeaturePatch,
+  EarlyAccessFeatureStore,
+  type NewEarlyAccessFeature,
+  type StoredEarlyAccessFeature
+} from "./services/EarlyAccessFeatureStore.js"
+export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
+export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
+export { UsageStore } from "./services/UsageStore.js"
+export {
+  type PropertyDefinition,
+  PropertyDefinitions,
+  type PropertyOwner,
+  type PropertyType
+} from "./services/PropertyDefinitions.js"
+export { type CachedResponse, QueryCache } from "./services/QueryCache.js"
+export {
+  type ExecuteRequest,
+  QueryCancelled,
+  QueryExecutor,
+  QueryFailed,
+  QueryTimeout,
+  type ResultColumn,
+  type ResultSet
+} from "./services/QueryExecutor.js"
+export { type QueryProgress, type QueryStatus, QueryStatusStore } from "./services/QueryStatusStore.js"
+export type { InsightContext, InsightPlan } from "./insights/plan.js"
+export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
+export { type Group, GroupStore } from "./services/GroupStore.js"
+export { type DepthCount, depthBucket, type HeatmapRange, type HeatmapSelection, HeatmapStore, type PointCount, relativeX } from "./services/HeatmapStore.js"
+export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
+export {
+  type ActivityEntry,
+  type Dashboard,
+  type DashboardTile,
+  type InsightPatch,
+  type InsightQuery,
+  InsightStore,
+  type NewActivity,
+  type NewDashboard,
+  type NewInsight,
+  type SharingConfiguration,
+  type StoredInsight
+} from "./services/InsightStore.js"
+export {
+  ACTIVITY_THRESHOLD_MS,
+  type ChunkInfo,
+  type ChunkSummary,
+  type NewChunk,
+  type RecordingMeta,
+  RecordingStore
+} from "./services/RecordingStore.js"
+export {
+  type NewPlaylist,
+  type PinnedRecording,
+  PLAYLIST_ORDERS,
+  type PlaylistOrder,
+  type PlaylistPatch,
+  type PlaylistQuery,
+  PlaylistStore,
+  type PlaylistType,
+  type StoredPlaylist
+} from "./services/PlaylistStore.js"
+export {
+  type FunctionPatch,
+  type FunctionType,
+  type NewFunction,
+  type StoredFunction,
+  type StoredInput,
+  ZedFunctionStore
+} from "./services/ZedFunctionStore.js"
+export {
+  type PluginConfigPatch,
+  PluginConfigStore,
+  type PluginDefaults,
+  type StoredPluginConfig
+} from "./services/PluginConfigStore.js"
+export {
+  FunctionLogStore,
+  LOG_SOURCES,
+  LOG_TYPES,
+  type LogEntry,
+  type LogOwner,
+  type LogQuery,
+  type LogSource,
+  type LogType
+} from "./services/FunctionLogStore.js"
+export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { type NewSurvey, type StoredSurvey, type SurveyPatch, type SurveyQuery, SurveyStore } from "./services/SurveyStore.js"
+export { processQueryStores } from "./services/memory/queries.js"
+export { OrganizationStore } from "./services/OrganizationStore.js"
+export { type NewProject, type ProjectPatch, type ProjectQuery, ProjectStore } from "./services/ProjectStore.js"
+export type { StorageServices, ZedStorage } from "./services/Storage.js"
+export { StorageError } from "./services/StorageError.js"
+export { Transactor } from "./services/Transactor.js"
+export { type NewUser, UserStore } from "./services/UserStore.js"
+export type { IncomingEvent } from "./ingest/normalize.js"
+export { memoryStorage } from "./services/memory/index.js"
