@@ -31,6 +31,7 @@ import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
 import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
+import { StorageProbeSql } from "./stores/StorageProbeSql.js"
 import { SurveyStoreSql } from "./stores/SurveyStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
@@ -64,6 +65,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   FlagInputsSql,
   UsageStoreSql,
   PropertyDefinitionsSql,
+  StorageProbeSql,
   options.queryStores,
   options.queryExecutor
 )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { DEFAULT_LIMITS, ingest, type InsightPlan, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices, ZedConfig } from "@zed/core"
+import { DEFAULT_LIMITS, ingest, type InsightPlan, LifecycleLive, ProjectStore, QueryRunner, QueryRunnerLive, type StorageServices, ZedConfig } from "@zed/core"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { backends, incomingEvent, suiteStorage } from "./backends.js"
 
@@ -32,7 +32,10 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
     if (runtime === undefined) {
       await suite.run(ingest([{ projectId: 1, events: EVENTS }]))
       const storage = Layer.succeedContext(await suite.run(Effect.context<StorageServices>()))
-      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))))
+      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(
+        Layer.provideMerge(LifecycleLive),
+        Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))
+      ))
     }
     return runtime.runPromise(Effect.gen(function*() {
       const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))
