@@ -4,7 +4,7 @@ import { dirname, join, resolve } from "node:path"
 import type { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { processQueryStores, type QueryCache, type QueryExecutor, type QueryStatusStore, StorageError, type ZedStorage } from "@zed/core"
-import { Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { dataDirLock } from "./dataDirLock.js"
 import { migrate } from "./migrations/index.js"
@@ -146,6 +146,9 @@ export const postgresClient = (options: PostgresOptions): Layer.Layer<SqlClient.
     url: Redacted.make(options.url),
     maxConnections: options.maxConnections ?? 10,
     applicationName: "zed",
+    // Without it a server that accepts connections and never answers would hold a start (or a
+    // request waiting for a connection) forever; a request past the storage time limit has given up anyway.
+    connectTimeout: Duration.seconds(10),
     // Same as PGlite: bigint columns (counts) arrive as numbers.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
