@@ -1,4 +1,5 @@
 import { randomUUID } from "node:crypto"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
@@ -10,7 +11,7 @@ import { type TcpProxy, tcpProxy } from "./tcpProxy.js"
 // answers within the storage time limit, a 503 with Retry-After where storage was needed, flags
 // answer what they can and say what they could not, and once the server is back everything works
 // and every acknowledged event is stored once. Readiness (/_readyz) says so too: 503 with the reason
-// while storage does not take writes, 200 again once it does; on PGlite, a statement holding the one
+// while storage does not take writes (frozen, down, read-only), 200 again once it does; on PGlite, a statement holding the one
 // session past the storage time limit makes the instance not ready until it ends.
 
 const PROJECT_KEY = "phc_storage_outage_project_00001"
@@ -20,10 +21,12 @@ const LIMIT_MS = 1_000
 let zed: Zed
 let proxy: TcpProxy
 let drop: () => Promise<void> = async () => {}
+let database = ""
 
 beforeAll(async () => {
   const db = await temporaryDatabase(TEST_SERVER_URL)
   drop = db.drop
+  database = new URL(db.url).pathname.slice(1)
   const server = new URL(TEST_SERVER_URL)
   proxy = await tcpProxy({ host: server.hostname, port: Number(server.port || 5432) })
   const url = new URL(db.url)
@@ -145,6 +148,39 @@ describe("a PostgreSQL server that stops answering, then comes back", () => {
     expect(stored.status).toBe(200)
     const counts = new Map((stored.json.results as Array<[string, number]>).map(([uuid, count]) => [uuid, count]))
     for (const uuid of acknowledged) expect(counts.get(uuid), uuid).toBe(1)
+  })
+})
+
+describe("a PostgreSQL database that turns read-only", () => {
+  /** Runs `statement` on the server directly, then drops Zed's connections so that new ones see it. */
+  const onServer = async (statement: string) => {
+    const client = new pg.Client({ connectionString: TEST_SERVER_URL })
+    await client.connect()
+    try {
+      await client.query(statement)
+      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'zed'", [database])
+    } finally {
+      await client.end()
+    }
+  }
+
+  it("is not ready, saying so, until it takes writes again", async () => {
+    expect(await readiness(200)).toEqual({ status: "ready" })
+    await onServer(`ALTER DATABASE "${database}" SET default_transaction_read_only = on`)
+    try {
+      // The first probe after the connections were dropped may find them gone; the next one reconnects.
+      const deadline = Date.now() + 10_000
+      let answer = await send("/_readyz")
+      while (answer.json?.code !== "storage_read_only" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200))
+        answer = await send("/_readyz")
+      }
+      expect(answer.status).toBe(503)
+      expect(answer.json).toMatchObject({ type: "server_error", code: "storage_read_only", attr: null })
+    } finally {
+      await onServer(`ALTER DATABASE "${database}" RESET default_transaction_read_only`)
+    }
+    expect(await readiness(200)).toEqual({ status: "ready" })
   })
 })
 
