@@ -35,7 +35,7 @@ import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
 import { makeMemoryPlaylists } from "./playlists.js"
-import { makeMemoryProbe } from "./probe.js"
+import { memoryProbe } from "./probe.js"
 import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
@@ -77,6 +77,6 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(QueryCache, makeMemoryQueryCache(journal)),
         Layer.succeed(QueryStatusStore, makeMemoryQueryStatuses(journal)),
         Layer.succeed(QueryExecutor, memoryQueryExecutor),
-        Layer.succeed(StorageProbe, makeMemoryProbe())
+        Layer.succeed(StorageProbe, memoryProbe)
       ))
   }))
