@@ -9,6 +9,7 @@ import {
   OrganizationStore,
   ProjectStore,
   type StorageServices,
+  StorageProbe,
   UserStore,
   type ZedStorage
 } from "@zed/core"
@@ -56,6 +57,12 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
     const { credentials } = results.find((r) => r.created === true)! as Extract<(typeof results)[number], { created: true }>
     expect(credentials.project_id).toBe(1)
     expect(await run(Effect.flatMap(OrganizationStore, (o) => o.any))).toBe(true)
+  })
+
+  it("passes its readiness probe, again and again and at once", async () => {
+    const { probe } = await run(StorageProbe)
+    await run(probe)
+    await run(Effect.all(Array.from({ length: 5 }, () => probe), { concurrency: "unbounded" }))
   })
 
   it("keeps projects, finds them by id and project API key, and lists an organization's in pages", async () => {
