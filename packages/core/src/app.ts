@@ -13,6 +13,7 @@ import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
 import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
+import { Lifecycle, LifecycleLive } from "./lifecycle/Lifecycle.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
 import { PosthogJs, PosthogJsLive } from "./sdk/posthogJs.js"
 import type { GeoIp } from "./services/GeoIp.js"
@@ -35,6 +36,7 @@ export type AppServices =
   | GeoIp
   | IngestWriter
   | InsightCompute
+  | Lifecycle
   | PersonCache
   | PosthogJs
   | ProjectTokens
@@ -59,6 +61,7 @@ export const appLayer = (
       PosthogJsLive,
       geoip
     )),
+    Layer.provideMerge(LifecycleLive),
     Layer.provideMerge(Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))),
     Layer.provideMerge(Layer.map(storage, timeLimited(config.limits.storageTimeoutMs)))
   )

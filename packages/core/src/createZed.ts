@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from "node:http"
-import { Effect, type Layer, ManagedRuntime } from "effect"
+import { Context, Effect, type Layer, ManagedRuntime } from "effect"
 import { errorReply, NotFound } from "./api/errors.js"
 import { type AppServices, appLayer } from "./app.js"
 import { makeApp } from "./api/handler.js"
@@ -8,6 +8,7 @@ import type { Reply } from "./api/reply.js"
 import type { ZedRequest } from "./api/request.js"
 import { routes } from "./api/routes/index.js"
 import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web.js"
+import { Lifecycle } from "./lifecycle/Lifecycle.js"
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
 import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
 import type { ZedStorage } from "./services/Storage.js"
@@ -31,7 +32,11 @@ export interface ZedOptions {
   readonly fastPaths?: boolean | undefined
   /** What one request or caller may take of this instance (see `ZedLimits`); each at its default unless given. */
   readonly limits?: LimitsOptions | undefined
+  /** Milliseconds `close()` waits for requests under way before it closes storage (default 10 s). */
+  readonly shutdownGraceMs?: number | undefined
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000
 
 export interface Zed {
   /** Fetch API handler, for Next.js route handlers and other `Request → Response` hosts. */
@@ -46,8 +51,13 @@ export interface Zed {
   readonly run: <A, E>(effect: Effect.Effect<A, E, AppServices>) => Promise<A>
   /** What the first start created, if this was the first start. */
   readonly bootstrap: BootstrapResult
-  /** Stops serving and releases storage (closes PGlite or the connection pool). */
-  readonly close: () => Promise<void>
+  /**
+   * Shuts down: at once `/_readyz` answers 503 and running queries stop (answering 503); then, once
+   * requests under way have finished (or the grace period has passed), what was accepted for storage
+   * is written and storage is released (PGlite closed, or the connection pool). Stop your server from
+   * taking new connections first. Calling it again returns the same promise.
+   */
+  readonly close: (options?: { readonly graceMs?: number | undefined }) => Promise<void>
 }
 
 const notFound = errorReply(new NotFound({ detail: "Not found." }))
@@ -66,7 +76,29 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
       : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
     const app = makeApp(routes)
     const fast = options.fastPaths === false ? () => undefined : app.fast((await runtime.runtime()).context)
-    const handle = async (request: ZedRequest) => (await fast(request)) ?? runtime.runPromise(app.handle(request))
+    // Requests under way, so that close() can let them finish before it closes storage.
+    let underWay = 0
+    let idle: (() => void) | undefined
+    const handle = async (request: ZedRequest) => {
+      underWay++
+      try {
+        return (await fast(request)) ?? await runtime.runPromise(app.handle(request))
+      } finally {
+        if (--underWay === 0) idle?.()
+      }
+    }
+    const lifecycle = Context.get((await runtime.runtime()).context, Lifecycle)
+    let closing: Promise<void> | undefined
+    const close = async (graceMs: number) => {
+      await runtime.runPromise(lifecycle.beginShutdown)
+      if (underWay > 0) {
+        await new Promise<void>((resolve) => {
+          idle = resolve
+          setTimeout(resolve, graceMs).unref()
+        })
+      }
+      await runtime.dispose()
+    }
     return {
       handle,
       serves: app.serves,
@@ -80,7 +112,7 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
       },
       run: (effect) => runtime.runPromise(effect),
       bootstrap: bootstrapped,
-      close: () => runtime.dispose()
+      close: (closeOptions) => (closing ??= close(closeOptions?.graceMs ?? options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS))
     }
   } catch (error) {
     await runtime.dispose()

@@ -206,6 +206,8 @@ describe("bad input", () => {
 describe("meta", () => {
   it("answers the health check without credentials", async () => {
     expect(await call(zed, "/_health", { key: null })).toMatchObject({ status: 200, json: { status: "ok" } })
+    expect(await call(zed, "/_livez", { key: null })).toMatchObject({ status: 200, json: { status: "ok" } })
+    expect(await call(zed, "/_readyz", { key: null })).toMatchObject({ status: 200, json: { status: "ready" } })
   })
 
   it("serves the OpenAPI document for every route under both prefixes", async () => {
@@ -213,6 +215,8 @@ describe("meta", () => {
     expect(doc.openapi).toBe("3.1.0")
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining([
       "/_health",
+      "/_livez",
+      "/_readyz",
       "/api/projects/",
       "/api/projects/{project_id}/",
       "/api/environments/{project_id}/"

@@ -2,11 +2,12 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { migrateEvents } from "@zed/clickhouse"
-import { createZed, DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, issuePersonalApiKey, loadDemoData, openApiDocument, VERSION } from "@zed/core"
+import { createZed, DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, DEFAULT_LIMITS, issuePersonalApiKey, loadDemoData, openApiDocument, VERSION } from "@zed/core"
 import { routes } from "@zed/core/adapter"
 import { pgliteClient, postgresClient } from "@zed/postgres"
 import { Effect, Layer, Option } from "effect"
-import { clickhouseFor, loadConfig, storageFor } from "./config.js"
+import { clickhouseFor, loadConfig, type ServerConfig, storageFor } from "./config.js"
+import { badDatabaseUrl, databaseHint } from "./databaseHints.js"
 import { renderMarkdown } from "./openapiMarkdown.js"
 import { serve, writeCredentials } from "./serve.js"
 
@@ -23,8 +24,20 @@ const usage = `Usage:
 
 const commands: Record<string, (args: Array<string>) => Promise<void>> = {
   serve: async () => {
-    const running = await serve(await loadConfig())
-    const stop = () => void running.close().then(() => process.exit(0))
+    const config = await loadConfig()
+    const running = await onDatabase(config, () => serve(config))
+    const stop = (signal: string) => {
+      console.error(`${signal}: shutting down (up to ${config.shutdownGraceMs} ms for requests under way)`)
+      // Should closing storage itself hang, the process still ends.
+      setTimeout(() => {
+        console.error("storage did not close in time; exiting")
+        process.exit(1)
+      }, config.shutdownGraceMs + DEFAULT_LIMITS.storageTimeoutMs).unref()
+      void running.close().then(() => process.exit(0), (error) => {
+        console.error(`zed serve: ${(error as Error).message}`)
+        process.exit(1)
+      })
+    }
     process.once("SIGINT", stop)
     process.once("SIGTERM", stop)
   },
@@ -45,7 +58,8 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
       if (!/^\d+$/.test(p)) throw new UsageError(`--project takes project ids, not "${p}"`)
       return Number(p)
     })
-    const zed = await createZed({ storage: storageFor(await loadConfig()), bootstrap: false })
+    const config = await loadConfig()
+    const zed = await onDatabase(config, () => createZed({ storage: storageFor(config), bootstrap: false }))
     try {
       const { key, value } = await zed.run(issuePersonalApiKey({
         scopes: values.scopes.split(",").map((s) => s.trim()).filter((s) => s !== ""),
@@ -72,14 +86,14 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
     const end = values.end === undefined ? startOfUtcDay(new Date()) : dayArg(values.end)
     const config = await loadConfig()
     // A fresh store is set up as `zed serve` would set it up, so the data has a project to go to.
-    const zed = await createZed({
+    const zed = await onDatabase(config, () => createZed({
       storage: storageFor(config),
       bootstrap: {
         projectApiKey: Option.getOrUndefined(config.projectApiKey),
         personalApiKey: Option.getOrUndefined(config.personalApiKey),
         adminEmail: Option.getOrUndefined(config.adminEmail)
       }
-    })
+    }))
     try {
       if (zed.bootstrap.created) console.error(`Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`)
       const started = performance.now()
@@ -143,6 +157,20 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
 }
 
 class UsageError extends Error {}
+
+/** Opens storage with `open`; a PostgreSQL that cannot be used is reported in one line saying what to do. */
+const onDatabase = async <A>(config: ServerConfig, open: () => Promise<A>): Promise<A> => {
+  if (Option.isNone(config.databaseUrl)) return open()
+  const url = config.databaseUrl.value
+  const bad = badDatabaseUrl(url)
+  if (bad !== undefined) throw new Error(bad)
+  try {
+    return await open()
+  } catch (error) {
+    const hint = databaseHint(error, url)
+    throw hint === undefined ? error : new Error(hint)
+  }
+}
 
 const integerArg = (flag: string, text: string, min: number): number => {
   const value = Number(text)

@@ -1,6 +1,6 @@
 import { join } from "node:path"
 import { chdbClickHouse, clickhouseStorage, httpClickHouse } from "@zed/clickhouse"
-import { DEFAULT_LIMITS, type ZedStorage } from "@zed/core"
+import { DEFAULT_LIMITS, DEFAULT_SHUTDOWN_GRACE_MS, type ZedStorage } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
 import { Config, Effect, Option } from "effect"
 
@@ -30,6 +30,7 @@ export const ServerConfig = Config.all({
   adminEmail: Config.option(Config.string("ZED_ADMIN_EMAIL")),
   trustProxy: Config.boolean("ZED_TRUST_PROXY").pipe(Config.withDefault(false)),
   geoip: Config.boolean("ZED_GEOIP").pipe(Config.withDefault(true)),
+  shutdownGraceMs: positive("ZED_SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS),
   limits: Config.all({
     bodyBytes: Config.all({
       capture: positive("ZED_BODY_LIMIT_CAPTURE", bodyBytes.capture),

@@ -1,5 +1,5 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs"
-import { createServer, type Server } from "node:http"
+import { createServer, type Server, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Credentials, createZed, type Zed } from "@zed/core"
@@ -11,6 +11,11 @@ export interface Running {
   readonly zed: Zed
   readonly server: Server
   readonly url: string
+  /**
+   * Shuts down gracefully: not ready at once, no new connections, requests under way finish (told
+   * `Connection: close`), idle keep-alive sockets close, running queries stop; at the grace period's
+   * end every connection left is cut. Then storage is flushed and closed.
+   */
   readonly close: () => Promise<void>
 }
 
@@ -29,6 +34,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
     storage: storageFor(config),
     trustProxy: config.trustProxy,
     limits: config.limits,
+    shutdownGraceMs: config.shutdownGraceMs,
     ...(config.geoip ? { geoip: DbipGeoIp } : {}),
     bootstrap: {
       projectApiKey: Option.getOrUndefined(config.projectApiKey),
@@ -45,7 +51,15 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
     log(`  personal API key:  ${credentials.personal_api_key}  (scope *; stored only as a hash)`)
     log(`  written to ${file}`)
   }
-  const server = createServer((req, res) => void zed.nodeHandler(req, res))
+  // Responses under way, so that a shutdown can tell their clients not to send more on the connection.
+  const underWay = new Set<ServerResponse>()
+  let closing = false
+  const server = createServer((req, res) => {
+    if (closing) res.setHeader("connection", "close")
+    underWay.add(res)
+    res.once("close", () => underWay.delete(res))
+    void zed.nodeHandler(req, res)
+  })
   // Keep-alive longer than common proxies' idle timeouts, so they never reuse a closed socket.
   server.keepAliveTimeout = 65_000
   await new Promise<void>((resolve, reject) => {
@@ -60,8 +74,19 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
     server,
     url,
     close: async () => {
-      await new Promise<void>((resolve) => server.close(() => resolve()))
-      await zed.close()
+      if (closing) return zed.close()
+      closing = true
+      const deadline = Date.now() + config.shutdownGraceMs
+      for (const res of underWay) if (!res.headersSent) res.setHeader("connection", "close")
+      const zedClosed = zed.close({ graceMs: config.shutdownGraceMs })
+      const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
+      server.closeIdleConnections()
+      let timer: NodeJS.Timeout | undefined
+      await Promise.race([serverClosed, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))])
+      clearTimeout(timer)
+      // Past the grace period no client keeps Zed up: a half-sent request or a silent socket is cut.
+      server.closeAllConnections()
+      await zedClosed
     }
   }
 }

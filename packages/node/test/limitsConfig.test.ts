@@ -2,11 +2,12 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { expect, it } from "@effect/vitest"
-import { DEFAULT_LIMITS } from "@zed/core"
+import { DEFAULT_LIMITS, DEFAULT_SHUTDOWN_GRACE_MS } from "@zed/core"
 import { ConfigProvider, Effect } from "effect"
 import { serve, ServerConfig } from "../src/index.js"
 
-// `zed serve` takes the request size limits from the environment, each at its default unless set.
+// `zed serve` takes the request size limits and the shutdown grace period from the environment,
+// each at its default unless set.
 
 const configFrom = (env: Record<string, string>) =>
   Effect.runPromise(Effect.withConfigProvider(ServerConfig, ConfigProvider.fromMap(new Map(Object.entries(env)))))
@@ -17,6 +18,12 @@ it("reads body limits and events per batch from the environment, refusing what i
   expect(set.limits).toEqual({ bodyBytes: { ...DEFAULT_LIMITS.bodyBytes, capture: 1000, api: 2000 }, eventsPerBatch: 2 })
   await expect(configFrom({ ZED_EVENTS_PER_BATCH: "0" })).rejects.toThrow(/ZED_EVENTS_PER_BATCH must be a positive integer/)
   await expect(configFrom({ ZED_BODY_LIMIT_BATCH: "1e20" })).rejects.toThrow(/ZED_BODY_LIMIT_BATCH/)
+})
+
+it("reads the shutdown grace period from the environment", async () => {
+  expect((await configFrom({})).shutdownGraceMs).toBe(DEFAULT_SHUTDOWN_GRACE_MS)
+  expect((await configFrom({ ZED_SHUTDOWN_GRACE_MS: "2500" })).shutdownGraceMs).toBe(2500)
+  await expect(configFrom({ ZED_SHUTDOWN_GRACE_MS: "-1" })).rejects.toThrow(/ZED_SHUTDOWN_GRACE_MS must be a positive integer/)
 })
 
 it("serves with them", async () => {

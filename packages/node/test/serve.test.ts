@@ -126,7 +126,7 @@ describe("zed serve on PostgreSQL", () => {
         "activity_log", "cohort_people", "cohorts", "dashboard_tiles", "dashboards", "early_access_features", "effect_sql_migrations", "events",
         "feature_flag_hash_key_overrides", "feature_flags", "function_logs", "group_type_mappings", "groups", "heatmaps", "insights",
         "organization_usage", "organizations", "person_distinct_ids", "personal_api_keys", "persons", "plugin_configs", "projects",
-        "property_definitions", "query_cache", "query_statuses", "recording_chunks", "recording_views", "session_recording_playlist_items",
+        "property_definitions", "query_cache", "query_statuses", "readiness_probe", "recording_chunks", "recording_views", "session_recording_playlist_items",
         "session_recording_playlists", "session_recordings", "sharing_configurations", "surveys", "users", "zed_functions"
       ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])

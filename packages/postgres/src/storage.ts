@@ -5,7 +5,7 @@ import type { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { type ZedStorage } from "@zed/core"
 import { processQueryStores, type QueryCache, type QueryExecutor, type QueryStatusStore, StorageError } from "@zed/core/storage"
-import { Effect, Layer, Redacted } from "effect"
+import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { dataDirLock } from "./dataDirLock.js"
 import { migrate } from "./migrations/index.js"
@@ -32,6 +32,7 @@ import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
 import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
+import { StorageProbeSql } from "./stores/StorageProbeSql.js"
 import { SurveyStoreSql } from "./stores/SurveyStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
 import { orStorageError } from "./stores/sqlErrors.js"
@@ -65,6 +66,7 @@ const stores = (options: SqlStorageOptions) => Layer.mergeAll(
   FlagInputsSql,
   UsageStoreSql,
   PropertyDefinitionsSql,
+  StorageProbeSql,
   options.queryStores,
   options.queryExecutor
 )
@@ -145,6 +147,9 @@ export const postgresClient = (options: PostgresOptions): Layer.Layer<SqlClient.
     url: Redacted.make(options.url),
     maxConnections: options.maxConnections ?? 10,
     applicationName: "zed",
+    // Without it a server that accepts connections and never answers would hold a start (or a
+    // request waiting for a connection) forever; a request past the storage time limit has given up anyway.
+    connectTimeout: Duration.seconds(10),
     // Same as PGlite: bigint columns (counts) arrive as numbers.
     types: {
       getTypeParser: ((oid: number, format?: "text" | "binary") =>

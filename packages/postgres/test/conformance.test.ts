@@ -3,7 +3,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { memoryStorage, type ZedStorage } from "@zed/core"
-import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageServices, UserStore } from "@zed/core/storage"
+import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageServices, StorageProbe, UserStore } from "@zed/core/storage"
 import { bootstrap } from "../../core/src/bootstrap.js"
 import { Effect, ManagedRuntime, Option } from "effect"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
@@ -49,6 +49,12 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
     const { credentials } = results.find((r) => r.created === true)! as Extract<(typeof results)[number], { created: true }>
     expect(credentials.project_id).toBe(1)
     expect(await run(Effect.flatMap(OrganizationStore, (o) => o.any))).toBe(true)
+  })
+
+  it("passes its readiness probe, again and again and at once", async () => {
+    const { probe } = await run(StorageProbe)
+    await run(probe)
+    await run(Effect.all(Array.from({ length: 5 }, () => probe), { concurrency: "unbounded" }))
   })
 
   it("keeps projects, finds them by id and project API key, and lists an organization's in pages", async () => {

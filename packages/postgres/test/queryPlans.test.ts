@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import { DEFAULT_LIMITS } from "@zed/core"
 import { type InsightPlan, ProjectStore, type StorageServices } from "@zed/core/storage"
 import { ingest } from "../../core/src/ingest/writer.js"
+import { LifecycleLive } from "../../core/src/lifecycle/Lifecycle.js"
 import { QueryRunner, QueryRunnerLive } from "../../core/src/queries/runner.js"
 import { ZedConfig } from "../../core/src/services/ZedConfig.js"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
@@ -36,7 +37,10 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
     if (runtime === undefined) {
       await suite.run(ingest([{ projectId: 1, events: EVENTS }]))
       const storage = Layer.succeedContext(await suite.run(Effect.context<StorageServices>()))
-      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))))
+      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(
+        Layer.provideMerge(LifecycleLive),
+        Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))
+      ))
     }
     return runtime.runPromise(Effect.gen(function*() {
       const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))

@@ -1,4 +1,5 @@
 import { Data } from "effect"
+import type { NotReadyReason } from "../lifecycle/Lifecycle.js"
 import type { ValidationError } from "../schema/ValidationError.js"
 import type { StorageError } from "../services/StorageError.js"
 import { Reply } from "./reply.js"
@@ -45,6 +46,9 @@ export class TooManyRequests extends Data.TaggedError("TooManyRequests")<{ reado
 /** A feature this install cannot serve (e.g. text-to-SQL without a language model). */
 export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly detail: string }> {}
 
+/** This instance should not be sent traffic now (readiness), for `reason`. */
+export class NotReady extends Data.TaggedError("NotReady")<{ readonly reason: NotReadyReason }> {}
+
 export type ApiError =
   | ValidationError
   | InvalidRequest
@@ -58,6 +62,7 @@ export type ApiError =
   | QueryInvalid
   | TooManyRequests
   | NotImplemented
+  | NotReady
 
 export interface ErrorBody {
   readonly type: string
@@ -102,7 +107,20 @@ export const errorReply = (error: ApiError): Reply => {
       return body(429, "throttled_error", "throttled", error.detail, null, { "retry-after": String(error.retryAfter) })
     case "NotImplemented":
       return body(501, "server_error", "not_implemented", error.detail)
+    case "NotReady": {
+      const [code, detail] = notReady[error.reason]
+      return body(503, "server_error", code, detail, null, { "retry-after": String(RETRY_AFTER_SECONDS) })
+    }
   }
+}
+
+const notReady: Record<NotReadyReason, readonly [code: string, detail: string]> = {
+  unreachable: ["storage_unreachable", "Storage cannot be reached."],
+  read_only: ["storage_read_only", "Storage refuses writes (read-only)."],
+  full: ["storage_full", "Storage is out of space."],
+  timeout: ["storage_timeout", "Storage did not answer within the storage time limit."],
+  failed: ["storage_failed", "Storage failed the readiness probe."],
+  shutting_down: ["shutting_down", "This instance is shutting down."]
 }
 
 export const serverErrorReply = (): Reply =>

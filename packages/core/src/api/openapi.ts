@@ -16,7 +16,8 @@ const errorStatuses: Record<number, string> = {
   400: "Invalid input: the body names the field in `attr`.",
   401: "No personal API key, or an invalid one.",
   403: "The key lacks the scope or access to the project.",
-  404: "Not found."
+  404: "Not found.",
+  503: "Not available now: try again after `Retry-After` seconds; `code` says why."
 }
 
 const operationId = (method: string, path: string) =>
@@ -71,7 +72,8 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
       const errors = [
         ...(route.schemas.body || route.schemas.query ? [400] : []),
         ...(route.access._tag === "PersonalKey" ? [401, 403] : []),
-        ...(pathParams.length > 0 ? [404] : [])
+        ...(pathParams.length > 0 ? [404] : []),
+        ...route.errors
       ]
       const success = route.schemas.response
         ? { description: "Success.", content: { "application/json": { schema: jsonSchema(route.schemas.response) } } }

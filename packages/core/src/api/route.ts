@@ -40,6 +40,8 @@ interface Spec<P, Q, B, O, R, In> {
   /** Schema of the success body; without one the handler answers with a `Reply` of its own. */
   readonly response?: Schema.Schema<O, any, never>
   readonly status?: number
+  /** Error statuses the route can answer beyond those its access and schemas imply, for the reference. */
+  readonly errors?: ReadonlyArray<number>
   /**
    * Whether a path the route matches is Zed's at all (default: every one). Mounts sharing paths with
    * their app (`serves`) leave the others to it; Zed itself answers them 404.
@@ -78,6 +80,7 @@ export interface Route<R = never> {
   readonly tag: string
   readonly access: Access
   readonly status: number
+  readonly errors: ReadonlyArray<number>
   readonly owns: (params: Readonly<Record<string, string>>) => boolean
   readonly schemas: {
     readonly params: Schema.Schema.AnyNoContext | undefined
@@ -105,6 +108,7 @@ const make = <P, Q, B, O, R, In>(
     tag: spec.tag,
     access,
     status,
+    errors: spec.errors ?? [],
     owns: spec.owns ?? (() => true),
     schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
     fast: spec.fast,

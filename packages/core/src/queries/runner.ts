@@ -6,13 +6,14 @@ import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
 import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
 import { ZedConfig } from "../services/ZedConfig.js"
-import type { StorageError } from "../services/StorageError.js"
+import { StorageError } from "../services/StorageError.js"
 import { Grammar, type GrammarRefused } from "../grammar/pool.js"
 import type { ZedQLError } from "../zedql/errors.js"
 import { dateBound } from "../zedql/filters.js"
 import { jsonRows } from "../zedql/results.js"
 import { clickhouseName } from "../zedql/types.js"
 import type { InsightPlan } from "../insights/plan.js"
+import { Lifecycle } from "../lifecycle/Lifecycle.js"
 import { type CompileOptions, compileZedQL } from "../zedql/compile.js"
 import {
   cacheExpiry,
@@ -133,6 +134,7 @@ export const QueryRunnerLive = Layer.scoped(
   QueryRunner,
   Effect.gen(function*() {
     const executor = yield* QueryExecutor
+    const lifecycle = yield* Lifecycle
     const admission = makeAdmission((yield* ZedConfig).limits.concurrentQueries)
     const cache = yield* QueryCache
     const statuses = yield* QueryStatusStore
@@ -159,13 +161,14 @@ export const QueryRunnerLive = Layer.scoped(
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
         })
         const compiledAt = performance.now()
+        // A shutdown stops the statement (on PGlite it holds the one session the writer must flush through).
         const result = yield* executor.execute({
           sql: compiled.sql,
           params: compiled.params,
           timezone: project.timezone,
           timeoutMs: Duration.toMillis(timeout),
           executionId
-        })
+        }).pipe(Effect.raceFirst(Effect.zipRight(lifecycle.shuttingDown, new StorageError({ message: "Zed is shutting down", unavailable: true }))))
         return { compiled, compiledAt, rows: jsonRows(result.rows, compiled.columns.map((c) => c.type)) }
       })
 

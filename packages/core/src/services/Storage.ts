@@ -20,6 +20,7 @@ import type { QueryExecutor } from "./QueryExecutor.js"
 import type { QueryStatusStore } from "./QueryStatusStore.js"
 import type { RecordingStore } from "./RecordingStore.js"
 import type { StorageError } from "./StorageError.js"
+import type { StorageProbe } from "./StorageProbe.js"
 import type { SurveyStore } from "./SurveyStore.js"
 import type { Transactor } from "./Transactor.js"
 import type { UsageStore } from "./UsageStore.js"
@@ -48,6 +49,7 @@ export type StorageServices =
   | QueryExecutor
   | QueryStatusStore
   | RecordingStore
+  | StorageProbe
   | SurveyStore
   | Transactor
   | UsageStore

@@ -13,6 +13,7 @@ import functions from "./0009_functions.js"
 import surveys from "./0010_surveys.js"
 import earlyAccessFeatures from "./0011_early_access_features.js"
 import heatmaps from "./0012_heatmaps.js"
+import readinessProbe from "./0013_readiness_probe.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -27,7 +28,8 @@ const run = Migrator.make({})({
     "0009_functions": functions,
     "0010_surveys": surveys,
     "0011_early_access_features": earlyAccessFeatures,
-    "0012_heatmaps": heatmaps
+    "0012_heatmaps": heatmaps,
+    "0013_readiness_probe": readinessProbe
   })
 })
 

@@ -17,6 +17,7 @@ import { QueryExecutor } from "../QueryExecutor.js"
 import { QueryStatusStore } from "../QueryStatusStore.js"
 import { RecordingStore } from "../RecordingStore.js"
 import type { ZedStorage } from "../Storage.js"
+import { StorageProbe } from "../StorageProbe.js"
 import { SurveyStore } from "../SurveyStore.js"
 import { UsageStore } from "../UsageStore.js"
 import { ZedFunctionStore } from "../ZedFunctionStore.js"
@@ -34,6 +35,7 @@ import { makeMemoryInsights } from "./insights.js"
 import { makeJournal } from "./journal.js"
 import { makeMemoryPersons } from "./persons.js"
 import { makeMemoryPlaylists } from "./playlists.js"
+import { memoryProbe } from "./probe.js"
 import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
@@ -74,6 +76,7 @@ export const memoryStorage = (): ZedStorage =>
         Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),
         Layer.succeed(QueryCache, makeMemoryQueryCache(journal)),
         Layer.succeed(QueryStatusStore, makeMemoryQueryStatuses(journal)),
-        Layer.succeed(QueryExecutor, memoryQueryExecutor)
+        Layer.succeed(QueryExecutor, memoryQueryExecutor),
+        Layer.succeed(StorageProbe, memoryProbe)
       ))
   }))
