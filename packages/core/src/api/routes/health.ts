@@ -3,25 +3,14 @@ import { Lifecycle } from "../../lifecycle/Lifecycle.js"
 import { NotReady } from "../errors.js"
 import { publicRoute } from "../route.js"
 
-const Alive = Schema.Struct({ status: Schema.Literal("ok") })
-
-export const healthRoute = publicRoute({
-  method: "GET",
-  path: "/_health",
-  tag: "meta",
-  summary: "Liveness check",
-  description: "Answers 200 while the process serves requests, as `/_livez` does.",
-  response: Alive,
-  handler: () => Effect.succeed({ status: "ok" as const })
-})
-
 export const livenessRoute = publicRoute({
   method: "GET",
   path: "/_livez",
+  aliases: ["/_health"],
   tag: "meta",
   summary: "Liveness for load balancers and orchestrators",
   description: "Answers 200 while the process serves requests, whatever the state of storage: restart the process only when this fails.",
-  response: Alive,
+  response: Schema.Struct({ status: Schema.Literal("ok") }),
   handler: () => Effect.succeed({ status: "ok" as const })
 })
 

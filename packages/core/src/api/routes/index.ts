@@ -11,7 +11,7 @@ import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
-import { healthRoute, livenessRoute, readinessRoute } from "./health.js"
+import { livenessRoute, readinessRoute } from "./health.js"
 import { heatmapRoutes } from "./heatmaps.js"
 import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
@@ -41,7 +41,6 @@ const schemaRoute = publicRoute({
 
 /** Every route Zed serves. */
 export const routes: ReadonlyArray<Route<AppServices>> = [
-  healthRoute,
   livenessRoute,
   readinessRoute,
   schemaRoute,
