@@ -77,6 +77,19 @@ describe("Next.js example (next build && next start)", () => {
     expect(list.next).toMatch(/\/api\/projects\/\?limit=1&offset=1$/)
   })
 
+  it("serves the SDKs under /ingest from the same Zed: capture, flags and posthog-js's extensions", async () => {
+    const event = { event: "from next", distinct_id: "next-user", uuid: crypto.randomUUID() }
+    const captured = await fetch(base + "/ingest/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch: [event] }) })
+    expect(await captured.json()).toEqual({ status: "Ok" })
+    const flags = await fetch(base + "/ingest/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: "next-user" }) })
+    expect(await flags.json()).toMatchObject({ flags: {}, errorsWhileComputingFlags: false })
+    const recorder = await fetch(base + "/ingest/static/recorder.js")
+    expect(recorder.status).toBe(200)
+    expect(recorder.headers.get("content-type")).toMatch(/javascript/)
+    const events = await (await call(`/api/environments/1/events/?event=${encodeURIComponent(event.event)}`)).json()
+    expect(events.results.map((e: { id: string }) => e.id)).toEqual([event.uuid])
+  })
+
   it("answers errors with Zed's bodies, not Next's", async () => {
     const unauthorized = await fetch(base + "/api/projects/")
     expect(unauthorized.status).toBe(401)

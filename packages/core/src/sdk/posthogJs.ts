@@ -33,8 +33,21 @@ const SERVED = /^[a-z0-9][a-z0-9.-]*\.js(\.map)?$/
 
 const contentType = (name: string) => name.endsWith(".map") ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
 
-// Named at run time, so that a bundler leaves the lookup to Node rather than rewriting it.
+// Named at run time, and resolved with a `require` a bundler cannot see (Next.js bundles Zed and
+// replaces a `createRequire(…).resolve(…)` it cannot follow with a throw), so Node does the lookup.
 const MANIFEST = ["posthog-js", "package.json"].join("/")
+
+const requireFrom = (base: string): NodeJS.Require =>
+  (process.getBuiltinModule?.("node:module") as typeof import("node:module") | undefined ?? { createRequire }).createRequire(base)
+
+/** posthog-js's manifest as Node finds it from this module, or else from the working directory. */
+const manifestPath = (): string => {
+  try {
+    return requireFrom(import.meta.url).resolve(MANIFEST)
+  } catch {
+    return requireFrom(join(process.cwd(), "package.json")).resolve(MANIFEST)
+  }
+}
 
 interface Listing {
   readonly dist: string
@@ -45,7 +58,7 @@ interface Listing {
 /** The package's `dist/` directory, version and served files, as Node resolves `posthog-js` from this module. */
 const locate = (): Listing => {
   try {
-    const manifest = createRequire(import.meta.url).resolve(MANIFEST)
+    const manifest = manifestPath()
     const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
     const dist = join(dirname(manifest), "dist")
     return { dist, version, names: readdirSync(dist).filter((name) => SERVED.test(name)).sort() }

@@ -1,0 +1,14 @@
+import { createZed } from "@zed/core"
+import { pgliteStorage, postgresStorage } from "@zed/postgres"
+
+/** This app's Zed: both route files serve the same instance (`@zed/next` keeps one per name). */
+export const createAppZed = () =>
+  createZed({
+    storage: process.env.DATABASE_URL
+      ? postgresStorage({ url: process.env.DATABASE_URL })
+      : pgliteStorage({ dataDir: process.env.ZED_DATA_DIR ?? ".zed/pgdata" }),
+    bootstrap: {
+      projectApiKey: process.env.ZED_PROJECT_API_KEY,
+      personalApiKey: process.env.ZED_PERSONAL_API_KEY
+    }
+  })
