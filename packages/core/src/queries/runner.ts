@@ -14,7 +14,8 @@ import { jsonRows } from "../zedql/results.js"
 import { clickhouseName } from "../zedql/types.js"
 import type { InsightPlan } from "../insights/plan.js"
 import { Lifecycle } from "../lifecycle/Lifecycle.js"
-import { type CompileOptions, compileZedQL } from "../zedql/compile.js"
+import type { SelectLike } from "../zedql/ast.js"
+import { type CompileOptions, compileZedQL, compileZedQLTree } from "../zedql/compile.js"
 import {
   cacheExpiry,
   cacheTargetAge,
@@ -149,17 +150,18 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.map(definitions.list(projectId), (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const)))
     })
 
-    /** Compiles and runs one ZedQL statement as `executionId`, its rows as JSON values. */
-    const execute = (project: Project, text: string, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
+    /** Compiles and runs one ZedQL statement (a user's text, or a tree Zed built) as `executionId`, its rows as JSON values. */
+    const execute = (project: Project, query: string | SelectLike, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
       Effect.gen(function*() {
         const types = yield* propertyTypes.get(project.id)
-        const compiled = yield* compileZedQL(text, {
+        const compileOptions: CompileOptions = {
           ...options,
           projectId: project.id,
           timezone: project.timezone,
           dialect: executor.dialect,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
-        })
+        }
+        const compiled = yield* (typeof query === "string" ? compileZedQL(query, compileOptions) : compileZedQLTree(query, compileOptions))
         const compiledAt = performance.now()
         // A shutdown stops the statement (on PGlite it holds the one session the writer must flush through).
         const result = yield* executor.execute({
@@ -213,7 +215,7 @@ export const QueryRunnerLive = Layer.scoped(
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
           const plan = yield* request.plan
-          for (const text of plan.queries) results.push((yield* execute(project, text, {}, executionId, timeout)).rows)
+          for (const query of plan.queries) results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
           return { results: plan.shape(results), zedql: plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
         })
     })

@@ -1,6 +1,6 @@
 import { Schema } from "effect"
-import { and, or, stepCondition } from "../insights/planners/conditions.js"
-import { quote } from "../insights/planners/text.js"
+import { stepCondition } from "../insights/planners/conditions.js"
+import { and, or, quote } from "../insights/planners/text.js"
 import { PropertyFilter } from "../filters/property.js"
 import { DateBoundText, dateBound, propertyCondition } from "../zedql/filters.js"
 import { formatExpr } from "../zedql/format.js"
@@ -113,7 +113,7 @@ const leafCondition = (leaf: Leaf): string => {
     case "event":
       return withEvent([formatExpr(propertyCondition(leaf))])
     case "events":
-      return withEvent([stepCondition({ event: leaf.id, properties: leaf.properties })])
+      return withEvent([formatExpr(stepCondition({ event: leaf.id, properties: leaf.properties }))])
   }
 }
 

@@ -1,10 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { and, dateRangeConditions, or, propertyConditions, stepCondition, StepNode, stepName } from "./conditions.js"
+import { formatExpr } from "../../zedql/format.js"
+import { dateRangeConditions, propertyConditions, stepCondition as stepTree, StepNode, stepName } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { quote, ROWS } from "./text.js"
+import { planValues, ROWS } from "./statements.js"
+import { and, or, quote } from "./text.js"
 
 // FunnelsQuery → ZedQL. Per person, every event that can start the funnel is a candidate; the
 // planner finds for each candidate the earliest time of each later step (ordered: any events in
@@ -72,6 +74,8 @@ export interface TimeToConvert {
   readonly bins: ReadonlyArray<readonly [number, number]>
   readonly average_conversion_time: number | null
 }
+
+const stepCondition = (step: StepNode) => formatExpr(stepTree(step))
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i)
 const cols = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`)
@@ -171,11 +175,11 @@ const withoutExcluded = (query: FunnelsQuery, paths: string, scope: ReadonlyArra
 }
 
 /** The best candidate per person: `actor, bd, reached, t0 … t{n-1}`. */
-const bestPaths = (query: FunnelsQuery, ctx: InsightContext): string => {
+const bestPaths = (query: FunnelsQuery): string => {
   const n = query.series.length
   const order = query.funnelsFilter?.funnelOrderType ?? "ordered"
   const steps = query.series.map(stepCondition)
-  const scope = [...dateRangeConditions(query.dateRange, ctx, "-7d"), ...propertyConditions(query.properties)]
+  const scope = [...dateRangeConditions(query.dateRange, "-7d"), ...propertyConditions(query.properties)].map(formatExpr)
   // Strict funnels see every event of the person: any other event in between breaks the chain.
   const where = and(order === "strict" ? scope : [...scope, or(steps)])
   const source = `SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? "''"} AS prop, ` +
@@ -199,7 +203,7 @@ const limitedBreakdown = (query: FunnelsQuery): string => {
   return `if(bd IN (SELECT bd FROM best GROUP BY bd ORDER BY count() DESC, bd LIMIT ${limit}), bd, ${quote(BREAKDOWN_OTHER)})`
 }
 
-const stepsStatement = (query: FunnelsQuery, ctx: InsightContext): string => {
+const stepsStatement = (query: FunnelsQuery): string => {
   const n = query.series.length
   const counts = range(n).map((k) => `countIf(reached >= ${k + 1})`)
   const timesOf = range(n).slice(1).flatMap((k) => {
@@ -207,16 +211,16 @@ const stepsStatement = (query: FunnelsQuery, ctx: InsightContext): string => {
     return [`avgIf(${seconds}, reached >= ${k + 1})`, `medianIf(${seconds}, reached >= ${k + 1})`]
   })
   const times = cols("t", n)
-  return `WITH best AS (${bestPaths(query, ctx)}) ` +
+  return `WITH best AS (${bestPaths(query)}) ` +
     `SELECT breakdown, ${[...counts, ...timesOf].join(", ")} ` +
     `FROM (SELECT ${limitedBreakdown(query)} AS breakdown, reached, ${times.join(", ")} FROM best) ` +
     `GROUP BY breakdown ORDER BY ${counts[0]} DESC, breakdown LIMIT ${ROWS}`
 }
 
-const timeToConvertStatement = (query: FunnelsQuery, ctx: InsightContext): string => {
+const timeToConvertStatement = (query: FunnelsQuery): string => {
   const n = query.series.length
   const { from, to } = stepRange(n, query.funnelsFilter?.funnelFromStep ?? 0, query.funnelsFilter?.funnelToStep ?? n - 1)
-  return `SELECT dateDiff('second', t${from}, t${to}) AS seconds, count() FROM (${bestPaths(query, ctx)}) ` +
+  return `SELECT dateDiff('second', t${from}, t${to}) AS seconds, count() FROM (${bestPaths(query)}) ` +
     `WHERE reached >= ${to + 1} GROUP BY seconds ORDER BY seconds LIMIT ${ROWS}`
 }
 
@@ -262,14 +266,16 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
     const timeToConvert = query.funnelsFilter?.funnelVizType === "time_to_convert"
     let statement
     try {
-      statement = timeToConvert ? timeToConvertStatement(query, ctx) : stepsStatement(query, ctx)
+      statement = timeToConvert ? timeToConvertStatement(query) : stepsStatement(query)
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
     }
+    const values = planValues(ctx)
     return Effect.succeed<InsightPlan>({
       queries: [statement],
-      zedql: statement,
+      values,
+      zedql: statement.replaceAll("toDateTime({now})", `toDateTime(${quote(values.now)})`),
       shape: ([rows = []]) =>
         timeToConvert
           ? timeToConvertBins(rows.map((r) => [Number(r[0]), Number(r[1])] as const), query.funnelsFilter?.binCount)

@@ -1,14 +1,14 @@
-// ZedQL text pieces: literals quoted as the grammar reads them, so a value never becomes syntax.
+// ZedQL text pieces for the statements still written as text (funnels, recordings, surveys):
+// literals quoted as the grammar reads them, so that a value never becomes syntax.
 
 /** A string literal: backslashes and quotes escaped with a backslash. */
 export const quote = (value: string): string => `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
 
-/** An event or person property, read as text (`properties['$browser']`). */
-export const propertyText = (key: string, type: "event" | "person"): string =>
-  `toString(${type === "person" ? "person.properties" : "properties"}[${quote(key)}])`
-
 /** An instant as a ZedQL DateTime literal. */
 export const instant = (ms: number): string => `toDateTime(${quote(new Date(ms).toISOString())})`
 
-/** Rows any planned statement may return: ZedQL's cap, so that none is cut at the default 100. */
-export const ROWS = 50_000
+export const and = (conditions: ReadonlyArray<string>): string =>
+  conditions.length === 0 ? "true" : conditions.length === 1 ? conditions[0]! : conditions.map((c) => `(${c})`).join(" AND ")
+
+export const or = (conditions: ReadonlyArray<string>): string =>
+  conditions.length === 0 ? "false" : conditions.length === 1 ? conditions[0]! : conditions.map((c) => `(${c})`).join(" OR ")
