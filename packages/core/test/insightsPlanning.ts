@@ -1,5 +1,4 @@
 import { Effect } from "effect"
-import { compileZedQL } from "../src/domain.js"
 import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
 import type { SelectLike } from "../src/zedql/ast.js"
 import { compileZedQLTree } from "../src/zedql/compile.js"
@@ -8,9 +7,9 @@ import { compileZedQLTree } from "../src/zedql/compile.js"
 
 export const CONTEXT: InsightContext = { timezone: "America/New_York", now: new Date("2026-03-20T15:30:00.000Z"), weekStartDay: 0 }
 
-/** A planned statement (a tree, or text) compiled for a project with the plan's values. */
-export const compileStatement = (query: SelectLike | string, values: InsightPlan["values"], timezone = CONTEXT.timezone) =>
-  typeof query === "string" ? compileZedQL(query, { projectId: 1, timezone, values }) : compileZedQLTree(query, { projectId: 1, timezone, values })
+/** A planned statement compiled for a project with the plan's values. */
+export const compileStatement = (query: SelectLike, values: InsightPlan["values"], timezone = CONTEXT.timezone) =>
+  compileZedQLTree(query, { projectId: 1, timezone, values })
 
 /** Each statement of the plan compiled for a project, or the first refusal. */
 export const compilePlan = (plan: InsightPlan, timezone = CONTEXT.timezone) =>

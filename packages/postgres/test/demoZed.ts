@@ -50,8 +50,7 @@ export const demoZed = (name: string, demo: DemoOptions, timeZone: string) => {
   const run = async (plan: InsightPlan): Promise<unknown> => {
     const results = []
     for (const query of plan.queries) {
-      const text = typeof query === "string" ? query : formatSelect(query)
-      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: text, values: plan.values }, refresh: "force_blocking" })
+      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values }, refresh: "force_blocking" })
       expect(status, JSON.stringify(json)).toBe(200)
       expect(json.hasMore ?? false).toBe(false)
       results.push(json.results as Array<Array<unknown>>)

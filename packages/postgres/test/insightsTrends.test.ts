@@ -58,8 +58,7 @@ describe.each(["pglite", "postgres", "chdb"])("trends, stickiness and lifecycle 
     const plan = await Effect.runPromise(planned)
     const results = []
     for (const query of plan.queries) {
-      const text = typeof query === "string" ? query : formatSelect(query)
-      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: text, values: plan.values }, refresh: "force_blocking" })
+      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values }, refresh: "force_blocking" })
       expect(status, JSON.stringify(json)).toBe(200)
       results.push(json.results)
     }

@@ -17,11 +17,10 @@ export interface InsightContext {
 
 export interface InsightPlan {
   /**
-   * ZedQL statements, as trees: nothing is parsed when they run. Funnels' are still text, with
-   * `{now}` for the moment, so that the same funnel's text (and its parse) is the same from one
-   * moment to the next. Their results are given to `shape` in the same order.
+   * ZedQL statements, as trees with `{now}` for the moment: nothing is parsed when they run, and
+   * they are the same from one moment to the next. Their results are given to `shape` in order.
    */
-  readonly queries: ReadonlyArray<SelectLike | string>
+  readonly queries: ReadonlyArray<SelectLike>
   /** The values of the statements' placeholders (`{now}`), given to the compiler. */
   readonly values?: Readonly<Record<string, string>> | undefined
   /** The insight's `result`, from each statement's rows (JSON values, as the query API answers them). */

@@ -33,7 +33,8 @@ const parsed = <T>(kind: "parseSelect" | "parseExpr", decode: (json: unknown) =>
   }
 }
 
-const constant = (value: string | number | boolean | null): A.Constant => ({ node: "Constant", value })
+/** A value as a constant. */
+export const constant = (value: string | number | boolean | null): A.Constant => ({ node: "Constant", value })
 
 const isNode = (v: unknown): v is { readonly node: string } => typeof v === "object" && v !== null && "node" in v
 
@@ -86,6 +87,17 @@ export const withValues = <T extends A.Expr>(tree: T, values: Readonly<Record<st
 export const placeholder = (name: string): A.Placeholder => ({ node: "Placeholder", expr: { node: "Field", chain: [name] } })
 
 export const call = (name: string, args: ReadonlyArray<A.Expr>): A.Call => ({ node: "Call", name, args })
+
+// Names a template cannot take as holes (generated columns `t0 … tn`, their aliases, lambda parameters).
+
+/** A column or a table's column: `field("paths", "t0")` is `paths.t0`. */
+export const field = (...chain: ReadonlyArray<string>): A.Field => ({ node: "Field", chain })
+
+/** `expr AS name`. */
+export const alias = (expr: A.Expr, name: string): A.Alias => ({ node: "Alias", alias: name, expr })
+
+/** `(args) -> expr`, its parameters read in `expr` as fields. */
+export const lambda = (args: ReadonlyArray<string>, expr: A.Expr): A.Lambda => ({ node: "Lambda", args, expr })
 
 /** All of the conditions (true without any). */
 export const and = (conditions: ReadonlyArray<A.Expr>): A.Expr =>

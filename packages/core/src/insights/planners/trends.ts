@@ -58,9 +58,6 @@ const breakdownOf = (query: TrendsQuery, where: ReadonlyArray<A.Expr>): A.Expr |
   return Q.expr`if(${value} IN ${top}, ${value}, ${BREAKDOWN_OTHER})`
 }
 
-const alias = (expr: A.Expr, name: string): A.Alias => ({ node: "Alias", alias: name, expr })
-const column = (name: string): A.Field => ({ node: "Field", chain: [name] })
-
 /**
  * One statement: `[bucket,] [breakdown_value,] value` rows for a series over a period. The keys
  * are computed per event in a subquery, so that the outer GROUP BY names plain columns.
@@ -77,13 +74,13 @@ const statement = (node: EventsNode, query: TrendsQuery, period: Period, total: 
   ])
   const breakdown = breakdownOf(query, [...conditions, ...bounds])
   const bucket = rolling ? Q.expr`formatDateTime(addDays(toStartOfDay(timestamp), shift), '%Y-%m-%d')` : bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)
-  const keys = [...(total ? [] : [alias(bucket, "bucket")]), ...(breakdown ? [alias(breakdown, "breakdown_value")] : [])]
-  const names = [...(total ? [] : [column("bucket")]), ...(breakdown ? [column("breakdown_value")] : [])]
+  const keys = [...(total ? [] : [Q.alias(bucket, "bucket")]), ...(breakdown ? [Q.alias(breakdown, "breakdown_value")] : [])]
+  const names = [...(total ? [] : [Q.field("bucket")]), ...(breakdown ? [Q.field("breakdown_value")] : [])]
   const perEvent = rolling
     ? Q.select`SELECT ${keys}, ${agg.input} AS x FROM events ARRAY JOIN range(0, ${rolling}) AS shift WHERE ${where}`
     : Q.select`SELECT ${keys}, ${agg.input} AS x FROM events WHERE ${where}`
   const source = agg.perActor ? Q.select`SELECT ${names}, count() AS n FROM ${perEvent} GROUP BY ${names}, x` : perEvent
-  return Q.select`SELECT ${names}, ${agg.of(agg.perActor ? column("n") : column("x"))} AS value FROM ${source} GROUP BY ${names} LIMIT ${ROWS}`
+  return Q.select`SELECT ${names}, ${agg.of(agg.perActor ? Q.field("n") : Q.field("x"))} AS value FROM ${source} GROUP BY ${names} LIMIT ${ROWS}`
 }
 
 interface SeriesResult {
