@@ -85,8 +85,8 @@ export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<QueryRunne
   readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
   /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
   readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
-  /** Runs one ZedQL statement now, outside the cache (Zed's own reads, such as recording lists): its rows as JSON values. */
-  readonly select: (project: Project, text: string) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
+  /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
+  readonly select: (project: Project, query: SelectLike) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
   /** A background query's status; none when unknown or expired. */
   readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
   /** Stops a background query and forgets it; answers whether there was one. */
@@ -369,11 +369,8 @@ export const QueryRunnerLive = Layer.scoped(
       cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
 
     return QueryRunner.of({
-      select: (project, text) =>
-        Effect.zipRight(
-          checked(text),
-          Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows)
-        ),
+      select: (project, query) =>
+        Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, query, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows),
 
       run: (project, request) =>
         Effect.suspend(() => {
