@@ -78,22 +78,22 @@ const isGroup = (value: FilterGroup | Leaf): value is FilterGroup => value.type 
 
 const OPS: Readonly<Record<RecordingFilter["operator"], A.CompareOp>> = { gt: ">", gte: ">=", lt: "<", lte: "<=", exact: "==" }
 
-/** Seconds of the recording each duration key measures. */
-const SECONDS: Readonly<Record<RecordingFilter["key"], A.Expr>> = {
-  duration: Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp)`,
-  active_seconds: Q.expr`intDiv(active_milliseconds, 1000)`,
-  inactive_seconds: Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000)`
+/** Seconds of the recording each duration key measures (built when used: templates are read after Q.ready). */
+const SECONDS: Readonly<Record<RecordingFilter["key"], () => A.Expr>> = {
+  duration: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp)`,
+  active_seconds: () => Q.expr`intDiv(active_milliseconds, 1000)`,
+  inactive_seconds: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000)`
 }
 
-const ORDER: Readonly<Record<RecordingOrder, A.Expr>> = {
-  start_time: Q.field("min_first_timestamp"),
+const ORDER: Readonly<Record<RecordingOrder, () => A.Expr>> = {
+  start_time: () => Q.field("min_first_timestamp"),
   duration: SECONDS.duration,
   active_seconds: SECONDS.active_seconds,
   inactive_seconds: SECONDS.inactive_seconds,
-  click_count: Q.field("click_count"),
-  keypress_count: Q.field("keypress_count"),
-  mouse_activity_count: Q.field("mouse_activity_count"),
-  console_error_count: Q.field("console_error_count")
+  click_count: () => Q.field("click_count"),
+  keypress_count: () => Q.field("keypress_count"),
+  mouse_activity_count: () => Q.field("mouse_activity_count"),
+  console_error_count: () => Q.field("console_error_count")
 }
 
 /** Sessions with an event matching all of these conditions (on events). */
@@ -111,7 +111,7 @@ const oneOf = (values: ReadonlyArray<string>): A.Expr =>
 const leafCondition = (leaf: Leaf): A.Expr => {
   switch (leaf.type) {
     case "recording":
-      return { node: "CompareOperation", op: OPS[leaf.operator], left: SECONDS[leaf.key], right: Q.constant(leaf.value) }
+      return { node: "CompareOperation", op: OPS[leaf.operator], left: SECONDS[leaf.key](), right: Q.constant(leaf.value) }
     case "person":
       return ofPerson([propertyCondition(leaf)])
     case "event":
@@ -155,7 +155,7 @@ const recordingsCondition = (filters: RecordingFilters, context: SelectionContex
 
 /** A page of the selected recordings' session ids, in the filters' order (one more row tells whether there are more). */
 export const recordingsQuery = (filters: RecordingFilters, context: SelectionContext, page: { readonly limit: number; readonly offset: number }): A.SelectLike => {
-  const order = ORDER[filters.order ?? "start_time"]
+  const order = ORDER[filters.order ?? "start_time"]()
   const where = recordingsCondition(filters, context)
   const [limit, offset] = [page.limit + 1, page.offset]
   return filters.order_direction === "ASC"

@@ -1,4 +1,4 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import * as A from "./ast.js"
 import { ownGrammar } from "./parse.js"
 
@@ -11,8 +11,15 @@ import { ownGrammar } from "./parse.js"
 /** What a hole takes. */
 export type Value = A.Expr | string | number | boolean | null | ReadonlyArray<A.Expr>
 
-// Loaded before any template is read: templates are parsed synchronously, within pure planners.
-const grammar = await ownGrammar()
+// The parser templates are read with, on this thread: loaded by `ready` (planners run it, and
+// QueryRunnerLive as the app starts), not when Zed is imported. Templates are then read
+// synchronously, within pure planners.
+let grammar: Awaited<ReturnType<typeof ownGrammar>> | undefined
+
+/** Loads the parser templates are read with: whatever builds trees runs it first (at once once loaded). */
+export const ready: Effect.Effect<void> = Effect.suspend(() =>
+  grammar === undefined ? Effect.promise(async () => void (grammar ??= await ownGrammar())) : Effect.void
+)
 
 const HOLE = /^__(\d+)$/
 
@@ -24,6 +31,7 @@ const parsed = <T>(kind: "parseSelect" | "parseExpr", decode: (json: unknown) =>
   return (strings: TemplateStringsArray): T => {
     let tree = templates.get(strings)
     if (tree === undefined) {
+      if (grammar === undefined) throw new Error("A ZedQL template was read before Q.ready loaded the parser")
       const json: unknown = JSON.parse(grammar[kind](strings.reduce((text, s, i) => `${text}{__${i - 1}}${s}`), false))
       if ((json as { error?: unknown }).error === true) throw new Error(`Invalid ZedQL template: ${(json as { message: string }).message}`)
       tree = decode(json)

@@ -46,7 +46,7 @@ const ofValues = (math: string) => (x: A.Expr): A.Expr => {
 }
 
 const actors = (x: A.Expr) => Q.expr`uniq(${x})`
-const PERSON = Q.expr`person_id`
+const PERSON = Q.field("person_id")
 
 export const aggregation = (node: EventsNode): Aggregation => {
   const math = node.math ?? "total"

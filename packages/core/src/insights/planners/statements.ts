@@ -14,7 +14,7 @@ export const propertyText = (key: string, type: "event" | "person"): A.Expr =>
 export const dateTime = (ms: number): A.Expr => Q.expr`toDateTime(${new Date(ms).toISOString()})`
 
 /** The moment a plan is made for, a placeholder: the statements stay the same from one moment to the next. */
-export const NOW = Q.expr`toDateTime({now})`
+export const NOW = Q.call("toDateTime", [Q.placeholder("now")])
 
 /** The values of the plans' placeholders. */
 export const planValues = (ctx: InsightContext) => ({ now: ctx.now.toISOString() })
