@@ -2,6 +2,10 @@ import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import fc from "fast-check"
 import { dateRangeConditions } from "../src/insights/planners/conditions.js"
+import type { DateRange } from "../src/insights/planners/dateRange.js"
+import { planValues } from "../src/insights/planners/statements.js"
+import { withValues } from "../src/zedql/build.js"
+import { formatExpr, formatSelect } from "../src/zedql/format.js"
 import { FunnelsQuery, planFunnels, timeToConvertBins } from "../src/insights/planners/funnels.js"
 import { CONTEXT, compilePlan } from "./insightsPlanning.js"
 
@@ -62,22 +66,25 @@ describe("the funnel plan", () => {
     await fc.assert(fc.asyncProperty(arbitraryQuery, async (query) => {
       const plan = Effect.runSync(planFunnels(query, CONTEXT))
       expect(plan.queries).toHaveLength(1)
-      expect(plan.zedql).toBe(plan.queries[0])
+      expect(plan.zedql).toBe(formatSelect(withValues(plan.queries[0]!, planValues(CONTEXT))))
+      expect(plan.zedql).not.toContain("{now}")
       const compiled = await compilePlan(plan)
       expect(Either.isRight(compiled), JSON.stringify(compiled)).toBe(true)
     }), { numRuns: 12 })
   })
 
   it("counts relative dates from the context's now, and takes a date-only date_to as the whole day", () => {
-    expect(dateRangeConditions({ date_from: "-7d" }, CONTEXT, "-30d")).toEqual([
-      "timestamp >= minus(toDateTime('2026-03-20T15:30:00.000Z'), toIntervalDay(7))",
-      "timestamp <= toDateTime('2026-03-20T15:30:00.000Z')"
+    // Written out as format.ts writes trees, with the plan's now.
+    const conditions = (range: DateRange) => dateRangeConditions(range, "-30d").map((c) => formatExpr(withValues(c, planValues(CONTEXT))))
+    expect(conditions({ date_from: "-7d" })).toEqual([
+      "greaterOrEquals(timestamp, minus(toDateTime('2026-03-20T15:30:00.000Z'), toIntervalDay(7)))",
+      "lessOrEquals(timestamp, toDateTime('2026-03-20T15:30:00.000Z'))"
     ])
-    expect(dateRangeConditions({ date_from: "2026-03-01", date_to: "2026-03-10" }, CONTEXT, "-30d")).toEqual([
-      "timestamp >= toDateTime('2026-03-01')",
-      "timestamp < addDays(toDateTime('2026-03-10'), 1)"
+    expect(conditions({ date_from: "2026-03-01", date_to: "2026-03-10" })).toEqual([
+      "greaterOrEquals(timestamp, toDateTime('2026-03-01'))",
+      "less(timestamp, addDays(toDateTime('2026-03-10'), 1))"
     ])
-    expect(dateRangeConditions({ date_from: "all" }, CONTEXT, "-30d")).toEqual(["timestamp <= toDateTime('2026-03-20T15:30:00.000Z')"])
+    expect(conditions({ date_from: "all" })).toEqual(["lessOrEquals(timestamp, toDateTime('2026-03-20T15:30:00.000Z'))"])
   })
 
   const query: FunnelsQuery = { kind: "FunnelsQuery", series: [{ event: "$pageview", custom_name: "Visited" }, { event: "signed_up" }, { event: null }] }

@@ -1,6 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Either, Schema } from "effect"
 import { planRetention, RetentionQuery } from "../src/insights/planners/retention.js"
+import type { SelectLike } from "../src/zedql/ast.js"
+import { withValues } from "../src/zedql/build.js"
+import { formatSelect } from "../src/zedql/format.js"
 import { CONTEXT, compilePlan } from "./insightsPlanning.js"
 
 // The retention planner without a database: the nodes it takes, that its plans compile for every
@@ -39,7 +42,7 @@ describe("the retention plan", () => {
         properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }]
       }, CONTEXT))
       expect(plan.queries).toHaveLength(2)
-      expect(plan.zedql).toBe(plan.queries.join(";\n"))
+      expect(plan.zedql).toBe(plan.queries.map((q) => formatSelect(withValues(q as SelectLike, plan.values ?? {}))).join(";\n"))
       const compiled = await compilePlan(plan)
       expect(Either.isRight(compiled), JSON.stringify(compiled)).toBe(true)
     }

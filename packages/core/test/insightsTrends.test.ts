@@ -1,13 +1,14 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import { compileZedQL } from "../src/domain.js"
 import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
 import { bucketsFrom, instantOf, naiveOf, previousPeriod, resolvePeriod } from "../src/insights/planners/dateRange.js"
 import { applyFormula, FormulaInvalid, parseFormula } from "../src/insights/planners/formula.js"
 import { planLifecycle } from "../src/insights/planners/lifecycle.js"
 import { planStickiness } from "../src/insights/planners/stickiness.js"
-import { quote } from "../src/insights/planners/text.js"
+import * as Q from "../src/zedql/build.js"
+import { compileZedQLTree } from "../src/zedql/compile.js"
+import { compileStatement } from "./insightsPlanning.js"
 import { BREAKDOWN_OTHER, planTrends } from "../src/insights/planners/trends.js"
 
 // The pure parts of the trends, stickiness and lifecycle planners: date ranges as buckets in a
@@ -84,7 +85,7 @@ describe("insight date ranges", () => {
 describe("insight statements", () => {
   it("quote any text as one literal, whatever quotes and backslashes it holds", async () => {
     await fc.assert(fc.asyncProperty(fc.string({ maxLength: 20 }), async (text) => {
-      const compiled = await Effect.runPromise(compileZedQL(`SELECT ${quote(text)} AS v`, { projectId: 1, timezone: "UTC" }))
+      const compiled = await Effect.runPromise(compileZedQLTree(Q.select`SELECT ${text} AS v`, { projectId: 1, timezone: "UTC" }))
       expect(compiled.params).toContain(text)
     }), { numRuns: 100 })
   })
@@ -93,18 +94,18 @@ describe("insight statements", () => {
     const maths = ["total", "dau", "weekly_active", "monthly_active", "unique_session", "sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99",
       "avg_count_per_actor", "min_count_per_actor", "max_count_per_actor", "median_count_per_actor"]
     const properties = { type: "AND", values: [{ type: "OR", values: [{ key: "$browser", value: ["Chrome", "it's"], operator: "exact" }, { key: "email", type: "person", operator: "icontains", value: "\\" }] }] }
-    const queries = [
-      ...(await plan(planTrends({ kind: "TrendsQuery", series: maths.map((math) => ({ ...pageviews, math, math_property: "price" })) }, CTX))).queries,
-      ...(await plan(planTrends({
+    const plans = [
+      await plan(planTrends({ kind: "TrendsQuery", series: maths.map((math) => ({ ...pageviews, math, math_property: "price" })) }, CTX)),
+      await plan(planTrends({
         kind: "TrendsQuery",
         series: [{ ...pageviews, math: "weekly_active", properties }],
         breakdownFilter: { breakdown: "plan", breakdown_type: "person" },
         compareFilter: { compare: true },
         trendsFilter: { display: "BoldNumber" }
-      }, CTX))).queries
+      }, CTX))
     ]
-    expect(queries.length).toBe(maths.length + 2)
-    for (const query of queries) await Effect.runPromise(compileZedQL(query, { projectId: 1, timezone: NEW_YORK }))
+    expect(plans.flatMap((p) => p.queries).length).toBe(maths.length + 2)
+    for (const p of plans) for (const query of p.queries) await Effect.runPromise(compileStatement(query, p.values, NEW_YORK))
   }, 60_000)
 
   it("refuse what they cannot plan, saying why", async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect } from "@effect/vitest"
 import { createZed, demoEvents, loadDemoData, type Zed } from "@zed/core"
 import type { InsightPlan } from "../../core/src/insights/plan.js"
+import { formatSelect } from "../../core/src/zedql/format.js"
 import { backends } from "./backends.js"
 import { demoModel } from "./corpus/model.js"
 
@@ -49,7 +50,7 @@ export const demoZed = (name: string, demo: DemoOptions, timeZone: string) => {
   const run = async (plan: InsightPlan): Promise<unknown> => {
     const results = []
     for (const query of plan.queries) {
-      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query }, refresh: "force_blocking" })
+      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values }, refresh: "force_blocking" })
       expect(status, JSON.stringify(json)).toBe(200)
       expect(json.hasMore ?? false).toBe(false)
       results.push(json.results as Array<Array<unknown>>)

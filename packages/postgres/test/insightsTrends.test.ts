@@ -6,6 +6,7 @@ import type { InsightContext, InsightPlan } from "../../core/src/insights/plan.j
 import { planLifecycle } from "../../core/src/insights/planners/lifecycle.js"
 import { planStickiness } from "../../core/src/insights/planners/stickiness.js"
 import { BREAKDOWN_OTHER, planTrends } from "../../core/src/insights/planners/trends.js"
+import { formatSelect } from "../../core/src/zedql/format.js"
 import { demoModel, type Event } from "./corpus/model.js"
 import { demoZed } from "./demoZed.js"
 
@@ -57,7 +58,7 @@ describe.each(["pglite", "postgres", "chdb"])("trends, stickiness and lifecycle 
     const plan = await Effect.runPromise(planned)
     const results = []
     for (const query of plan.queries) {
-      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query }, refresh: "force_blocking" })
+      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values }, refresh: "force_blocking" })
       expect(status, JSON.stringify(json)).toBe(200)
       results.push(json.results)
     }

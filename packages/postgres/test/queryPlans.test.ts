@@ -5,6 +5,7 @@ import { ingest } from "../../core/src/ingest/writer.js"
 import { LifecycleLive } from "../../core/src/lifecycle/Lifecycle.js"
 import { QueryRunner, QueryRunnerLive } from "../../core/src/queries/runner.js"
 import { ZedConfig } from "../../core/src/services/ZedConfig.js"
+import * as Q from "../../core/src/zedql/build.js"
 import { Effect, Layer, ManagedRuntime, Option } from "effect"
 import { backends, incomingEvent, suiteStorage } from "./backends.js"
 
@@ -16,10 +17,12 @@ const EVENTS = [
   ...Array.from({ length: 2 }, (_, i) => incomingEvent("signed_up", `u${i}`))
 ]
 
+await Effect.runPromise(Q.ready)
+
 const plan: InsightPlan = {
   queries: [
-    "SELECT count() FROM events WHERE event = '$pageview'",
-    "SELECT distinct_id, count() FROM events WHERE event = 'signed_up' GROUP BY distinct_id ORDER BY distinct_id"
+    Q.select`SELECT count() FROM events WHERE event = '$pageview'`,
+    Q.select`SELECT distinct_id, count() FROM events WHERE event = 'signed_up' GROUP BY distinct_id ORDER BY distinct_id`
   ],
   shape: ([views, signups]) => ({ views: views![0]![0], signups: signups!.map(([id, n]) => `${id}:${n}`) }),
   zedql: "…"

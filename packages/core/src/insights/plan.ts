@@ -1,3 +1,5 @@
+import type { SelectLike } from "../zedql/ast.js"
+
 // The contract between insight query nodes (TrendsQuery, FunnelsQuery, …) and the ZedQL pipeline:
 // each kind is planned, purely, into ZedQL statements and a function that shapes their rows into
 // the insight's `result`. Planners never touch storage; the insight runner compiles and executes
@@ -14,10 +16,15 @@ export interface InsightContext {
 }
 
 export interface InsightPlan {
-  /** ZedQL statements; their results are given to `shape` in the same order. */
-  readonly queries: ReadonlyArray<string>
+  /**
+   * ZedQL statements, as trees with `{now}` for the moment: nothing is parsed when they run, and
+   * they are the same from one moment to the next. Their results are given to `shape` in order.
+   */
+  readonly queries: ReadonlyArray<SelectLike>
+  /** The values of the statements' placeholders (`{now}`), given to the compiler. */
+  readonly values?: Readonly<Record<string, string>> | undefined
   /** The insight's `result`, from each statement's rows (JSON values, as the query API answers them). */
   readonly shape: (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => unknown
-  /** The ZedQL shown as the insight's `zedql` (the statements, joined). */
+  /** The ZedQL shown as the insight's `zedql` (the statements written out with their values, joined). */
   readonly zedql: string
 }

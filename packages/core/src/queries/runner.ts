@@ -14,7 +14,9 @@ import { jsonRows } from "../zedql/results.js"
 import { clickhouseName } from "../zedql/types.js"
 import type { InsightPlan } from "../insights/plan.js"
 import { Lifecycle } from "../lifecycle/Lifecycle.js"
-import { type CompileOptions, compileZedQL } from "../zedql/compile.js"
+import type { SelectLike } from "../zedql/ast.js"
+import * as Q from "../zedql/build.js"
+import { type CompileOptions, compileZedQL, compileZedQLTree } from "../zedql/compile.js"
 import {
   cacheExpiry,
   cacheTargetAge,
@@ -84,8 +86,8 @@ export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<QueryRunne
   readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
   /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
   readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
-  /** Runs one ZedQL statement now, outside the cache (Zed's own reads, such as recording lists): its rows as JSON values. */
-  readonly select: (project: Project, text: string) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
+  /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
+  readonly select: (project: Project, query: SelectLike) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
   /** A background query's status; none when unknown or expired. */
   readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
   /** Stops a background query and forgets it; answers whether there was one. */
@@ -140,6 +142,9 @@ export const QueryRunnerLive = Layer.scoped(
     const statuses = yield* QueryStatusStore
     const definitions = yield* PropertyDefinitions
     const background = yield* FiberMap.make<string>()
+    // Insights are planned synchronously when saved (planProblem): the parser their templates are
+    // read with is loaded before the app answers anything.
+    yield* Q.ready
 
     // Property types change rarely (a new key) and only widen: a minute late is fine.
     const propertyTypes = yield* Cache.make({
@@ -149,17 +154,18 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.map(definitions.list(projectId), (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const)))
     })
 
-    /** Compiles and runs one ZedQL statement as `executionId`, its rows as JSON values. */
-    const execute = (project: Project, text: string, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
+    /** Compiles and runs one ZedQL statement (a user's text, or a tree Zed built) as `executionId`, its rows as JSON values. */
+    const execute = (project: Project, query: string | SelectLike, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
       Effect.gen(function*() {
         const types = yield* propertyTypes.get(project.id)
-        const compiled = yield* compileZedQL(text, {
+        const compileOptions: CompileOptions = {
           ...options,
           projectId: project.id,
           timezone: project.timezone,
           dialect: executor.dialect,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
-        })
+        }
+        const compiled = yield* (typeof query === "string" ? compileZedQL(query, compileOptions) : compileZedQLTree(query, compileOptions))
         const compiledAt = performance.now()
         // A shutdown stops the statement (on PGlite it holds the one session the writer must flush through).
         const result = yield* executor.execute({
@@ -213,7 +219,7 @@ export const QueryRunnerLive = Layer.scoped(
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
           const plan = yield* request.plan
-          for (const text of plan.queries) results.push((yield* execute(project, text, {}, executionId, timeout)).rows)
+          for (const query of plan.queries) results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
           return { results: plan.shape(results), zedql: plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
         })
     })
@@ -367,11 +373,8 @@ export const QueryRunnerLive = Layer.scoped(
       cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
 
     return QueryRunner.of({
-      select: (project, text) =>
-        Effect.zipRight(
-          checked(text),
-          Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, text, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows)
-        ),
+      select: (project, query) =>
+        Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, query, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows),
 
       run: (project, request) =>
         Effect.suspend(() => {

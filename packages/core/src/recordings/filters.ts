@@ -1,9 +1,9 @@
 import { Schema } from "effect"
-import { and, or, stepCondition } from "../insights/planners/conditions.js"
-import { quote } from "../insights/planners/text.js"
+import { stepCondition } from "../insights/planners/conditions.js"
 import { PropertyFilter } from "../filters/property.js"
+import type * as A from "../zedql/ast.js"
+import * as Q from "../zedql/build.js"
 import { DateBoundText, dateBound, propertyCondition } from "../zedql/filters.js"
-import { formatExpr } from "../zedql/format.js"
 
 // Which recordings a list or a playlist's saved filters select, as PostHog's clients write it:
 // the flat form (`events`, `properties`, `session_recording_duration`) and the universal
@@ -76,51 +76,55 @@ export type RecordingFilters = typeof RecordingFilters.Type
 
 const isGroup = (value: FilterGroup | Leaf): value is FilterGroup => value.type === "AND" || value.type === "OR"
 
-const OPS: Readonly<Record<RecordingFilter["operator"], string>> = { gt: ">", gte: ">=", lt: "<", lte: "<=", exact: "=" }
+const OPS: Readonly<Record<RecordingFilter["operator"], A.CompareOp>> = { gt: ">", gte: ">=", lt: "<", lte: "<=", exact: "==" }
 
-/** Seconds of the recording each duration key measures. */
-const SECONDS: Readonly<Record<RecordingFilter["key"], string>> = {
-  duration: "dateDiff('second', min_first_timestamp, max_last_timestamp)",
-  active_seconds: "intDiv(active_milliseconds, 1000)",
-  inactive_seconds: "(dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000))"
+/** Seconds of the recording each duration key measures (built when used: templates are read after Q.ready). */
+const SECONDS: Readonly<Record<RecordingFilter["key"], () => A.Expr>> = {
+  duration: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp)`,
+  active_seconds: () => Q.expr`intDiv(active_milliseconds, 1000)`,
+  inactive_seconds: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000)`
 }
 
-const ORDER: Readonly<Record<RecordingOrder, string>> = {
-  start_time: "min_first_timestamp",
+const ORDER: Readonly<Record<RecordingOrder, () => A.Expr>> = {
+  start_time: () => Q.field("min_first_timestamp"),
   duration: SECONDS.duration,
   active_seconds: SECONDS.active_seconds,
   inactive_seconds: SECONDS.inactive_seconds,
-  click_count: "click_count",
-  keypress_count: "keypress_count",
-  mouse_activity_count: "mouse_activity_count",
-  console_error_count: "console_error_count"
+  click_count: () => Q.field("click_count"),
+  keypress_count: () => Q.field("keypress_count"),
+  mouse_activity_count: () => Q.field("mouse_activity_count"),
+  console_error_count: () => Q.field("console_error_count")
 }
 
 /** Sessions with an event matching all of these conditions (on events). */
-const withEvent = (conditions: ReadonlyArray<string>) =>
-  `session_id IN (SELECT $session_id FROM events WHERE ${and(["isNotNull($session_id)", ...conditions])})`
+const withEvent = (conditions: ReadonlyArray<A.Expr>) =>
+  Q.expr`session_id IN (SELECT $session_id FROM events WHERE ${Q.and([Q.expr`isNotNull($session_id)`, ...conditions])})`
 
 /** Recordings of a person matching all of these conditions (on persons, through their distinct ids). */
-const ofPerson = (conditions: ReadonlyArray<string>) =>
-  `distinct_id IN (SELECT distinct_id FROM person_distinct_ids WHERE ${and(conditions)})`
+const ofPerson = (conditions: ReadonlyArray<A.Expr>) =>
+  Q.expr`distinct_id IN (SELECT distinct_id FROM person_distinct_ids WHERE ${Q.and(conditions)})`
 
-const leafCondition = (leaf: Leaf): string => {
+/** Values to be IN, as `IN ('a')` and `IN ('a', 'b')` read. */
+const oneOf = (values: ReadonlyArray<string>): A.Expr =>
+  values.length === 1 ? Q.constant(values[0]!) : { node: "Tuple", exprs: values.map(Q.constant) }
+
+const leafCondition = (leaf: Leaf): A.Expr => {
   switch (leaf.type) {
     case "recording":
-      return `${SECONDS[leaf.key]} ${OPS[leaf.operator]} ${leaf.value}`
+      return { node: "CompareOperation", op: OPS[leaf.operator], left: SECONDS[leaf.key](), right: Q.constant(leaf.value) }
     case "person":
-      return ofPerson([formatExpr(propertyCondition(leaf))])
+      return ofPerson([propertyCondition(leaf)])
     case "event":
-      return withEvent([formatExpr(propertyCondition(leaf))])
+      return withEvent([propertyCondition(leaf)])
     case "events":
       return withEvent([stepCondition({ event: leaf.id, properties: leaf.properties })])
   }
 }
 
-const groupCondition = (group: FilterGroup): string | undefined => {
+const groupCondition = (group: FilterGroup): A.Expr | undefined => {
   const parts = group.values.map((v) => (isGroup(v) ? groupCondition(v) : leafCondition(v))).filter((p) => p !== undefined)
   if (parts.length === 0) return undefined
-  return group.type === "AND" ? and(parts) : or(parts)
+  return group.type === "AND" ? Q.and(parts) : Q.or(parts)
 }
 
 export interface SelectionContext {
@@ -128,8 +132,8 @@ export interface SelectionContext {
   readonly testAccountFilters: ReadonlyArray<PropertyLeaf>
 }
 
-/** The ZedQL condition on `session_replay_events` the filters stand for; `"true"` when none. */
-export const recordingsCondition = (filters: RecordingFilters, context: SelectionContext): string => {
+/** The ZedQL condition on `session_replay_events` the filters stand for; `true` when none. */
+const recordingsCondition = (filters: RecordingFilters, context: SelectionContext): A.Expr => {
   const from = dateBound(filters.date_from)
   const to = dateBound(filters.date_to)
   const leaves: Array<Leaf> = [
@@ -139,20 +143,22 @@ export const recordingsCondition = (filters: RecordingFilters, context: Selectio
     ...(filters.properties ?? [])
   ]
   const test = filters.filter_test_accounts === true ? context.testAccountFilters : []
-  const parts = [
-    ...(from ? [`min_first_timestamp >= ${formatExpr(from)}`] : []),
-    ...(to ? [`min_first_timestamp < ${formatExpr(to)}`] : []),
-    ...(filters.person_uuid ? [ofPerson([`person_id = toUUID(${quote(filters.person_uuid)})`])] : []),
-    ...(filters.session_ids ? [filters.session_ids.length === 0 ? "false" : `session_id IN (${filters.session_ids.map(quote).join(", ")})`] : []),
+  return Q.and([
+    ...(from ? [Q.expr`min_first_timestamp >= ${from}`] : []),
+    ...(to ? [Q.expr`min_first_timestamp < ${to}`] : []),
+    ...(filters.person_uuid ? [ofPerson([Q.expr`person_id = toUUID(${filters.person_uuid})`])] : []),
+    ...(filters.session_ids ? [filters.session_ids.length === 0 ? Q.constant(false) : Q.expr`session_id IN ${oneOf(filters.session_ids)}`] : []),
     ...[...leaves, ...test].map(leafCondition),
     ...(filters.filter_group ? [groupCondition(filters.filter_group)].filter((c) => c !== undefined) : [])
-  ]
-  return and(parts)
+  ])
 }
 
 /** A page of the selected recordings' session ids, in the filters' order (one more row tells whether there are more). */
-export const recordingsQuery = (filters: RecordingFilters, context: SelectionContext, page: { readonly limit: number; readonly offset: number }): string => {
-  const direction = filters.order_direction ?? "DESC"
-  return `SELECT session_id FROM session_replay_events WHERE ${recordingsCondition(filters, context)} ` +
-    `ORDER BY ${ORDER[filters.order ?? "start_time"]} ${direction}, session_id ${direction} LIMIT ${page.limit + 1} OFFSET ${page.offset}`
+export const recordingsQuery = (filters: RecordingFilters, context: SelectionContext, page: { readonly limit: number; readonly offset: number }): A.SelectLike => {
+  const order = ORDER[filters.order ?? "start_time"]()
+  const where = recordingsCondition(filters, context)
+  const [limit, offset] = [page.limit + 1, page.offset]
+  return filters.order_direction === "ASC"
+    ? Q.select`SELECT session_id FROM session_replay_events WHERE ${where} ORDER BY ${order} ASC, session_id ASC LIMIT ${limit} OFFSET ${offset}`
+    : Q.select`SELECT session_id FROM session_replay_events WHERE ${where} ORDER BY ${order} DESC, session_id DESC LIMIT ${limit} OFFSET ${offset}`
 }

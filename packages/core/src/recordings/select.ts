@@ -2,6 +2,7 @@ import { Effect } from "effect"
 import type { Project } from "../domain/models.js"
 import { QueryRunner } from "../queries/runner.js"
 import { RecordingStore } from "../services/RecordingStore.js"
+import * as Q from "../zedql/build.js"
 import { type RecordingFilters, recordingsQuery, type SelectionContext } from "./filters.js"
 
 // Recordings a set of filters selects: the ZedQL selection names the sessions, the store holds
@@ -12,6 +13,7 @@ const context = (project: Project): SelectionContext => ({ testAccountFilters: p
 /** A page of the selected recordings' metadata, in the filters' order. */
 export const selectRecordings = (project: Project, filters: RecordingFilters, page: { readonly limit: number; readonly offset: number }) =>
   Effect.gen(function*() {
+    yield* Q.ready
     const rows = yield* (yield* QueryRunner).select(project, recordingsQuery(filters, context(project), page))
     const recordings = yield* recordingsOf(project.id, rows.slice(0, page.limit).map((row) => String(row[0])))
     return { recordings, hasNext: rows.length > page.limit }

@@ -1,8 +1,10 @@
 import { Effect } from "effect"
 import type { Project } from "../domain/models.js"
-import { instant, quote } from "../insights/planners/text.js"
+import { dateTime } from "../insights/planners/statements.js"
 import { QueryRunner } from "../queries/runner.js"
 import type { StoredSurvey } from "../services/SurveyStore.js"
+import type * as A from "../zedql/ast.js"
+import * as Q from "../zedql/build.js"
 import type { Question } from "./definition.js"
 
 // A survey's results from its events, as ZedQL over `events`: how often posthog-js showed it, and
@@ -43,42 +45,42 @@ export interface QuestionResults {
   readonly nps?: { readonly score: number | null; readonly promoters: number; readonly passives: number; readonly detractors: number }
 }
 
-const conditions = (survey: StoredSurvey, range: Range) =>
-  [
-    `properties.$survey_id = ${quote(survey.id)}`,
-    `timestamp >= ${instant(range.from.getTime())}`,
-    ...(range.to === null ? [] : [`timestamp <= ${instant(range.to.getTime())}`])
-  ].join(" AND ")
+const conditions = (survey: StoredSurvey, range: Range): Array<A.Expr> => [
+  Q.expr`properties.$survey_id = ${survey.id}`,
+  Q.expr`timestamp >= ${dateTime(range.from.getTime())}`,
+  ...(range.to === null ? [] : [Q.expr`timestamp <= ${dateTime(range.to.getTime())}`])
+]
 
-/** One row per submission of `survey sent`, with what `select` reads from its latest event. */
-const submissions = (survey: StoredSurvey, range: Range, select: string, where = "true") =>
-  `SELECT ${select} FROM events WHERE event = ${quote(SENT)} AND ${conditions(survey, range)} AND ${where}
+/** One row per submission of `survey sent`, with the `columns` read from its latest event. */
+const submissions = (survey: StoredSurvey, range: Range, columns: ReadonlyArray<A.Expr>, where: ReadonlyArray<A.Expr> = []) =>
+  Q.select`SELECT ${columns} FROM events WHERE ${Q.and([Q.expr`event = ${SENT}`, ...conditions(survey, range), ...where])}
     GROUP BY coalesce(toString(properties.$survey_submission_id), toString(uuid))`
 
 /** How many submissions the survey has had since it started. */
 export const responsesQuery = (survey: StoredSurvey) =>
-  `SELECT count() FROM (${submissions(survey, { from: survey.start_date ?? survey.created_at, to: null }, "1 AS one")})`
+  Q.select`SELECT count() FROM ${submissions(survey, { from: survey.start_date ?? survey.created_at, to: null }, [Q.alias(Q.constant(1), "one")])}`
 
-const statsQuery = (survey: StoredSurvey, range: Range) =>
-  `SELECT event, count(), uniq(person_id), min(timestamp), max(timestamp) FROM events
-    WHERE event IN (${quote(SHOWN)}, ${quote(DISMISSED)}) AND ${conditions(survey, range)} GROUP BY event
+const statsQuery = (survey: StoredSurvey, range: Range) => {
+  const sent = submissions(survey, range, [Q.alias(Q.expr`argMax(person_id, timestamp)`, "person"), Q.alias(Q.expr`max(timestamp)`, "at")])
+  return Q.select`SELECT event, count(), uniq(person_id), min(timestamp), max(timestamp) FROM events
+    WHERE ${Q.and([Q.expr`event IN (${SHOWN}, ${DISMISSED})`, ...conditions(survey, range)])} GROUP BY event
   UNION ALL
-  SELECT ${quote(SENT)}, count(), uniq(person), min(at), max(at)
-    FROM (${submissions(survey, range, "argMax(person_id, timestamp) AS person, max(timestamp) AS at")})`
+  SELECT ${SENT}, count(), uniq(person), min(at), max(at) FROM ${sent}`
+}
 
 /** A question's answer in an event: `$survey_response_<id>`, or the older `$survey_response[_<index>]`. */
 const answer = (id: string, index: number) =>
-  `coalesce(properties[${quote(`$survey_response_${id}`)}], properties[${quote(index === 0 ? "$survey_response" : `$survey_response_${index}`)}])`
+  Q.expr`coalesce(properties[${`$survey_response_${id}`}], properties[${index === 0 ? "$survey_response" : `$survey_response_${index}`}])`
 
 /** Each distinct answer and its count, and the number of submissions that answered. */
 const answersQuery = (survey: StoredSurvey, range: Range, question: Question & { readonly id: string }, index: number) => {
   const value = answer(question.id, index)
-  const answered = submissions(survey, range, `argMax(${value}, timestamp) AS r`, `${value} IS NOT NULL`)
+  const answered = submissions(survey, range, [Q.alias(Q.expr`argMax(${value}, timestamp)`, "r")], [Q.expr`${value} IS NOT NULL`])
   // A multiple choice answer is a list: each choice counts apart.
   const values = question.type === "multiple_choice"
-    ? `SELECT arrayJoin(JSONExtractArrayRaw(toString(r))) AS v FROM (${answered})`
-    : `SELECT toString(r) AS v FROM (${answered})`
-  return `SELECT v, c, (SELECT count() FROM (${answered})) FROM (SELECT v, count() AS c FROM (${values}) GROUP BY v)
+    ? Q.select`SELECT arrayJoin(JSONExtractArrayRaw(toString(r))) AS v FROM ${answered}`
+    : Q.select`SELECT toString(r) AS v FROM ${answered}`
+  return Q.select`SELECT v, c, (SELECT count() FROM ${answered}) FROM (SELECT v, count() AS c FROM ${values} GROUP BY v)
     ORDER BY c DESC, v LIMIT ${MAX_ANSWERS}`
 }
 
@@ -112,6 +114,7 @@ const ratingSummary = (question: Question, results: QuestionResults["results"]) 
 export const surveyResults = (project: Project, survey: StoredSurvey, range: Range) =>
   Effect.gen(function*() {
     const runner = yield* QueryRunner
+    yield* Q.ready
     const stats: Record<string, EventStats> = { [SHOWN]: emptyStats, [DISMISSED]: emptyStats, [SENT]: emptyStats }
     for (const [event, total, persons, first, last] of yield* runner.select(project, statsQuery(survey, range))) {
       if (Number(total) > 0) {

@@ -408,3 +408,6 @@ export const nodeKinds = (value: unknown): Set<string> => {
   walk(value)
   return kinds
 }
+
+/** One expression as the parser returns it. */
+export const ExpressionSchema: Schema.Schema<Expr> = expr

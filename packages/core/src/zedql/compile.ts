@@ -12,7 +12,7 @@ import { type Dialect, ZedQLPrintError } from "./printer.js"
 import { resolveQuery } from "./resolve.js"
 import { T, type ZType } from "./types.js"
 
-// ZedQL text in, one SQL statement out: parse, resolve (names, types, project scoping), bound the
+// ZedQL text (or a tree Zed built) in, one SQL statement out: parse, resolve (names, types, project scoping), bound the
 // result size, print for a dialect.
 
 /** Rows a query returns when it says no LIMIT; more are fetched to tell whether there are more. */
@@ -54,6 +54,10 @@ const bounded = (query: RQuery): { readonly query: RQuery; readonly page: Compil
 
 export const compileZedQL = (text: string, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError | GrammarRefused> =>
   Effect.flatMap(Effect.zip(parseSelect(text), ownParser), ([ast, own]) => compileParsed(ast, own, options))
+
+/** A statement Zed built as a tree (see build.ts): compiled as it is, nothing parsed. */
+export const compileZedQLTree = (ast: SelectLike, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError> =>
+  Effect.flatMap(ownParser, (own) => compileParsed(ast, own, options))
 
 const compileParsed = (
   ast: SelectLike,

@@ -87,6 +87,11 @@ export const parseSelect = (text: string): Effect.Effect<SelectLike, ZedQLSyntax
     return Effect.flatMap(Grammar, (grammar) => grammar.parse("parseSelect", text)).pipe(Effect.flatMap((json) => keep(text, selectOf(json))))
   })
 
+let grammar: Promise<Awaited<ReturnType<typeof createParser>>> | undefined
+
+/** The grammar's parser on this thread, loaded once (WebAssembly). */
+export const ownGrammar = () => (grammar ??= createParser())
+
 let loading: Promise<ZedQLParser> | undefined
 
 /**
@@ -94,5 +99,5 @@ let loading: Promise<ZedQLParser> | undefined
  * which resolving a query needs synchronously. Users' texts never reach it.
  */
 export const ownParser: Effect.Effect<ZedQLParser> = Effect.promise(() =>
-  (loading ??= createParser().then((parser) => ({ parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false))) })))
+  (loading ??= ownGrammar().then((parser) => ({ parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false))) })))
 )

@@ -1,6 +1,9 @@
 import { Schema } from "effect"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
 import { DateBoundText } from "../../zedql/filters.js"
 import type { InsightContext } from "../plan.js"
+import { dateTime } from "./statements.js"
 
 // An insight's date range as interval buckets in the project's time zone. Wall-clock times are
 // handled as "naive" milliseconds (the wall time read as if it were UTC), so calendar steps are
@@ -137,20 +140,20 @@ export const bucketsBetween = (first: number, end: number, interval: Interval, t
 const naiveOfKey = (key: string): number => Date.parse(`${key.length === 10 ? `${key}T00:00:00` : key.replace(" ", "T")}Z`)
 
 /** How the statements write the bucket of a DateTime expression, matching `Bucket.key`. */
-export const bucketKeyExpr = (expr: string, interval: Interval, weekStartDay: 0 | 1): string =>
-  `formatDateTime(${bucketStartExpr(expr, interval, weekStartDay)}, ${interval === "hour" ? "'%Y-%m-%d %H:%i:%S'" : "'%Y-%m-%d'"})`
+export const bucketKeyExpr = (expr: A.Expr, interval: Interval, weekStartDay: 0 | 1): A.Expr =>
+  Q.expr`formatDateTime(${bucketStartExpr(expr, interval, weekStartDay)}, ${interval === "hour" ? "%Y-%m-%d %H:%i:%S" : "%Y-%m-%d"})`
 
 /** The start of the bucket of a DateTime expression (a DateTime by the hour or day, a Date by week or month). */
-export const bucketStartExpr = (expr: string, interval: Interval, weekStartDay: 0 | 1): string => {
+export const bucketStartExpr = (expr: A.Expr, interval: Interval, weekStartDay: 0 | 1): A.Expr => {
   switch (interval) {
     case "hour":
-      return `toStartOfHour(${expr})`
+      return Q.expr`toStartOfHour(${expr})`
     case "day":
-      return `toStartOfDay(${expr})`
+      return Q.expr`toStartOfDay(${expr})`
     case "week":
-      return `toStartOfWeek(${expr}, ${weekStartDay})`
+      return Q.expr`toStartOfWeek(${expr}, ${weekStartDay})`
     case "month":
-      return `toStartOfMonth(${expr})`
+      return Q.expr`toStartOfMonth(${expr})`
   }
 }
 
@@ -246,7 +249,7 @@ export const bucketsFrom = (period: Period, keys: Iterable<string>, ctx: Insight
 }
 
 /** The conditions bounding `timestamp` to a period (or from an earlier instant, for look-backs). */
-export const timeBounds = (period: Period, instant: (ms: number) => string, from: number | null = period.from): Array<string> => [
-  ...(from === null ? [] : [`timestamp >= ${instant(from)}`]),
-  `timestamp < ${instant(period.to)}`
+export const timeBounds = (period: Period, from: number | null = period.from): Array<A.Expr> => [
+  ...(from === null ? [] : [Q.expr`timestamp >= ${dateTime(from)}`]),
+  Q.expr`timestamp < ${dateTime(period.to)}`
 ]

@@ -1,10 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { and, dateRangeConditions, or, propertyConditions, stepCondition, StepNode, stepName } from "./conditions.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
+import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { quote, ROWS } from "./text.js"
+import { planValues, propertyText, ROWS, shownStatements } from "./statements.js"
 
 // FunnelsQuery → ZedQL. Per person, every event that can start the funnel is a candidate; the
 // planner finds for each candidate the earliest time of each later step (ordered: any events in
@@ -74,74 +76,84 @@ export interface TimeToConvert {
 }
 
 const range = (n: number) => Array.from({ length: n }, (_, i) => i)
-const cols = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`)
+/** Generated columns: `t0 … t{n-1}` the times of a path's steps, `c{k}` a person's candidates' times, … */
+const names = (prefix: string, n: number) => range(n).map((i) => `${prefix}${i}`)
+const col = (prefix: string, k: number) => Q.field(`${prefix}${k}`)
+const cols = (prefix: string, n: number) => names(prefix, n).map((name) => Q.field(name))
 
 /** A candidate's level, the number of steps it reaches, from its times `t0 … t{n-1}`. */
-const levelOf = (n: number) => `multiIf(${range(n).slice(1).reverse().map((k) => `isNotNull(t${k}), ${k + 1}`).join(", ")}, 1)`
+const levelOf = (n: number) =>
+  Q.call("multiIf", [...range(n).slice(1).reverse().flatMap((k) => [Q.expr`isNotNull(${col("t", k)})`, Q.constant(k + 1)]), Q.constant(1)])
 /** When a candidate reaches the furthest step it reaches. */
-const lastOf = (n: number) => `coalesce(${cols("t", n).reverse().join(", ")})`
+const lastOf = (n: number) => Q.call("coalesce", cols("t", n).reverse())
 
 /**
  * Per person (`actor, bd`) the candidate starts, as arrays side by side: `c{k}` the time each
  * reaches step k (NULL when it does not), `levels` how many steps each reaches and `lasts` when it
  * reaches the furthest of them; from the events subquery `source`.
  */
-const candidates = (order: "ordered" | "strict" | "unordered", n: number, source: string, windowEnd: (start: string) => string): string => {
-  const times = cols("t", n)
+const candidates = (order: "ordered" | "strict" | "unordered", n: number, source: A.SelectLike, windowEnd: (start: A.Expr) => A.Expr): A.SelectLike => {
   if (order === "strict") {
     // The next k events of the person must be steps 1…k: found by windows, one row per start.
     const leads = range(n).slice(1).flatMap((k) => [
-      `leadInFrame(s${k}, ${k}) OVER w AS n${k}`,
-      `leadInFrame(timestamp, ${k}) OVER w AS l${k}`
+      Q.alias(Q.expr`leadInFrame(${col("s", k)}, ${k}) OVER w`, `n${k}`),
+      Q.alias(Q.expr`leadInFrame(timestamp, ${k}) OVER w`, `l${k}`)
     ])
-    const chain = range(n).slice(1).map((k) =>
-      `if(${and([...range(k + 1).slice(1).map((j) => `ifNull(n${j}, false)`), `l${k} <= ${windowEnd("timestamp")}`])}, l${k}, NULL) AS t${k}`
-    )
-    const rows = `SELECT actor, bd, timestamp AS t0, ${chain.join(", ")} FROM (` +
-      `SELECT actor, timestamp, s0, first_value(prop) OVER (PARTITION BY actor, s0 ORDER BY timestamp, uuid) AS bd, ${leads.join(", ")} ` +
-      `FROM (${source}) WINDOW w AS (PARTITION BY actor ORDER BY timestamp, uuid)) WHERE s0`
+    const chain = range(n).slice(1).map((k) => {
+      const next = Q.and([...range(k + 1).slice(1).map((j) => Q.expr`ifNull(${col("n", j)}, false)`), Q.expr`${col("l", k)} <= ${windowEnd(Q.field("timestamp"))}`])
+      return Q.alias(Q.expr`if(${next}, ${col("l", k)}, NULL)`, `t${k}`)
+    })
+    const rows = Q.select`SELECT actor, bd, timestamp AS t0, ${chain} FROM (
+      SELECT actor, timestamp, s0, first_value(prop) OVER (PARTITION BY actor, s0 ORDER BY timestamp, uuid) AS bd, ${leads}
+      FROM ${source} WINDOW w AS (PARTITION BY actor ORDER BY timestamp, uuid)) WHERE s0`
     // Times past a row's level are never read: the start's stands in, as groupArray skips NULLs.
-    return `SELECT actor, bd, groupArray(${levelOf(n)}) AS levels, groupArray(${lastOf(n)}) AS lasts, ` +
-      `${times.map((t, k) => `groupArray(${k === 0 ? t : `coalesce(${t}, t0)`}) AS c${k}`).join(", ")} FROM (${rows}) GROUP BY actor, bd`
+    const starts = range(n).map((k) => Q.alias(Q.expr`groupArray(${k === 0 ? col("t", 0) : Q.expr`coalesce(${col("t", k)}, t0)`})`, `c${k}`))
+    return Q.select`SELECT actor, bd, groupArray(${levelOf(n)}) AS levels, groupArray(${lastOf(n)}) AS lasts, ${starts} FROM ${rows} GROUP BY actor, bd`
   }
-  const arrays = range(n).map((k) => `arraySort(groupArrayIf(timestamp, s${k})) AS a${k}`)
-  const firstTouch = order === "unordered" ? "argMin(prop, timestamp)" : "argMinIf(prop, timestamp, s0)"
-  const perActor = `SELECT actor, ${firstTouch} AS bd, ${arrays.join(", ")} FROM (${source}) GROUP BY actor` +
-    (order === "ordered" ? " HAVING countIf(s0) > 0" : "")
-  let query: string
+  const a = cols("a", n)
+  const arrays = range(n).map((k) => Q.alias(Q.expr`arraySort(groupArrayIf(timestamp, ${col("s", k)}))`, `a${k}`))
+  const perActor = order === "unordered"
+    ? Q.select`SELECT actor, argMin(prop, timestamp) AS bd, ${arrays} FROM ${source} GROUP BY actor`
+    : Q.select`SELECT actor, argMinIf(prop, timestamp, s0) AS bd, ${arrays} FROM ${source} GROUP BY actor HAVING countIf(s0) > 0`
+  let query: A.SelectLike
   if (order === "unordered") {
     // From each step event, the first time of every step within the window; sorted, they are the path.
-    const firsts = `SELECT actor, bd, ${range(n).map((j) => `arrayMap(s -> arrayMin(arrayFilter(x -> x >= s AND x <= ${windowEnd("s")}, a${j})), starts) AS f${j}`).join(", ")} ` +
-      `FROM (SELECT actor, bd, ${cols("a", n).join(", ")}, arrayConcat(${cols("a", n).join(", ")}) AS starts FROM (${perActor}))`
-    const path = `arraySort(arrayFilter(x -> isNotNull(x), [${cols("f", n).join(", ")}]))`
-    query = `SELECT actor, bd, ${range(n).map((k) => `arrayMap((${cols("f", n).join(", ")}) -> arrayElement(${path}, ${k + 1}), ${cols("f", n).join(", ")}) AS c${k}`).join(", ")} FROM (${firsts})`
+    const f = cols("f", n)
+    const firstTimes = range(n).map((j) =>
+      Q.alias(Q.expr`arrayMap(s -> arrayMin(arrayFilter(x -> x >= s AND x <= ${windowEnd(Q.field("s"))}, ${col("a", j)})), starts)`, `f${j}`)
+    )
+    const firsts = Q.select`SELECT actor, bd, ${firstTimes} FROM (SELECT actor, bd, ${a}, arrayConcat(${a}) AS starts FROM ${perActor})`
+    const path = Q.expr`arraySort(arrayFilter(x -> isNotNull(x), [${f}]))`
+    const steps = range(n).map((k) => Q.alias(Q.call("arrayMap", [Q.lambda(names("f", n), Q.expr`arrayElement(${path}, ${k + 1})`), ...f]), `c${k}`))
+    query = Q.select`SELECT actor, bd, ${steps} FROM ${firsts}`
   } else {
     // Ordered: for each start, each step's earliest event after the previous step's, within the
     // window from the start; one subquery per step, so that each reads the previous one's times.
     query = perActor
     for (let k = 1; k < n; k++) {
-      const step = `arrayMap((s, p) -> arrayMin(arrayFilter(x -> x > p AND x <= ${windowEnd("s")}, a${k})), a0, ${k === 1 ? "a0" : `c${k - 1}`}) AS c${k}`
-      query = `SELECT actor, bd, ${["a0", ...cols("a", n).slice(k + 1), ...cols("c", k).slice(1), step].join(", ")} FROM (${query})`
+      const previous = k === 1 ? col("a", 0) : col("c", k - 1)
+      const step = Q.alias(Q.expr`arrayMap((s, p) -> arrayMin(arrayFilter(x -> x > p AND x <= ${windowEnd(Q.field("s"))}, ${col("a", k)})), a0, ${previous})`, `c${k}`)
+      query = Q.select`SELECT actor, bd, ${[col("a", 0), ...a.slice(k + 1), ...cols("c", k).slice(1), step]} FROM ${query}`
     }
-    query = `SELECT actor, bd, a0 AS c0, ${cols("c", n).slice(1).join(", ")} FROM (${query})`
+    query = Q.select`SELECT actor, bd, a0 AS c0, ${cols("c", n).slice(1)} FROM ${query}`
   }
   const c = cols("c", n)
-  return `SELECT actor, bd, arrayMap((${times.slice(1).join(", ")}) -> ${levelOf(n)}, ${c.slice(1).join(", ")}) AS levels, ` +
-    `arrayMap((${times.join(", ")}) -> ${lastOf(n)}, ${c.join(", ")}) AS lasts, ${c.join(", ")} FROM (${query})`
+  const t = names("t", n)
+  return Q.select`SELECT actor, bd, ${Q.call("arrayMap", [Q.lambda(t.slice(1), levelOf(n)), ...c.slice(1)])} AS levels,
+    ${Q.call("arrayMap", [Q.lambda(t, lastOf(n)), ...c])} AS lasts, ${c} FROM ${query}`
 }
 
 const windowEndOf = (query: FunnelsQuery) => {
   const interval = query.funnelsFilter?.funnelWindowInterval ?? 14
   const unit = query.funnelsFilter?.funnelWindowIntervalUnit ?? "day"
-  const fn = `toInterval${unit[0]!.toUpperCase()}${unit.slice(1)}`
-  return (start: string) => `${start} + ${fn}(${interval})`
+  const window = Q.call(`toInterval${unit[0]!.toUpperCase()}${unit.slice(1)}`, [Q.constant(interval)])
+  return (start: A.Expr) => Q.expr`${start} + ${window}`
 }
 
-const breakdownExpr = (query: FunnelsQuery): string | undefined => {
+const breakdownExpr = (query: FunnelsQuery): A.Expr | undefined => {
   const filter = query.breakdownFilter
   if (filter?.breakdown == null) return undefined
-  const owner = filter.breakdown_type === "person" ? "person.properties" : "properties"
-  return `ifNull(toString(${owner}[${quote(filter.breakdown)}]), '')`
+  return Q.expr`ifNull(${propertyText(filter.breakdown, filter.breakdown_type === "person" ? "person" : "event")}, '')`
 }
 
 /** Two steps of an n-step funnel, the first before the second, from what a query asks. */
@@ -154,70 +166,71 @@ const stepRange = (n: number, from: number, to: number) => {
  * Persons whose path has an exclusion event after its `funnelFromStep` step and before its
  * `funnelToStep` step (or, when the path stops short of it, within the window) are dropped.
  */
-const withoutExcluded = (query: FunnelsQuery, paths: string, scope: ReadonlyArray<string>): string => {
+const withoutExcluded = (query: FunnelsQuery, paths: A.SelectLike, scope: ReadonlyArray<A.Expr>): A.SelectLike => {
   const exclusions = query.funnelsFilter?.exclusions ?? []
   if (exclusions.length === 0) return paths
   const n = query.series.length
   const windowEnd = windowEndOf(query)
-  const arrays = exclusions.map((x, i) => `groupArrayIf(timestamp, ${stepCondition(x)}) AS x${i}`)
+  const arrays = exclusions.map((x, i) => Q.alias(Q.expr`groupArrayIf(timestamp, ${stepCondition(x)})`, `x${i}`))
   const hits = exclusions.map((x, i) => {
     const { from, to } = stepRange(n, x.funnelFromStep, x.funnelToStep)
-    return `arrayExists(e -> e > paths.t${from} AND if(isNull(paths.t${to}), e <= ${windowEnd("paths.t0")}, e < paths.t${to}), excluded.x${i})`
+    const [after, before] = [Q.field("paths", `t${from}`), Q.field("paths", `t${to}`)]
+    return Q.expr`arrayExists(e -> e > ${after} AND if(isNull(${before}), e <= ${windowEnd(Q.field("paths", "t0"))}, e < ${before}), ${Q.field("excluded", `x${i}`)})`
   })
-  return `SELECT paths.actor AS actor, paths.bd AS bd, paths.reached AS reached, ${cols("t", n).map((t) => `paths.${t} AS ${t}`).join(", ")} ` +
-    `FROM (${paths}) AS paths LEFT JOIN (SELECT person_id AS actor, ${arrays.join(", ")} FROM events ` +
-    `WHERE ${and([...scope, or(exclusions.map(stepCondition))])} GROUP BY actor) AS excluded ON paths.actor = excluded.actor ` +
-    `WHERE NOT (${or(hits)})`
+  const times = names("t", n).map((t) => Q.alias(Q.field("paths", t), t))
+  return Q.select`SELECT paths.actor AS actor, paths.bd AS bd, paths.reached AS reached, ${times}
+    FROM ${paths} AS paths LEFT JOIN (SELECT person_id AS actor, ${arrays} FROM events
+      WHERE ${Q.and([...scope, Q.or(exclusions.map(stepCondition))])} GROUP BY actor) AS excluded ON paths.actor = excluded.actor
+    WHERE NOT (${Q.or(hits)})`
 }
 
 /** The best candidate per person: `actor, bd, reached, t0 … t{n-1}`. */
-const bestPaths = (query: FunnelsQuery, ctx: InsightContext): string => {
+const bestPaths = (query: FunnelsQuery): A.SelectLike => {
   const n = query.series.length
   const order = query.funnelsFilter?.funnelOrderType ?? "ordered"
   const steps = query.series.map(stepCondition)
-  const scope = [...dateRangeConditions(query.dateRange, ctx, "-7d"), ...propertyConditions(query.properties)]
+  const scope = [...dateRangeConditions(query.dateRange, "-7d"), ...propertyConditions(query.properties)]
   // Strict funnels see every event of the person: any other event in between breaks the chain.
-  const where = and(order === "strict" ? scope : [...scope, or(steps)])
-  const source = `SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? "''"} AS prop, ` +
-    `${steps.map((s, k) => `${s} AS s${k}`).join(", ")} FROM events WHERE ${where}`
+  const where = Q.and(order === "strict" ? scope : [...scope, Q.or(steps)])
+  const source = Q.select`SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? ""} AS prop,
+    ${steps.map((s, k) => Q.alias(s, `s${k}`))} FROM events WHERE ${where}`
   const c = cols("c", n)
   // Per person the candidate reaching the furthest step first, from the latest start (reaching the
   // first step only: the earliest start). Among the candidates of one level a later start never
   // has an earlier time at any step, so the latest of those arriving first has each step's maximum.
-  const reached = `SELECT actor, bd, levels, lasts, ${c.join(", ")}, arrayMax(levels) AS reached FROM (${candidates(order, n, source, windowEndOf(query))})`
-  const arrival = `SELECT actor, bd, levels, lasts, ${c.join(", ")}, reached, ` +
-    `arrayMin(arrayFilter((last, level) -> level = reached, lasts, levels)) AS arrival FROM (${reached})`
-  const pick = (k: number) => `arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, c${k}, levels, lasts))`
-  const best = `SELECT actor, bd, reached, ${range(n).map((k) => `${k === 0 ? pick(k) : `if(reached > ${k}, ${pick(k)}, NULL)`} AS t${k}`).join(", ")} FROM (${arrival})`
-  return withoutExcluded(query, best, scope)
+  const reached = Q.select`SELECT actor, bd, levels, lasts, ${c}, arrayMax(levels) AS reached FROM ${candidates(order, n, source, windowEndOf(query))}`
+  const arrival = Q.select`SELECT actor, bd, levels, lasts, ${c}, reached,
+    arrayMin(arrayFilter((last, level) -> level = reached, lasts, levels)) AS arrival FROM ${reached}`
+  const pick = (k: number) => Q.expr`arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, ${col("c", k)}, levels, lasts))`
+  const times = range(n).map((k) => Q.alias(k === 0 ? pick(k) : Q.expr`if(reached > ${k}, ${pick(k)}, NULL)`, `t${k}`))
+  return withoutExcluded(query, Q.select`SELECT actor, bd, reached, ${times} FROM ${arrival}`, scope)
 }
 
 /** The breakdown values kept: the `breakdown_limit` with the most persons; the rest are "other". */
-const limitedBreakdown = (query: FunnelsQuery): string => {
-  if (query.breakdownFilter?.breakdown == null) return "bd"
+const limitedBreakdown = (query: FunnelsQuery): A.Expr => {
+  if (query.breakdownFilter?.breakdown == null) return Q.field("bd")
   const limit = query.breakdownFilter.breakdown_limit ?? DEFAULT_BREAKDOWN_LIMIT
-  return `if(bd IN (SELECT bd FROM best GROUP BY bd ORDER BY count() DESC, bd LIMIT ${limit}), bd, ${quote(BREAKDOWN_OTHER)})`
+  return Q.expr`if(bd IN (SELECT bd FROM best GROUP BY bd ORDER BY count() DESC, bd LIMIT ${limit}), bd, ${BREAKDOWN_OTHER})`
 }
 
-const stepsStatement = (query: FunnelsQuery, ctx: InsightContext): string => {
+const stepsStatement = (query: FunnelsQuery): A.SelectLike => {
   const n = query.series.length
-  const counts = range(n).map((k) => `countIf(reached >= ${k + 1})`)
+  const counts = range(n).map((k) => Q.expr`countIf(reached >= ${k + 1})`)
   const timesOf = range(n).slice(1).flatMap((k) => {
-    const seconds = `dateDiff('second', t${k - 1}, t${k})`
-    return [`avgIf(${seconds}, reached >= ${k + 1})`, `medianIf(${seconds}, reached >= ${k + 1})`]
+    const seconds = Q.expr`dateDiff('second', ${col("t", k - 1)}, ${col("t", k)})`
+    return [Q.expr`avgIf(${seconds}, reached >= ${k + 1})`, Q.expr`medianIf(${seconds}, reached >= ${k + 1})`]
   })
-  const times = cols("t", n)
-  return `WITH best AS (${bestPaths(query, ctx)}) ` +
-    `SELECT breakdown, ${[...counts, ...timesOf].join(", ")} ` +
-    `FROM (SELECT ${limitedBreakdown(query)} AS breakdown, reached, ${times.join(", ")} FROM best) ` +
-    `GROUP BY breakdown ORDER BY ${counts[0]} DESC, breakdown LIMIT ${ROWS}`
+  return Q.select`WITH best AS (${bestPaths(query)})
+    SELECT breakdown, ${[...counts, ...timesOf]}
+    FROM (SELECT ${limitedBreakdown(query)} AS breakdown, reached, ${cols("t", n)} FROM best)
+    GROUP BY breakdown ORDER BY ${counts[0]!} DESC, breakdown LIMIT ${ROWS}`
 }
 
-const timeToConvertStatement = (query: FunnelsQuery, ctx: InsightContext): string => {
+const timeToConvertStatement = (query: FunnelsQuery): A.SelectLike => {
   const n = query.series.length
   const { from, to } = stepRange(n, query.funnelsFilter?.funnelFromStep ?? 0, query.funnelsFilter?.funnelToStep ?? n - 1)
-  return `SELECT dateDiff('second', t${from}, t${to}) AS seconds, count() FROM (${bestPaths(query, ctx)}) ` +
-    `WHERE reached >= ${to + 1} GROUP BY seconds ORDER BY seconds LIMIT ${ROWS}`
+  return Q.select`SELECT dateDiff('second', ${col("t", from)}, ${col("t", to)}) AS seconds, count() FROM ${bestPaths(query)}
+    WHERE reached >= ${to + 1} GROUP BY seconds ORDER BY seconds LIMIT ${ROWS}`
 }
 
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
@@ -258,18 +271,20 @@ export const timeToConvertBins = (times: ReadonlyArray<readonly [number, number]
 }
 
 export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
+  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(FunnelsQuery, input)), (query) => {
     const timeToConvert = query.funnelsFilter?.funnelVizType === "time_to_convert"
     let statement
     try {
-      statement = timeToConvert ? timeToConvertStatement(query, ctx) : stepsStatement(query, ctx)
+      statement = timeToConvert ? timeToConvertStatement(query) : stepsStatement(query)
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
     }
+    const values = planValues(ctx)
     return Effect.succeed<InsightPlan>({
       queries: [statement],
-      zedql: statement,
+      values,
+      zedql: shownStatements([statement], values, ""),
       shape: ([rows = []]) =>
         timeToConvert
           ? timeToConvertBins(rows.map((r) => [Number(r[0]), Number(r[1])] as const), query.funnelsFilter?.binCount)

@@ -4,7 +4,9 @@ import { bucketStartExpr, DateRange, instantOf, Interval, resolvePeriod, shift, 
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
-import { instant, ROWS } from "./text.js"
+import * as Q from "../../zedql/build.js"
+import type * as A from "../../zedql/ast.js"
+import { planValues, ROWS, shownStatements } from "./statements.js"
 
 // LifecycleQuery: each interval, the persons who did the event, by status. `new`: first seen
 // (person created) in the interval; `returning`: also active the interval before; `resurrecting`:
@@ -30,29 +32,28 @@ export type LifecycleQuery = typeof LifecycleQuery.Type
 const UNIT_FUNCTION = { hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
 export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) => {
+  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(LifecycleQuery, input)), (query) => {
     const interval = query.interval ?? "day"
     const period = resolvePeriod(query.dateRange, interval, ctx)
     if (period.from === null) return invalid("A lifecycle insight needs a date range with a start (not \"all\")")
     const node = query.series[0]
-    const fmt = interval === "hour" ? "'%Y-%m-%d %H:%i:%S'" : "'%Y-%m-%d'"
-    const next = (x: string) => `add${UNIT_FUNCTION[interval]}(${x}, 1)`
-    const previous = (x: string) => `subtract${UNIT_FUNCTION[interval]}(${x}, 1)`
-    let where: string
+    const fmt = interval === "hour" ? "%Y-%m-%d %H:%i:%S" : "%Y-%m-%d"
+    const next = (x: A.Expr) => Q.call(`add${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
+    const previous = (x: A.Expr) => Q.call(`subtract${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
+    let where: A.Expr
     try {
       const lookBack = instantOf(shift(period.buckets[0]!.naive, interval, -1), ctx.timezone)
-      where = [...seriesConditions(node, query.properties), ...timeBounds(period, instant, lookBack)].join(" AND ")
+      where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(period, lookBack)])
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
     }
-    const start = (x: string) => bucketStartExpr(x, interval, ctx.weekStartDay)
-    const activity = `SELECT person_id, ${start("timestamp")} AS period, min(${start("person.created_at")}) AS created FROM events WHERE ${where} GROUP BY person_id, period`
-    const neighbours = `SELECT period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, ` +
-      `leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM (${activity})`
-    const active = `SELECT formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous("period")}, 'returning', 'resurrecting') AS status FROM activity`
-    const dormant = `SELECT formatDateTime(${next("period")}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next("period")}`
-    const statement = `WITH activity AS (${neighbours}) SELECT bucket, status, count() AS persons FROM (${active} UNION ALL ${dormant}) GROUP BY bucket, status LIMIT ${ROWS}`
+    const start = (x: A.Expr) => bucketStartExpr(x, interval, ctx.weekStartDay)
+    const periodColumn = Q.expr`period`
+    const activity = Q.select`SELECT person_id, ${start(Q.expr`timestamp`)} AS period, min(${start(Q.expr`person.created_at`)}) AS created FROM events WHERE ${where} GROUP BY person_id, period`
+    const active = Q.select`SELECT formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous(periodColumn)}, 'returning', 'resurrecting') AS status FROM activity`
+    const dormant = Q.select`SELECT formatDateTime(${next(periodColumn)}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next(periodColumn)}`
+    const statement = Q.select`WITH activity AS (SELECT period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM ${activity}) SELECT bucket, status, count() AS persons FROM ${Q.unionAll(active, dormant)} GROUP BY bucket, status LIMIT ${ROWS}`
     const toggled = query.lifecycleFilter?.toggledLifecycles ?? STATUSES
     const shape = (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => {
       const rows = results[0] ?? []
@@ -75,5 +76,6 @@ export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effec
         }
       })
     }
-    return Effect.succeed({ queries: [statement], shape, zedql: statement })
+    const values = planValues(ctx)
+    return Effect.succeed({ queries: [statement], values, shape, zedql: shownStatements([statement], values, "") })
   })

@@ -1,5 +1,6 @@
 import { Schema } from "effect"
-import { formatExpr } from "../../zedql/format.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
 import { PropertyFilter } from "../../filters/property.js"
 import { propertyCondition, UnsupportedFilter } from "../../zedql/filters.js"
 
@@ -27,19 +28,19 @@ export type Properties = typeof Properties.Type
 const isGroup = (value: PropertyGroup | typeof PropertyFilter.Type): value is PropertyGroup =>
   (value.type === "AND" || value.type === "OR") && "values" in value && Array.isArray(value.values)
 
-const groupText = (group: PropertyGroup): string | undefined => {
-  const parts = group.values.map((v) => (isGroup(v) ? groupText(v) : formatExpr(propertyCondition(v)))).filter((t) => t !== undefined)
+const groupCondition = (group: PropertyGroup): A.Expr | undefined => {
+  const parts = group.values.map((v) => (isGroup(v) ? groupCondition(v) : propertyCondition(v))).filter((t) => t !== undefined)
   if (parts.length <= 1) return parts[0]
-  return `${group.type === "AND" ? "and" : "or"}(${parts.join(", ")})`
+  return group.type === "AND" ? Q.and(parts) : Q.or(parts)
 }
 
 /**
  * The condition property filters stand for, or undefined when there is none.
  * Throws `UnsupportedFilter` for an operator ZedQL's filters do not know.
  */
-export const propertiesCondition = (properties: Properties | undefined): string | undefined => {
+export const propertiesCondition = (properties: Properties | undefined): A.Expr | undefined => {
   if (properties == null) return undefined
-  return groupText(Array.isArray(properties) ? { type: "AND", values: properties } : properties as PropertyGroup)
+  return groupCondition(Array.isArray(properties) ? { type: "AND", values: properties } : properties as PropertyGroup)
 }
 
 export { UnsupportedFilter }

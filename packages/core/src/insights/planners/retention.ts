@@ -1,10 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { and, boundExpr, or, propertyConditions } from "./conditions.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
+import { boundExpr, propertyConditions } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { instant, quote, ROWS } from "./text.js"
+import { NOW, planValues, ROWS, shownStatements } from "./statements.js"
 
 // RetentionQuery → ZedQL. The table has `totalIntervals` cohorts, one per period, the last being
 // the period of `date_to` (default now), in the project's time zone. A person is in a cohort when
@@ -48,40 +50,40 @@ export interface RetentionCohort {
 const DEFAULT_INTERVALS = 8
 
 /** How a period is written in ZedQL: its first start, a start shifted, and the index of a moment. */
-const periodExprs = (period: RetentionPeriod, anchor: string, intervals: number, weekStartDay: 0 | 1) => {
+const periodExprs = (period: RetentionPeriod, anchor: A.Expr, intervals: number, weekStartDay: 0 | 1) => {
   const back = intervals - 1
   switch (period) {
     case "Hour":
       return {
-        first: `subtractHours(toStartOfHour(${anchor}), ${back})`,
-        start: (first: string, i: string) => `addHours(${first}, ${i})`,
-        index: (first: string, ts: string) => `dateDiff('hour', ${first}, ${ts})`
+        first: Q.expr`subtractHours(toStartOfHour(${anchor}), ${back})`,
+        start: (first: A.Expr, i: A.Expr) => Q.expr`addHours(${first}, ${i})`,
+        index: (first: A.Expr, ts: A.Expr) => Q.expr`dateDiff('hour', ${first}, ${ts})`
       }
     case "Day":
       return {
-        first: `subtractDays(toDate(${anchor}), ${back})`,
-        start: (first: string, i: string) => `toDateTime(addDays(${first}, ${i}))`,
-        index: (first: string, ts: string) => `dateDiff('day', ${first}, ${ts})`
+        first: Q.expr`subtractDays(toDate(${anchor}), ${back})`,
+        start: (first: A.Expr, i: A.Expr) => Q.expr`toDateTime(addDays(${first}, ${i}))`,
+        index: (first: A.Expr, ts: A.Expr) => Q.expr`dateDiff('day', ${first}, ${ts})`
       }
     case "Week":
       return {
-        first: `subtractWeeks(toStartOfWeek(${anchor}, ${weekStartDay}), ${back})`,
-        start: (first: string, i: string) => `toDateTime(addWeeks(${first}, ${i}))`,
+        first: Q.expr`subtractWeeks(toStartOfWeek(${anchor}, ${weekStartDay}), ${back})`,
+        start: (first: A.Expr, i: A.Expr) => Q.expr`toDateTime(addWeeks(${first}, ${i}))`,
         // Days from the first week's start to the event's week's start, in whole weeks.
-        index: (first: string, ts: string) => `intDiv(dateDiff('day', ${first}, toStartOfWeek(${ts}, ${weekStartDay})), 7)`
+        index: (first: A.Expr, ts: A.Expr) => Q.expr`intDiv(dateDiff('day', ${first}, toStartOfWeek(${ts}, ${weekStartDay})), 7)`
       }
     case "Month":
       return {
-        first: `subtractMonths(toStartOfMonth(${anchor}), ${back})`,
-        start: (first: string, i: string) => `toDateTime(addMonths(${first}, ${i}))`,
-        index: (first: string, ts: string) => `dateDiff('month', ${first}, ${ts})`
+        first: Q.expr`subtractMonths(toStartOfMonth(${anchor}), ${back})`,
+        start: (first: A.Expr, i: A.Expr) => Q.expr`toDateTime(addMonths(${first}, ${i}))`,
+        index: (first: A.Expr, ts: A.Expr) => Q.expr`dateDiff('month', ${first}, ${ts})`
       }
   }
 }
 
 /** The events an entity stands for. Throws `UnsupportedFilter`. */
-const entityCondition = (entity: RetentionEntity | null | undefined): string =>
-  and([...(entity?.id == null ? [] : [`event = ${quote(String(entity.id))}`]), ...propertyConditions(entity?.properties)])
+const entityCondition = (entity: RetentionEntity | null | undefined): A.Expr =>
+  Q.and([...(entity?.id == null ? [] : [Q.expr`event = ${String(entity.id)}`]), ...propertyConditions(entity?.properties)])
 
 /** A DateTime in a period's label as PostHog writes it: no fraction, `Z` for UTC. */
 const dateLabel = (value: unknown): string => String(value).replace(/\.\d+/, "").replace(/\+00:00$/, "Z")
@@ -90,27 +92,29 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
   const filter = query.retentionFilter
   const intervals = filter.totalIntervals ?? DEFAULT_INTERVALS
   const period = filter.period ?? "Day"
-  const anchor = boundExpr(query.dateRange?.date_to, ctx) ?? instant(ctx.now.getTime())
+  const anchor = boundExpr(query.dateRange?.date_to) ?? NOW
   const p = periodExprs(period, anchor, intervals, ctx.weekStartDay)
-  const index = p.index(p.first, "timestamp")
-  const inRange = `timestamp >= toDateTime(${p.first}) AND ${index} < ${intervals}`
+  const index = p.index(p.first, Q.expr`timestamp`)
+  const inRange = Q.expr`timestamp >= toDateTime(${p.first}) AND ${index} < ${intervals}`
   const scope = propertyConditions(query.properties)
-  const target = and([entityCondition(filter.targetEntity), ...scope])
-  const returning = and([entityCondition(filter.returningEntity ?? filter.targetEntity), ...scope])
+  const target = Q.and([entityCondition(filter.targetEntity), ...scope])
+  const returning = Q.and([entityCondition(filter.returningEntity ?? filter.targetEntity), ...scope])
   // One pass over the events, per person: the cohorts they are in and the periods they returned in.
   const cohorts = filter.retentionType === "retention_first_time"
-    ? `arrayFilter(x -> x >= 0 AND x < ${intervals}, [${p.index(p.first, `minIf(timestamp, ${target})`)}])`
-    : `arrayDistinct(groupArrayIf(${index}, ${and([target, inRange])}))`
-  const returns = `arrayDistinct(groupArrayIf(${index}, ${and([returning, inRange])}))`
-  const relevant = or([filter.retentionType === "retention_first_time" ? target : and([target, inRange]), and([returning, inRange])])
-  const counts = `SELECT c, j, count() FROM (` +
-    `SELECT c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (` +
-    `SELECT person_id AS actor, ${cohorts} AS cs, ${returns} AS rs FROM events WHERE ${relevant} GROUP BY actor` +
-    `) ARRAY JOIN cs AS c) ARRAY JOIN js AS j GROUP BY c, j ORDER BY c, j LIMIT ${ROWS}`
-  const starts = `SELECT i, ${p.start(p.first, "i")} AS date FROM (SELECT arrayJoin(range(${intervals})) AS i) ORDER BY i LIMIT ${intervals}`
+    ? Q.expr`arrayFilter(x -> x >= 0 AND x < ${intervals}, [${p.index(p.first, Q.expr`minIf(timestamp, ${target})`)}])`
+    : Q.expr`arrayDistinct(groupArrayIf(${index}, ${Q.and([target, inRange])}))`
+  const returns = Q.expr`arrayDistinct(groupArrayIf(${index}, ${Q.and([returning, inRange])}))`
+  const relevant = Q.or([filter.retentionType === "retention_first_time" ? target : Q.and([target, inRange]), Q.and([returning, inRange])])
+  const counts = Q.select`SELECT c, j, count() FROM (
+    SELECT c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (
+      SELECT person_id AS actor, ${cohorts} AS cs, ${returns} AS rs FROM events WHERE ${relevant} GROUP BY actor
+    ) ARRAY JOIN cs AS c) ARRAY JOIN js AS j GROUP BY c, j ORDER BY c, j LIMIT ${ROWS}`
+  const starts = Q.select`SELECT i, ${p.start(p.first, Q.expr`i`)} AS date FROM (SELECT arrayJoin(range(${intervals})) AS i) ORDER BY i LIMIT ${intervals}`
+  const values = planValues(ctx)
   return {
     queries: [starts, counts],
-    zedql: [starts, counts].join(";\n"),
+    values,
+    zedql: shownStatements([starts, counts], values, ";\n"),
     shape: ([startRows = [], countRows = []]) => {
       const count = new Map(countRows.map((r) => [`${r[0]}:${r[1]}`, Number(r[2])]))
       return startRows.map((row, i): RetentionCohort => ({
@@ -123,7 +127,7 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
 }
 
 export const planRetention = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(RetentionQuery, input), (query) => {
+  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(RetentionQuery, input)), (query) => {
     try {
       return Effect.succeed(plan(query, ctx))
     } catch (error) {

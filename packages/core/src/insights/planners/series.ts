@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { Properties, propertiesCondition } from "./properties.js"
-import { quote } from "./text.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
 
 // A series (EventsNode) as ZedQL: which events it counts, and how it aggregates them per bucket.
 
@@ -31,48 +32,48 @@ export type EventsNode = typeof EventsNode.Type
  * Rolling windows count the actors active in the days up to the bucket.
  */
 export interface Aggregation {
-  readonly input: string
-  readonly of: (x: string) => string
+  readonly input: A.Expr
+  readonly of: (x: A.Expr) => A.Expr
   readonly perActor?: boolean
   readonly rollingDays?: 7 | 30
 }
 
-const QUANTILES: Readonly<Record<string, string>> = { p75: "0.75", p90: "0.9", p95: "0.95", p99: "0.99" }
+const QUANTILES: Readonly<Record<string, number>> = { p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
 
-const ofValues = (math: string) => (x: string): string => {
-  if (math === "median") return `median(${x})`
+const ofValues = (math: string) => (x: A.Expr): A.Expr => {
   const q = QUANTILES[math]
-  return q === undefined ? `${math}(${x})` : `quantile(${q})(${x})`
+  return q === undefined ? Q.call(math, [x]) : { ...Q.call("quantile", [x]), params: [{ node: "Constant", value: q }] }
 }
 
-const actors = (x: string) => `uniq(${x})`
+const actors = (x: A.Expr) => Q.expr`uniq(${x})`
+const PERSON = Q.field("person_id")
 
 export const aggregation = (node: EventsNode): Aggregation => {
   const math = node.math ?? "total"
   switch (math) {
     case "total":
-      return { input: "1", of: () => "count()" }
+      return { input: Q.expr`1`, of: () => Q.expr`count()` }
     case "dau":
-      return { input: "person_id", of: actors }
+      return { input: PERSON, of: actors }
     case "weekly_active":
-      return { input: "person_id", of: actors, rollingDays: 7 }
+      return { input: PERSON, of: actors, rollingDays: 7 }
     case "monthly_active":
-      return { input: "person_id", of: actors, rollingDays: 30 }
+      return { input: PERSON, of: actors, rollingDays: 30 }
     case "unique_session":
-      return { input: "nullIf(`$session_id`, '')", of: actors }
+      return { input: Q.expr`nullIf(\`$session_id\`, '')`, of: actors }
     case "avg_count_per_actor":
     case "min_count_per_actor":
     case "max_count_per_actor":
     case "median_count_per_actor":
-      return { input: "person_id", of: ofValues(math.slice(0, math.indexOf("_"))), perActor: true }
+      return { input: PERSON, of: ofValues(math.slice(0, math.indexOf("_"))), perActor: true }
     default:
-      return { input: `toFloat(properties[${quote(node.math_property!)}])`, of: ofValues(math) }
+      return { input: Q.expr`toFloat(properties[${node.math_property!}])`, of: ofValues(math) }
   }
 }
 
 /** The series' own conditions: its event, its properties (and the query's). */
-export const seriesConditions = (node: EventsNode, queryProperties: Properties | undefined): Array<string> => [
-  ...(node.event == null ? [] : [`event = ${quote(node.event)}`]),
+export const seriesConditions = (node: EventsNode, queryProperties: Properties | undefined): Array<A.Expr> => [
+  ...(node.event == null ? [] : [Q.expr`event = ${node.event}`]),
   ...[node.properties, node.fixedProperties, queryProperties].map(propertiesCondition).filter((c) => c !== undefined)
 ]
 

@@ -4,13 +4,15 @@ import { bucketKeyExpr, comparedPeriods, CompareFilter, DateRange, Interval, res
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
-import { instant, ROWS } from "./text.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
+import { planValues, ROWS, shownStatements } from "./statements.js"
 
 // StickinessQuery: for each series, how many persons did it in exactly k of the period's
 // intervals (k = 1 … number of intervals), or in at least k when cumulative. An interval counts
 // for a person when their events in it meet `stickinessCriteria` (at least one by default).
 
-const CRITERIA: Readonly<Record<string, string>> = { gte: ">=", lte: "<=", exact: "=" }
+const CRITERIA = { gte: ">=", lte: "<=", exact: "==" } as const
 
 export const StickinessQuery = Schema.Struct({
   kind: Schema.Literal("StickinessQuery"),
@@ -31,21 +33,26 @@ export const StickinessQuery = Schema.Struct({
 export type StickinessQuery = typeof StickinessQuery.Type
 
 export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
+  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(StickinessQuery, input)), (query) => {
     const interval = query.interval ?? "day"
     const current = resolvePeriod(query.dateRange, interval, ctx)
     if (current.from === null) return invalid("A stickiness insight needs a date range with a start (not \"all\")")
     const periods = comparedPeriods(current, query.compareFilter, ctx)
     const comparing = periods.length > 1
     const criteria = query.stickinessFilter?.stickinessCriteria
-    const having = criteria ? ` HAVING count() ${CRITERIA[criteria.operator]} ${criteria.value}` : ""
-    let queries: Array<string>
+    const having: A.Expr | undefined = criteria
+      ? { node: "CompareOperation", op: CRITERIA[criteria.operator], left: Q.expr`count()`, right: { node: "Constant", value: criteria.value } }
+      : undefined
+    let queries: Array<A.SelectLike>
     try {
       queries = periods.flatMap((p) =>
         query.series.map((node) => {
-          const where = [...seriesConditions(node, query.properties), ...timeBounds(p.period, instant)].join(" AND ")
-          const active = `SELECT person_id, ${bucketKeyExpr("timestamp", interval, ctx.weekStartDay)} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket${having}`
-          return `SELECT intervals, count() AS persons FROM (SELECT person_id, count() AS intervals FROM (${active}) GROUP BY person_id) GROUP BY intervals LIMIT ${ROWS}`
+          const where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(p.period)])
+          const bucket = bucketKeyExpr(Q.expr`timestamp`, interval, ctx.weekStartDay)
+          const active = having
+            ? Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket HAVING ${having}`
+            : Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket`
+          return Q.select`SELECT intervals, count() AS persons FROM (SELECT person_id, count() AS intervals FROM ${active} GROUP BY person_id) GROUP BY intervals LIMIT ${ROWS}`
         })
       )
     } catch (error) {
@@ -78,5 +85,6 @@ export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effe
           }
         })
       )
-    return Effect.succeed({ queries, shape, zedql: queries.join("\nUNION ALL\n") })
+    const values = planValues(ctx)
+    return Effect.succeed({ queries, values, shape, zedql: shownStatements(queries, values, "\nUNION ALL\n") })
   })

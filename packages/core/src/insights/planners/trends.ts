@@ -5,7 +5,9 @@ import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { applyFormula, FormulaInvalid, maxRef, parseFormula } from "./formula.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { actionOf, aggregation, EventsNode, seriesConditions, seriesName } from "./series.js"
-import { instant, propertyText, quote, ROWS } from "./text.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
+import { planValues, propertyText, ROWS, shownStatements } from "./statements.js"
 
 // TrendsQuery: one statement per series and compared period, each grouped by bucket (and
 // breakdown value); buckets without rows are zeros. Breakdown values past `breakdown_limit` (the
@@ -48,37 +50,37 @@ const breakdownProperty = (query: TrendsQuery): string | undefined =>
   query.breakdownFilter?.breakdown == null || query.breakdownFilter.breakdown === "" ? undefined : query.breakdownFilter.breakdown
 
 /** The breakdown value of an event: its property's text, or "other" past the most frequent values in `where`. */
-const breakdownOf = (query: TrendsQuery, where: ReadonlyArray<string>): string | undefined => {
+const breakdownOf = (query: TrendsQuery, where: ReadonlyArray<A.Expr>): A.Expr | undefined => {
   const property = breakdownProperty(query)
   if (property === undefined) return undefined
-  const value = `ifNull(${propertyText(property, query.breakdownFilter?.breakdown_type === "person" ? "person" : "event")}, '')`
-  const top = `SELECT ${value} AS v FROM events WHERE ${where.join(" AND ")} GROUP BY v ORDER BY count() DESC, v LIMIT ${query.breakdownFilter?.breakdown_limit ?? 25}`
-  return `if(${value} IN (${top}), ${value}, ${quote(BREAKDOWN_OTHER)})`
+  const value = Q.expr`ifNull(${propertyText(property, query.breakdownFilter?.breakdown_type === "person" ? "person" : "event")}, '')`
+  const top = Q.select`SELECT ${value} AS v FROM events WHERE ${Q.and(where)} GROUP BY v ORDER BY count() DESC, v LIMIT ${query.breakdownFilter?.breakdown_limit ?? 25}`
+  return Q.expr`if(${value} IN ${top}, ${value}, ${BREAKDOWN_OTHER})`
 }
 
 /**
  * One statement: `[bucket,] [breakdown_value,] value` rows for a series over a period. The keys
  * are computed per event in a subquery, so that the outer GROUP BY names plain columns.
  */
-const statement = (node: EventsNode, query: TrendsQuery, period: Period, total: boolean, ctx: InsightContext): string => {
+const statement = (node: EventsNode, query: TrendsQuery, period: Period, total: boolean, ctx: InsightContext): A.SelectLike => {
   const agg = aggregation(node)
   const conditions = seriesConditions(node, query.properties)
-  const bounds = timeBounds(period, instant)
+  const bounds = timeBounds(period)
   // By week or month (or over the whole range) a rolling window is the bucket's actors.
   const rolling = agg.rollingDays !== undefined && !total && period.interval === "day" && period.from !== null ? agg.rollingDays : undefined
-  const where = [
+  const where = Q.and([
     ...conditions,
-    ...(rolling ? timeBounds(period, instant, instantOf(shift(period.buckets[0]!.naive, "day", 1 - rolling), ctx.timezone)) : bounds)
-  ]
+    ...(rolling ? timeBounds(period, instantOf(shift(period.buckets[0]!.naive, "day", 1 - rolling), ctx.timezone)) : bounds)
+  ])
   const breakdown = breakdownOf(query, [...conditions, ...bounds])
-  const bucket = rolling ? "formatDateTime(addDays(toStartOfDay(timestamp), shift), '%Y-%m-%d')" : bucketKeyExpr("timestamp", period.interval, ctx.weekStartDay)
-  const keys = [...(total ? [] : [`${bucket} AS bucket`]), ...(breakdown ? [`${breakdown} AS breakdown_value`] : [])]
-  const names = [...(total ? [] : ["bucket"]), ...(breakdown ? ["breakdown_value"] : [])]
-  const from = rolling ? `events ARRAY JOIN range(0, ${rolling}) AS shift` : "events"
-  const perEvent = `SELECT ${[...keys, `${agg.input} AS x`].join(", ")} FROM ${from} WHERE ${where.join(" AND ")}`
-  const groupBy = (columns: ReadonlyArray<string>) => (columns.length > 0 ? ` GROUP BY ${columns.join(", ")}` : "")
-  const source = agg.perActor ? `(SELECT ${[...names, "count() AS n"].join(", ")} FROM (${perEvent})${groupBy([...names, "x"])})` : `(${perEvent})`
-  return `SELECT ${[...names, `${agg.of(agg.perActor ? "n" : "x")} AS value`].join(", ")} FROM ${source}${groupBy(names)} LIMIT ${ROWS}`
+  const bucket = rolling ? Q.expr`formatDateTime(addDays(toStartOfDay(timestamp), shift), '%Y-%m-%d')` : bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)
+  const keys = [...(total ? [] : [Q.alias(bucket, "bucket")]), ...(breakdown ? [Q.alias(breakdown, "breakdown_value")] : [])]
+  const names = [...(total ? [] : [Q.field("bucket")]), ...(breakdown ? [Q.field("breakdown_value")] : [])]
+  const perEvent = rolling
+    ? Q.select`SELECT ${keys}, ${agg.input} AS x FROM events ARRAY JOIN range(0, ${rolling}) AS shift WHERE ${where}`
+    : Q.select`SELECT ${keys}, ${agg.input} AS x FROM events WHERE ${where}`
+  const source = agg.perActor ? Q.select`SELECT ${names}, count() AS n FROM ${perEvent} GROUP BY ${names}, x` : perEvent
+  return Q.select`SELECT ${names}, ${agg.of(agg.perActor ? Q.field("n") : Q.field("x"))} AS value FROM ${source} GROUP BY ${names} LIMIT ${ROWS}`
 }
 
 interface SeriesResult {
@@ -105,7 +107,7 @@ const groups = (rows: ReadonlyArray<Row>, node: EventsNode, order: number, hasBu
 const breakdownShown = (value: string | undefined) => (value === undefined ? undefined : value === "" ? "none" : value)
 
 export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(TrendsQuery, input), (query) => {
+  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(TrendsQuery, input)), (query) => {
     const interval = query.interval ?? "day"
     const display = query.trendsFilter?.display ?? "ActionsLineGraph"
     const total = TOTAL_DISPLAYS.includes(display)
@@ -169,8 +171,8 @@ export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<I
           }
         }), hasBreakdown)
       })
-    const zedql = queries.join("\nUNION ALL\n")
-    return Effect.succeed({ queries, shape, zedql })
+    const values = planValues(ctx)
+    return Effect.succeed({ queries, values, shape, zedql: shownStatements(queries, values, "\nUNION ALL\n") })
   })
 
 const running = (data: ReadonlyArray<number>) => {
