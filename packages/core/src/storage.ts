@@ -23,6 +23,7 @@ export {
   type StoredEarlyAccessFeature
 } from "./services/EarlyAccessFeatureStore.js"
 export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
+export { Flag, FlagInsert } from "./flags/entity.js"
 export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
 export { UsageStore } from "./services/UsageStore.js"
 export {
