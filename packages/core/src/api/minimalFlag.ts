@@ -1,5 +1,5 @@
 import { Effect, Schema, Struct } from "effect"
-import { Flag } from "../flags/entity.js"
+import { Flag } from "../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../services/FlagStore.js"
 
 /** A flag as embedded in what uses it (surveys, early access features): PostHog's minimal flag. */

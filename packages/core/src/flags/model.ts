@@ -43,7 +43,7 @@ export interface FlagFilters {
   readonly holdout_groups?: ReadonlyArray<FlagCondition> | null | undefined
 }
 
-export type { FlagDefinition } from "./entity.js"
+export type { FlagDefinition } from "./flagEntity.js"
 
 /** A cohort's definition: nested AND/OR groups of person property filters (and nested cohorts). */
 export interface PropertyGroup {

@@ -1,5 +1,5 @@
 import { Context, type Effect, type Option } from "effect"
-import type { FlagPatch, NewFlag, StoredFlag } from "../flags/entity.js"
+import type { FlagPatch, NewFlag, StoredFlag } from "../flags/flagEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 export type { FlagPatch, NewFlag, StoredFlag }

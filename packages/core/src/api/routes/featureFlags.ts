@@ -1,7 +1,7 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { UserBasic } from "../../domain/models.js"
 import { EventStore } from "../../services/EventStore.js"
-import { Flag, newFlag } from "../../flags/entity.js"
+import { Flag, newFlag } from "../../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import { NotFound } from "../errors.js"
 import { createFlag, FlagFiltersSchema, FlagKey, updateFlag } from "../flagWrites.js"
