@@ -15,7 +15,7 @@ import { PathId } from "../../schema/fields.js"
 // Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); writes go through
 // flagWrites, which validates them and invalidates the project's cached definitions.
 
-// The wire calls evaluation contexts evaluation tags; the rest are the entity's fields as declared.
+// The entity's fields as written: filters validated, evaluation contexts called evaluation tags.
 const FlagFields = Schema.partial(Schema.Struct({
   ...Struct.pick(Flag.fields, "name"),
   filters: FlagFiltersSchema,
