@@ -15,6 +15,7 @@ export { isUuid, uuidv5, uuidv7 } from "./ingest/uuid.js"
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
 export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
+export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export {
   type EarlyAccessFeaturePatch,
@@ -23,6 +24,7 @@ export {
   type StoredEarlyAccessFeature
 } from "./services/EarlyAccessFeatureStore.js"
 export { FlagInputs, type FlagInputsQuery, type FlagInputsResult } from "./services/FlagInputs.js"
+export { Flag, FlagInsert } from "./flags/flagEntity.js"
 export { type FlagPatch, type FlagQuery, FlagStore, type NewFlag, type StoredFlag } from "./services/FlagStore.js"
 export { UsageStore } from "./services/UsageStore.js"
 export {

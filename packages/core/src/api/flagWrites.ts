@@ -118,17 +118,6 @@ const keyTaken = <A>(effect: Effect.Effect<A, StorageError | ValidationError>) =
   Effect.catchIf(effect, (e) => e._tag === "StorageError" && e.conflict === true,
     () => Effect.fail(new ValidationError({ code: "unique", detail: "There is already a feature flag with this key.", attr: "key" })))
 
-
-/** A flag Zed makes for a feature of its own (survey targeting, early access), with PostHog's defaults for the rest. */
-export const ownFlag = (fields: Pick<NewFlag, "key" | "name" | "filters" | "active" | "created_by">): NewFlag => ({
-  ensure_experience_continuity: false,
-  bucketing_identifier: null,
-  evaluation_runtime: "all",
-  evaluation_contexts: [],
-  tags: [],
-  ...fields
-})
-
 /** Creates a flag whose filters passed `FlagFiltersSchema`, once storage confirms what they name. */
 export const createFlag = (project: Project, flag: NewFlag) =>
   Effect.gen(function*() {

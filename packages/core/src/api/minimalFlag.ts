@@ -1,31 +1,19 @@
-import { Effect, Schema } from "effect"
+import { Effect, Schema, Struct } from "effect"
+import { Flag } from "../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../services/FlagStore.js"
 
 /** A flag as embedded in what uses it (surveys, early access features): PostHog's minimal flag. */
 export const MinimalFlag = Schema.Struct({
-  id: Schema.Int,
+  ...Struct.pick(Flag.fields, "id"),
   team_id: Schema.Int,
-  key: Schema.String,
-  name: Schema.String,
+  ...Struct.pick(Flag.fields, "key", "name"),
   filters: Schema.Unknown,
-  active: Schema.Boolean,
-  deleted: Schema.Boolean,
-  ensure_experience_continuity: Schema.Boolean,
-  version: Schema.Int
+  ...Struct.pick(Flag.fields, "active", "deleted", "ensure_experience_continuity", "version")
 }).annotations({ identifier: "MinimalFeatureFlag" })
 
+/** The embedding response's schema keeps these fields of the stored flag and drops the rest. */
 export const minimalFlag = (projectId: number, flag: StoredFlag | undefined): typeof MinimalFlag.Type | null =>
-  flag === undefined ? null : {
-    id: flag.id,
-    team_id: projectId,
-    key: flag.key,
-    name: flag.name,
-    filters: flag.filters,
-    active: flag.active,
-    deleted: flag.deleted,
-    ensure_experience_continuity: flag.ensure_experience_continuity,
-    version: flag.version
-  }
+  flag === undefined ? null : { ...flag, team_id: projectId }
 
 
 /** The project's live flags by id: one read for a page of what embeds them. */

@@ -43,20 +43,7 @@ export interface FlagFilters {
   readonly holdout_groups?: ReadonlyArray<FlagCondition> | null | undefined
 }
 
-export interface FlagDefinition {
-  readonly id: number
-  readonly key: string
-  readonly name: string
-  readonly active: boolean
-  readonly deleted: boolean
-  readonly version: number
-  readonly ensure_experience_continuity: boolean
-  readonly bucketing_identifier: "distinct_id" | "device_id" | null
-  readonly evaluation_runtime: "server" | "client" | "all"
-  readonly evaluation_contexts: ReadonlyArray<string>
-  readonly has_experiment: boolean
-  readonly filters: FlagFilters
-}
+export type { FlagDefinition } from "./flagEntity.js"
 
 /** A cohort's definition: nested AND/OR groups of person property filters (and nested cohorts). */
 export interface PropertyGroup {

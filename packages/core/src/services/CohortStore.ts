@@ -1,38 +1,9 @@
 import { Context, type Effect, type Option } from "effect"
-import type { PropertyGroup } from "../flags/model.js"
+import type { CohortPatch, NewCohort, StoredCohort } from "../flags/cohortEntity.js"
 import type { Person } from "../persons/model.js"
 import type { StorageError } from "./StorageError.js"
 
-export interface StoredCohort {
-  readonly id: number
-  readonly name: string
-  readonly description: string
-  /** The property definition of a dynamic cohort; null for static ones. */
-  readonly properties: PropertyGroup | null
-  readonly is_static: boolean
-  readonly deleted: boolean
-  readonly version: number
-  readonly created_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  /** Members of a static cohort; null for dynamic ones (computed when evaluated). */
-  readonly count: number | null
-}
-
-export interface NewCohort {
-  readonly name: string
-  readonly description: string
-  readonly properties: PropertyGroup | null
-  readonly is_static: boolean
-  readonly created_by: number | null
-}
-
-export type CohortPatch = {
-  readonly name?: string | undefined
-  readonly description?: string | undefined
-  readonly properties?: PropertyGroup | null | undefined
-  readonly deleted?: boolean | undefined
-}
+export type { CohortPatch, NewCohort, StoredCohort }
 
 export class CohortStore extends Context.Tag("@zed/core/CohortStore")<CohortStore, {
   /** Live cohorts, newest first. */

@@ -1,33 +1,8 @@
 import { Context, type Effect, type Option } from "effect"
-import type { FlagDefinition, FlagFilters } from "../flags/model.js"
+import type { FlagPatch, NewFlag, StoredFlag } from "../flags/flagEntity.js"
 import type { StorageError } from "./StorageError.js"
 
-/** A flag as stored: its definition plus who made and changed it. */
-export interface StoredFlag extends FlagDefinition {
-  readonly tags: ReadonlyArray<string>
-  readonly created_by: number | null
-  readonly last_modified_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export interface NewFlag {
-  readonly key: string
-  readonly name: string
-  readonly filters: FlagFilters
-  readonly active: boolean
-  readonly ensure_experience_continuity: boolean
-  readonly bucketing_identifier: "distinct_id" | "device_id" | null
-  readonly evaluation_runtime: "server" | "client" | "all"
-  readonly evaluation_contexts: ReadonlyArray<string>
-  readonly tags: ReadonlyArray<string>
-  readonly created_by: number | null
-}
-
-export type FlagPatch = { readonly [K in keyof Omit<NewFlag, "created_by">]?: NewFlag[K] | undefined } & {
-  readonly deleted?: boolean | undefined
-  readonly last_modified_by: number | null
-}
+export type { FlagPatch, NewFlag, StoredFlag }
 
 export interface FlagQuery {
   readonly search?: string | undefined

@@ -1,23 +1,29 @@
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type Statement } from "@effect/sql"
 import { type PropertyGroup } from "@zed/core/domain"
-import { CohortStore, type StoredCohort } from "@zed/core/storage"
+import { Cohort, CohortInsert, CohortStore, type NewCohort, type StoredCohort } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
 import { personColumns, type Row as PersonRow, toPerson } from "./PersonStoreSql.js"
 import { orStorageError } from "./sqlErrors.js"
 
 type Row = Omit<StoredCohort, "properties"> & { readonly filters: { readonly properties?: PropertyGroup } | null }
 
-// Stored as PostHog keeps cohorts: `filters: {properties: <group>}`.
+// The columns are the entity's fields. Properties are kept as PostHog keeps cohorts,
+// `filters: {properties: <group>}`; a static cohort's count is its members'.
+const column = (field: string) => (field === "properties" ? "filters" : field)
+const selected = (field: string) =>
+  field === "count" ? "CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count" : `c.${column(field)}`
+const COLUMNS = Object.keys(Cohort.fields).map(selected).join(", ")
+const INSERTED = Object.keys(CohortInsert.fields)
+
 const toCohort = ({ filters, ...row }: Row): StoredCohort => ({ ...row, properties: filters?.properties ?? null })
 
 export const CohortStoreSql = Layer.effect(
   CohortStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(`c.id, c.name, c.description, c.filters, c.is_static, c.deleted, c.version, c.created_by,
-      c.created_at, c.updated_at,
-      CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count`)
-    const filters = (properties: PropertyGroup | null) => (properties === null ? null : JSON.stringify({ properties }))
+    const columns = sql.literal(COLUMNS)
+    const value = (field: string, v: unknown): Statement.Fragment =>
+      field === "properties" ? sql`${v === null ? null : JSON.stringify({ properties: v })}::jsonb` : sql`${v}`
     return CohortStore.of({
       list: (projectId, page) =>
         orStorageError(Effect.all([
@@ -31,23 +37,21 @@ export const CohortStoreSql = Layer.effect(
       create: (projectId, cohort) =>
         orStorageError(sql<Row>`
           WITH c AS (
-            INSERT INTO cohorts (project_id, name, description, filters, is_static, created_by)
-            VALUES (${projectId}, ${cohort.name}, ${cohort.description}, ${filters(cohort.properties)}::jsonb, ${cohort.is_static}, ${cohort.created_by})
+            INSERT INTO cohorts (project_id, ${sql.literal(INSERTED.map(column).join(", "))})
+            VALUES (${projectId}, ${sql.csv(INSERTED.map((field) => value(field, cohort[field as keyof NewCohort])))})
             RETURNING *
           ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => toCohort(rows[0]!))),
-      update: (projectId, id, patch) =>
-        orStorageError(sql<Row>`
+      update: (projectId, id, patch) => {
+        const sets = Object.entries(patch)
+          .filter(([, v]) => v !== undefined)
+          .map(([field, v]) => sql`${sql(column(field))} = ${value(field, v)}`)
+        return orStorageError(sql<Row>`
           WITH c AS (
-            UPDATE cohorts SET
-              name = COALESCE(${patch.name ?? null}, name),
-              description = COALESCE(${patch.description ?? null}, description),
-              filters = ${patch.properties === undefined ? sql`filters` : sql`${filters(patch.properties)}::jsonb`},
-              deleted = COALESCE(${patch.deleted ?? null}, deleted),
-              version = version + 1,
-              updated_at = now()
+            UPDATE cohorts SET ${sql.csv([...sets, sql`version = version + 1`, sql`updated_at = now()`])}
             WHERE project_id = ${projectId} AND id = ${id} AND NOT deleted
             RETURNING *
-          ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort))),
+          ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort)))
+      },
       all: (projectId) =>
         orStorageError(sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted ORDER BY c.id`)
           .pipe(Effect.map((rows) => rows.map(toCohort))),

@@ -1,23 +1,24 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { FlagStore, type StoredFlag } from "@zed/core/storage"
+import { Flag, FlagInsert, FlagStore, type NewFlag, type StoredFlag } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 
-const COLUMNS = `id, key, name, filters, active, deleted, version, ensure_experience_continuity, bucketing_identifier,
-  evaluation_runtime, evaluation_tags AS evaluation_contexts, tags, false AS has_experiment, created_by, last_modified_by,
-  created_at, updated_at`
-
-const JSON_COLUMNS = new Set(["filters", "evaluation_contexts", "tags"])
-// The API calls them evaluation contexts; the table keeps PostHog's column name.
+// The columns are the entity's fields. The API calls them evaluation contexts, the table keeps
+// PostHog's column name; experiments are not kept, so no flag has one.
 const column = (field: string) => (field === "evaluation_contexts" ? "evaluation_tags" : field)
+const selected = (field: string) =>
+  field === "has_experiment" ? "false AS has_experiment" : column(field) === field ? field : `${column(field)} AS ${field}`
+const COLUMNS = Object.keys(Flag.fields).map(selected).join(", ")
+const INSERTED = Object.keys(FlagInsert.fields)
 
 export const FlagStoreSql = Layer.effect(
   FlagStore,
   Effect.gen(function*() {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
-    const value = (field: string, v: unknown): Statement.Fragment =>
-      JSON_COLUMNS.has(field) ? sql`${JSON.stringify(v)}::jsonb` : sql`${v}`
+    // Arrays and objects (filters, tags) are kept as jsonb.
+    const value = (v: unknown): Statement.Fragment =>
+      typeof v === "object" && v !== null ? sql`${JSON.stringify(v)}::jsonb` : sql`${v}`
     return FlagStore.of({
       list: (projectId, query) => {
         const where = sql.and([
@@ -40,16 +41,13 @@ export const FlagStoreSql = Layer.effect(
           .pipe(Effect.map(Arr.head)),
       create: (projectId, flag) =>
         orStorageError(sql<StoredFlag>`
-          INSERT INTO feature_flags (project_id, key, name, filters, active, ensure_experience_continuity, bucketing_identifier,
-            evaluation_runtime, evaluation_tags, tags, created_by, last_modified_by)
-          VALUES (${projectId}, ${flag.key}, ${flag.name}, ${JSON.stringify(flag.filters)}::jsonb, ${flag.active},
-            ${flag.ensure_experience_continuity}, ${flag.bucketing_identifier}, ${flag.evaluation_runtime},
-            ${JSON.stringify(flag.evaluation_contexts)}::jsonb, ${JSON.stringify(flag.tags)}::jsonb, ${flag.created_by}, ${flag.created_by})
+          INSERT INTO feature_flags (project_id, ${sql.literal(INSERTED.map(column).join(", "))}, last_modified_by)
+          VALUES (${projectId}, ${sql.csv(INSERTED.map((field) => value(flag[field as keyof NewFlag])))}, ${flag.created_by})
           RETURNING ${columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, id, patch) => {
         const sets = Object.entries(patch)
           .filter(([, v]) => v !== undefined)
-          .map(([field, v]) => sql`${sql(column(field))} = ${value(field, v)}`)
+          .map(([field, v]) => sql`${sql(column(field))} = ${value(v)}`)
         return orStorageError(sql<StoredFlag>`
           UPDATE feature_flags SET ${sql.csv(sets)}, version = version + 1, updated_at = now()
           WHERE project_id = ${projectId} AND id = ${id} AND NOT deleted

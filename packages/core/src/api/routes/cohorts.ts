@@ -1,4 +1,5 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
+import { Cohort as Entity, newCohort } from "../../flags/cohortEntity.js"
 import { filtersIn } from "../../flags/cohorts.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
@@ -39,21 +40,17 @@ const Group: Schema.Schema<GroupInput> = Schema.Struct({
 const Filters = Schema.Struct({ properties: Group }).annotations({ description: "`{properties: {type: AND|OR, values: [...]}}`" })
 
 const Cohort = Schema.Struct({
-  id: Schema.Int,
-  name: Schema.String,
-  description: Schema.String,
+  ...Struct.pick(Entity.fields, "id", "name", "description"),
   filters: Schema.NullOr(Schema.Struct({ properties: Schema.Unknown })),
-  is_static: Schema.Boolean,
-  deleted: Schema.Boolean,
-  version: Schema.Int,
-  count: Schema.NullOr(Schema.Int),
+  ...Struct.pick(Entity.fields, "is_static", "deleted", "version", "count"),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Cohort" })
 
-const wire = ({ properties, created_by: _, ...cohort }: StoredCohort): typeof Cohort.Type => ({
+/** The response schema keeps the wire's fields of the stored cohort and drops the rest. */
+const wire = (cohort: StoredCohort): typeof Cohort.Type => ({
   ...cohort,
-  filters: properties === null ? null : { properties }
+  filters: cohort.properties === null ? null : { properties: cohort.properties }
 })
 
 const Ref = Schema.Struct({ id: PathId })
@@ -104,13 +101,13 @@ const create = environmentRoute({
         return yield* new ValidationError({ code: "required", detail: "A dynamic cohort needs filters.", attr: "filters" })
       }
       if (!is_static) yield* checkCohortReferences(project.id, filtersIn(body.filters!.properties), "filters")
-      const cohort = yield* (yield* CohortStore).create(project.id, {
+      const cohort = yield* (yield* CohortStore).create(project.id, newCohort({
         name: body.name,
-        description: body.description ?? "",
+        description: body.description,
         properties: is_static ? null : (body.filters!.properties satisfies PropertyGroup),
         is_static,
         created_by: principal.user.id
-      })
+      }))
       yield* invalidate(project.id)
       return wire(cohort)
     })

@@ -3,13 +3,14 @@ import type { Project } from "../../domain/models.js"
 import { DEFAULT_PUBLIC_STAGES, filtersAtStage, flagKeyOf, newFeatureFilters, STAGES } from "../../earlyAccess/stages.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import { EarlyAccessFeatureStore, type StoredEarlyAccessFeature } from "../../services/EarlyAccessFeatureStore.js"
+import { newFlag } from "../../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { Transactor } from "../../services/Transactor.js"
 import { uuidv7 } from "../../ingest/uuid.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
-import { createFlag, ownFlag, updateFlag } from "../flagWrites.js"
+import { createFlag, updateFlag } from "../flagWrites.js"
 import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
@@ -130,7 +131,7 @@ const create = environmentRoute({
       const feature = yield* (yield* Transactor).transaction(Effect.gen(function*() {
         const flag = existing !== undefined
           ? yield* stageFlag(project, existing, body.stage, principal.user.id)
-          : yield* Effect.mapError(createFlag(project, ownFlag({
+          : yield* Effect.mapError(createFlag(project, newFlag({
             key,
             name: `Feature Flag for Feature ${body.name}`,
             filters: newFeatureFilters(key, body.stage),

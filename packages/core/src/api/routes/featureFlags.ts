@@ -1,6 +1,7 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import { UserBasic } from "../../domain/models.js"
 import { EventStore } from "../../services/EventStore.js"
+import { Flag, newFlag } from "../../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import { NotFound } from "../errors.js"
 import { createFlag, FlagFiltersSchema, FlagKey, updateFlag } from "../flagWrites.js"
@@ -14,36 +15,27 @@ import { PathId } from "../../schema/fields.js"
 // Feature flag definitions. Deleting is soft (PATCH {"deleted": true}); writes go through
 // flagWrites, which validates them and invalidates the project's cached definitions.
 
-const Tags = Schema.Array(Schema.String)
+// The entity's fields as written: filters validated, evaluation contexts called evaluation tags.
+const FlagFields = Schema.partial(Schema.Struct({
+  ...Struct.pick(Flag.fields, "name"),
+  filters: FlagFiltersSchema,
+  ...Struct.pick(Flag.fields, "active", "ensure_experience_continuity", "bucketing_identifier", "evaluation_runtime"),
+  evaluation_tags: Flag.fields.evaluation_contexts,
+  ...Struct.pick(Flag.fields, "tags")
+}))
 
-const FlagFields = {
-  name: Schema.optional(Schema.String),
-  filters: Schema.optional(FlagFiltersSchema),
-  active: Schema.optional(Schema.Boolean),
-  ensure_experience_continuity: Schema.optional(Schema.Boolean),
-  bucketing_identifier: Schema.optional(Schema.NullOr(Schema.Literal("distinct_id", "device_id"))),
-  evaluation_runtime: Schema.optional(Schema.Literal("server", "client", "all")),
-  evaluation_tags: Schema.optional(Tags),
-  tags: Schema.optional(Tags)
-}
-
-const FlagCreate = Schema.Struct({ key: FlagKey, ...FlagFields }).annotations({ identifier: "FeatureFlagCreate" })
-const FlagUpdate = Schema.Struct({ key: Schema.optional(FlagKey), deleted: Schema.optional(Schema.Boolean), ...FlagFields })
+const FlagCreate = Schema.Struct({ key: FlagKey }).pipe(Schema.extend(FlagFields)).annotations({ identifier: "FeatureFlagCreate" })
+const FlagUpdate = Schema.Struct({ key: Schema.optional(FlagKey), deleted: Schema.optional(Schema.Boolean) }).pipe(Schema.extend(FlagFields))
   .annotations({ identifier: "FeatureFlagUpdate" })
 
 const FeatureFlag = Schema.Struct({
-  id: Schema.Int,
-  key: Schema.String,
-  name: Schema.String,
+  ...Struct.pick(Flag.fields, "id", "key", "name"),
   filters: Schema.Unknown,
-  active: Schema.Boolean,
-  deleted: Schema.Boolean,
-  version: Schema.Int,
-  ensure_experience_continuity: Schema.Boolean,
+  ...Struct.pick(Flag.fields, "active", "deleted", "version", "ensure_experience_continuity"),
   bucketing_identifier: Schema.NullOr(Schema.String),
   evaluation_runtime: Schema.String,
-  evaluation_tags: Tags,
-  tags: Tags,
+  evaluation_tags: Flag.fields.evaluation_contexts,
+  ...Struct.pick(Flag.fields, "tags"),
   /** One condition, no properties, no variants: a plain percentage rollout. */
   is_simple_flag: Schema.Boolean,
   rollout_percentage: Schema.NullOr(Schema.Number),
@@ -67,26 +59,15 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
   Effect.gen(function*() {
     const calls = yield* (yield* EventStore).lastFlagCalls(projectId, flags.map((f) => f.key))
     const user = yield* userLookup(flags.flatMap((f) => [f.created_by, f.last_modified_by]))
+    // The response schema keeps the wire's fields of the stored flag and drops the rest.
     return flags.map((flag): typeof FeatureFlag.Type => ({
-      id: flag.id,
-      key: flag.key,
-      name: flag.name,
-      filters: flag.filters,
-      active: flag.active,
-      deleted: flag.deleted,
-      version: flag.version,
-      ensure_experience_continuity: flag.ensure_experience_continuity,
-      bucketing_identifier: flag.bucketing_identifier,
-      evaluation_runtime: flag.evaluation_runtime,
+      ...flag,
       evaluation_tags: flag.evaluation_contexts,
-      tags: flag.tags,
       is_simple_flag: simple(flag),
       rollout_percentage: simple(flag) ? (flag.filters.groups![0]!.rollout_percentage ?? 100) : null,
       has_encrypted_payloads: false,
       created_by: user(flag.created_by),
       last_modified_by: user(flag.last_modified_by),
-      created_at: flag.created_at,
-      updated_at: flag.updated_at,
       last_called_at: calls.get(flag.key) ?? null
     }))
   })
@@ -133,18 +114,8 @@ const create = environmentRoute({
   status: 201,
   handler: ({ body, principal, project }) =>
     Effect.gen(function*() {
-      const flag = yield* createFlag(project, {
-        key: body.key,
-        name: body.name ?? "",
-        filters: body.filters ?? {},
-        active: body.active ?? true,
-        ensure_experience_continuity: body.ensure_experience_continuity ?? false,
-        bucketing_identifier: body.bucketing_identifier ?? null,
-        evaluation_runtime: body.evaluation_runtime ?? "all",
-        evaluation_contexts: body.evaluation_tags ?? [],
-        tags: body.tags ?? [],
-        created_by: principal.user.id
-      })
+      const { evaluation_tags, ...rest } = body
+      const flag = yield* createFlag(project, newFlag({ ...rest, evaluation_contexts: evaluation_tags, created_by: principal.user.id }))
       return (yield* present(project.id, [flag]))[0]!
     })
 })

@@ -4,6 +4,7 @@ import { UserBasic } from "../../domain/models.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { FlagFilters } from "../../flags/model.js"
 import { uuidv7 } from "../../ingest/uuid.js"
+import { newFlag } from "../../flags/flagEntity.js"
 import { FlagStore } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
 import { type NewSurvey, type StoredSurvey, SurveyStore } from "../../services/SurveyStore.js"
@@ -15,7 +16,7 @@ import { rates, surveyResults } from "../../surveys/results.js"
 import { flagsActive, isPublished, isRunning, shownEndDate } from "../../surveys/schedule.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
-import { createFlag, FlagFiltersSchema, ownFlag, updateFlag } from "../flagWrites.js"
+import { createFlag, FlagFiltersSchema, updateFlag } from "../flagWrites.js"
 import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
@@ -238,7 +239,7 @@ const create = environmentRoute({
       const archived = body.archived ?? false
       const active = flagsActive({ archived, ...fields }, new Date())
       const flag = (key: string, filters: FlagFilters) =>
-        createFlag(project, ownFlag({ key, name: targetingFlagName(body.name), filters, active, created_by: principal.user.id }))
+        createFlag(project, newFlag({ key, name: targetingFlagName(body.name), filters, active, created_by: principal.user.id }))
       const survey = yield* (yield* Transactor).transaction(Effect.gen(function*() {
         const targeting = body.targeting_flag_filters ? yield* asTargetingFilters(flag(targetingFlagKey(""), body.targeting_flag_filters)) : undefined
         const internal = yield* flag(targetingFlagKey("-custom"), internalTargetingFilters(id, fields.conditions?.seenSurveyWaitPeriodInDays))
@@ -329,7 +330,7 @@ const update = environmentRoute({
             yield* asTargetingFilters(updateFlag(project, targeting, { filters: { ...current.filters, ...body.targeting_flag_filters }, last_modified_by: userId }))
           } else {
             const name = targetingFlagName(body.name ?? before.name)
-            targeting = (yield* asTargetingFilters(createFlag(project, ownFlag({ key: targetingFlagKey(""), name, filters: body.targeting_flag_filters, active: false, created_by: userId })))).id
+            targeting = (yield* asTargetingFilters(createFlag(project, newFlag({ key: targetingFlagKey(""), name, filters: body.targeting_flag_filters, active: false, created_by: userId })))).id
           }
         }
         const saved = yield* nameTaken((yield* SurveyStore).update(project.id, params.id, {
