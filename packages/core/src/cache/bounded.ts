@@ -84,11 +84,18 @@ export const approximateBytes = (value: unknown, budget = 100_000): number => {
       case "object": {
         if (v === null) return 8
         let bytes = 32
-        if (Array.isArray(v)) for (const item of v) bytes += 8 + size(item)
-        else if (v instanceof Map) for (const [k, item] of v) bytes += 16 + size(k) + size(item)
-        else if (v instanceof Set) for (const item of v) bytes += 8 + size(item)
-        else if (v instanceof Date) bytes += 8
-        else for (const key in v) bytes += 8 + size(key) + size((v as Record<string, unknown>)[key])
+        const add = (extra: number, ...parts: Array<unknown>) => {
+          if (nodes > budget) return false
+          bytes += extra
+          for (const part of parts) bytes += size(part)
+          return true
+        }
+        if (Array.isArray(v) || v instanceof Set) {
+          for (const item of v) if (!add(8, item)) break
+        } else if (v instanceof Map) {
+          for (const [k, item] of v) if (!add(16, k, item)) break
+        } else if (v instanceof Date) bytes += 8
+        else for (const key in v) if (!add(8, key, (v as Record<string, unknown>)[key])) break
         return bytes
       }
     }

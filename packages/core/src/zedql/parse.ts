@@ -43,18 +43,27 @@ const CACHED_TEXT = 20_000
 export const CACHED_PARSES = 500
 export const CACHED_BYTES = 16 * 1024 * 1024
 
-const parses = makeBoundedMap<string, Either.Either<SelectLike, ZedQLSyntaxError>>({
-  maxEntries: CACHED_PARSES,
-  maxWeight: CACHED_BYTES,
-  weigh: (parsed, text) => text.length + (Either.isRight(parsed) ? approximateBytes(parsed.right) : 0)
-})
+type Parsed = Either.Either<SelectLike, ZedQLSyntaxError>
 
-const kept = (text: string) => parses.get(text)
-
-const keep = (text: string, parsed: Either.Either<SelectLike, ZedQLSyntaxError>) => {
-  if (text.length <= CACHED_TEXT) parses.set(text, parsed)
-  return parsed
+/** A parse cache within these bounds (the module's own has the ones above). */
+export const makeParseCache = (bounds = { texts: CACHED_TEXT, entries: CACHED_PARSES, bytes: CACHED_BYTES }) => {
+  const parses = makeBoundedMap<string, Parsed>({
+    maxEntries: bounds.entries,
+    maxWeight: bounds.bytes,
+    weigh: (parsed, text) => text.length + (Either.isRight(parsed) ? approximateBytes(parsed.right) : 0)
+  })
+  return {
+    kept: (text: string) => parses.get(text),
+    keep: (text: string, parsed: Parsed) => {
+      if (text.length <= bounds.texts) parses.set(text, parsed)
+      return parsed
+    },
+    size: parses.size,
+    bytes: parses.weight
+  }
 }
+
+const { keep, kept } = makeParseCache()
 
 /** The query the parser's JSON describes, or the syntax error it reports. */
 const selectOf = (text: string): Either.Either<SelectLike, ZedQLSyntaxError> => {
