@@ -198,7 +198,7 @@ const bare = async (place) => {
   const where = rest.join(":")
   if (kind === "pglite") {
     const { PGlite } = await import("@electric-sql/pglite")
-    const { pgliteOptions } = await import("@zed/postgres")
+    const { pgliteOptions } = await import("../packages/postgres/dist/pgliteOptions.js")
     const db = await PGlite.create(where, pgliteOptions)
     await db.query("select count(*) from events")
     process.on("SIGTERM", () => void db.close().then(() => process.exit(0)))

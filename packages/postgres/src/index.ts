@@ -1,5 +1,4 @@
 export * as PgliteClient from "./PgliteClient.js"
-export { pgliteOptions } from "./pgliteOptions.js"
 export * as PgliteThread from "./pgliteThread.js"
 export {
   pgliteClient,
