@@ -3,13 +3,14 @@ import * as clickhouse from "./clickhouse.js"
 import * as decide from "./decide.js"
 import * as ingest from "./ingest.js"
 import * as insights from "./insights.js"
+import * as memory from "./memory.js"
 import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
 import * as recordings from "./recordings.js"
 import * as transformations from "./transformations.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations, clickhouse })) {
+for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations, clickhouse, memory })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

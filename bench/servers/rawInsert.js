@@ -1,8 +1,10 @@
 // The ingest baseline: the same rows inserted straight into the same events table (migrated by Zed),
 // as multi-row INSERTs of one request's batch each, one after another, without Zed.
+// PGlite is opened with the settings Zed opens it with.
 import { PGlite } from "@electric-sql/pglite"
 import { createZed } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
+import { pgliteOptions } from "../../packages/postgres/dist/pgliteOptions.js"
 import pg from "pg"
 
 const [kind, ...rest] = process.argv[2].split(":")
@@ -10,7 +12,7 @@ const where = rest.join(":")
 const setup = await createZed({ storage: kind === "postgres" ? postgresStorage({ url: where }) : pgliteStorage({ dataDir: where }) })
 await setup.close()
 
-const db = kind === "postgres" ? new pg.Client({ connectionString: where }) : await PGlite.create(where)
+const db = kind === "postgres" ? new pg.Client({ connectionString: where }) : await PGlite.create(where, pgliteOptions)
 if (kind === "postgres") await db.connect()
 
 const COLUMNS = 8

@@ -1,4 +1,5 @@
-import { FetchHttpClient } from "@effect/platform"
+// By path: the @effect/platform barrel loads every module of the package (about 30 MB of heap).
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Layer } from "effect"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
 import { FlagPersons, FlagPersonsLive } from "./flags/persons.js"

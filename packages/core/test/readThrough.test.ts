@@ -73,6 +73,18 @@ describe("read-through cache", () => {
       expect(calls).toEqual(["a", "b", "c", "d"])
     }))
 
+  it.scoped("keeps at most its bytes, the oldest going first, and never a value heavier than all of them", () =>
+    Effect.gen(function*() {
+      const { calls, lookup } = counting((key) => "x".repeat(Number(key.slice(1))))
+      const cache = yield* makeReadThrough({ capacity: 100, weigh: (value) => value.length, maxBytes: 1000, lookup, timeToLive: () => 60_000 })
+      for (const key of ["a400", "b400", "c300"]) yield* cache.get(key)
+      expect(["a400", "b400", "c300"].map((key) => cache.peek(key)?.length)).toEqual([undefined, 400, 300])
+      expect((yield* cache.get("d2000")).length).toBe(2000)
+      expect(cache.peek("d2000")).toBeUndefined()
+      expect(cache.peek("c300")?.length).toBe(300)
+      expect(calls).toEqual(["a400", "b400", "c300", "d2000"])
+    }))
+
   it.scoped("does not keep what a lookup read before the key was invalidated", () =>
     Effect.gen(function*() {
       const gate = yield* Deferred.make<void>()

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Either } from "effect"
 import fc from "fast-check"
+import { approximateBytes } from "../src/cache/bounded.js"
 import { compileZedQL, type CompiledZedQL, QUERY_MAX_LIMIT, type ZedQLError } from "../src/domain.js"
-import { CACHED_PARSES, parseSelect } from "../src/zedql/parse.js"
+import { CACHED_PARSES, makeParseCache, parseSelect } from "../src/zedql/parse.js"
 
 // The compiler alone, without a database: what it refuses (and where), and what the SQL it prints
 // can and cannot contain. Results are checked against real databases in @zed/postgres's tests.
@@ -146,5 +147,20 @@ describe("ZedQL parsing", () => {
     const again = await parse(text)
     expect(again).not.toBe(first)
     expect(again).toEqual(first)
+  })
+
+  it("keeps parses within its bytes: large trees push out the least recently used", async () => {
+    const texts = Array.from({ length: 8 }, (_, i) => `SELECT ${Array.from({ length: 5 + i * 5 }, (_, j) => `properties.p${j}`).join(", ")} FROM events`)
+    const asts = await Promise.all(texts.map((text) => Effect.runPromise(parseSelect(text))))
+    const trees = asts.map((ast) => Either.right(ast))
+    const bytes = approximateBytes(asts[7]) * 2
+    const cache = makeParseCache({ texts: 20_000, entries: 100, bytes })
+    for (const [i, text] of texts.entries()) {
+      cache.keep(text, trees[i]!)
+      expect(cache.kept(text)).toBe(trees[i])
+      expect(cache.bytes()).toBeLessThanOrEqual(bytes)
+    }
+    expect(cache.kept(texts[0]!)).toBeUndefined()
+    expect(cache.size()).toBeLessThan(texts.length)
   })
 })

@@ -1,9 +1,10 @@
 import { createRequire } from "node:module"
-import { isIP } from "node:net"
+import { readFileSync } from "node:fs"
+import { BlockList, isIP } from "node:net"
 import { GeoIp } from "@zed/core"
 import { continents, countries } from "countries-list"
-import { Effect, Layer } from "effect"
-import { open } from "maxmind"
+import { Layer } from "effect"
+import { Reader } from "maxmind"
 
 // DB-IP City Lite (CC BY 4.0, https://db-ip.com), shipped in an npm package and read with the
 // MaxMind DB reader. It knows city, region, country and coordinates; not postcodes or time zones.
@@ -47,18 +48,41 @@ export const geoipProperties = (record: DbipCity | null): Record<string, unknown
   return Object.fromEntries(entries.filter(([, v]) => v !== undefined))
 }
 
-/** GeoIP from DB-IP City Lite; the databases (about 130 MB) are opened once, when the layer builds. */
-export const DbipGeoIp = Layer.effect(
-  GeoIp,
-  Effect.promise(async () => {
-    const paths = databases()
-    const [ipv4, ipv6] = (await Promise.all([open(paths.ipv4), open(paths.ipv6)])) as unknown as [Database, Database]
-    const reader = (ip: string): Database | undefined => (isIP(ip) === 4 ? ipv4 : isIP(ip) === 6 ? ipv6 : undefined)
-    return GeoIp.of({
-      lookup: (ip) => {
-        const address = ip.startsWith("::ffff:") ? ip.slice(7) : ip
-        return geoipProperties(reader(address)?.get(address) ?? null)
-      }
-    })
+/**
+ * Addresses no database locates (loopback, private, shared, link-local, unspecified): they are
+ * answered without opening one, so a server that only sees them never loads any.
+ */
+const nowhere = new BlockList()
+nowhere.addSubnet("0.0.0.0", 8, "ipv4")
+nowhere.addSubnet("10.0.0.0", 8, "ipv4")
+nowhere.addSubnet("100.64.0.0", 10, "ipv4")
+nowhere.addSubnet("127.0.0.0", 8, "ipv4")
+nowhere.addSubnet("169.254.0.0", 16, "ipv4")
+nowhere.addSubnet("172.16.0.0", 12, "ipv4")
+nowhere.addSubnet("192.168.0.0", 16, "ipv4")
+nowhere.addAddress("::", "ipv6")
+nowhere.addAddress("::1", "ipv6")
+nowhere.addSubnet("fc00::", 7, "ipv6")
+nowhere.addSubnet("fe80::", 10, "ipv6")
+
+/**
+ * GeoIP from DB-IP City Lite. The reader keeps a whole database in memory (IPv4 63 MB, IPv6 71 MB),
+ * so each is read on the first address of its family that could be located, not before: a server
+ * whose traffic is all IPv4, or all private, never holds the other, or either.
+ */
+export const DbipGeoIp = Layer.sync(GeoIp, () => {
+  const paths = databases()
+  const loaded: { ipv4?: Database; ipv6?: Database } = {}
+  const reader = (family: "ipv4" | "ipv6"): Database =>
+    (loaded[family] ??= new Reader(readFileSync(paths[family])) as unknown as Database)
+  return GeoIp.of({
+    lookup: (ip) => {
+      const address = ip.startsWith("::ffff:") ? ip.slice(7) : ip
+      const version = isIP(address)
+      if (version === 0) return {}
+      const family = version === 4 ? "ipv4" : "ipv6"
+      if (nowhere.check(address, family)) return {}
+      return geoipProperties(reader(family).get(address))
+    }
   })
-)
+})

@@ -22,9 +22,10 @@ describe("DB-IP GeoIP", () => {
       expect(geoip.lookup("2001:67c:2e8:22::c100:68b")).toMatchObject({ $geoip_city_name: "Amsterdam", $geoip_country_code: "NL" })
     }).pipe(Effect.provide(DbipGeoIp)))
 
-  it.effect("knows nothing of private, loopback or malformed addresses", () =>
+  it.effect("knows nothing of private, shared, link-local, loopback or malformed addresses", () =>
     Effect.gen(function*() {
       const geoip = yield* GeoIp
-      for (const ip of ["127.0.0.1", "10.1.2.3", "192.168.0.1", "::1", "not an ip", ""]) expect(geoip.lookup(ip)).toEqual({})
+      const nowhere = ["127.0.0.1", "10.1.2.3", "192.168.0.1", "172.16.0.5", "100.64.0.1", "169.254.1.1", "0.0.0.0", "::ffff:10.0.0.1"]
+      for (const ip of [...nowhere, "::1", "::", "fe80::1", "fd00::1", "not an ip", ""]) expect(geoip.lookup(ip)).toEqual({})
     }).pipe(Effect.provide(DbipGeoIp)))
 })

@@ -1,3 +1,5 @@
+import { existsSync } from "node:fs"
+import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
@@ -127,6 +129,22 @@ const spawn = (dataDir: string, onCrash: () => void) => {
 
 type Instance = ReturnType<typeof spawn>
 
+/**
+ * Creates the database in a fresh directory on a thread of its own, ended once it is done: initdb
+ * grows the WebAssembly heap by hundreds of megabytes that PGlite never gives back, and only the
+ * thread's end returns them.
+ */
+const initialize = async (dataDir: string) => {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return
+  const instance = spawn(dataDir, () => {})
+  try {
+    await instance.ready
+    await instance.call({ op: "close" })
+  } finally {
+    await instance.terminate(new Error("PGlite is closed"))
+  }
+}
+
 const make = (dataDir: string) => {
   let generation = 0
   let closing = false
@@ -136,7 +154,7 @@ const make = (dataDir: string) => {
         if (!closing) restart()
       })
     )
-  let current = start(Promise.resolve())
+  let current = start(initialize(dataDir))
 
   const restart = () => {
     generation++

@@ -3,8 +3,8 @@
 // from the sources (tests) as well as from dist/.
 import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
+import { pgliteOptions } from "./pgliteOptions.js"
 
-const INT8 = 20
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort)
 
 // What a DatabaseError tells beyond its message; the rest of it (the query's options) cannot be posted.
@@ -28,8 +28,7 @@ const plain = ({ rows, fields, affectedRows }) => ({ rows, fields, affectedRows 
 /** @type {PGlite} */
 let db
 try {
-  // bigint columns (counts) arrive as numbers, as from the PostgreSQL server.
-  db = await PGlite.create(workerData.dataDir, { parsers: { [INT8]: (value) => Number(value) } })
+  db = await PGlite.create(workerData.dataDir, pgliteOptions)
 } catch (error) {
   port.postMessage({ failed: describe(error) })
   process.exit(1)

@@ -1,4 +1,4 @@
-import { OpenApiJsonSchema } from "@effect/platform"
+import * as OpenApiJsonSchema from "@effect/platform/OpenApiJsonSchema"
 import { Either, Option, Schema, SchemaAST } from "effect"
 import type { Route } from "./route.js"
 

@@ -1,4 +1,5 @@
 import { Deferred, Effect, Exit, FiberId, FiberSet, type Scope } from "effect"
+import { makeBoundedMap } from "./bounded.js"
 
 /**
  * A bounded cache in front of a storage read, for lookups on the request path: a kept value is
@@ -21,6 +22,12 @@ export interface ReadThrough<K, V, E> {
 export interface ReadThroughOptions<K, V, E, R> {
   /** Keys kept at most; past it, the one read longest ago goes first. */
   readonly capacity: number
+  /**
+   * For values that differ a lot in size: their approximate bytes (`approximateBytes`), and the sum
+   * kept at most; past it, too, the one read longest ago goes first.
+   */
+  readonly weigh?: ((value: V) => number) | undefined
+  readonly maxBytes?: number | undefined
   readonly lookup: (key: K) => Effect.Effect<V, E, R>
   /** Milliseconds a value is answered without reading it again. */
   readonly timeToLive: (value: V) => number
@@ -46,15 +53,17 @@ export const makeReadThrough = <K, V, E, R>(
     // Lookups run in fibers of their own, so a caller that gives up does not cancel the others';
     // they end with the scope.
     const run = yield* FiberSet.makeRuntime<R, void, never>()
-    const entries = new Map<K, Entry<V>>()
+    const entries = makeBoundedMap<K, Entry<V>>({
+      maxEntries: options.capacity,
+      maxWeight: options.maxBytes,
+      weigh: options.weigh === undefined ? undefined : (entry) => options.weigh!(entry.value)
+    })
     const loading = new Map<K, Loading<V, E>>()
 
     const keep = (key: K, value: V) => {
       const now = Date.now()
       const freshUntil = now + options.timeToLive(value)
-      entries.delete(key)
       entries.set(key, { value, freshUntil, servedUntil: freshUntil + (options.staleFor?.(value) ?? 0) })
-      if (entries.size > options.capacity) entries.delete(entries.keys().next().value as K)
     }
 
     const load = (key: K): Deferred.Deferred<V, E> => {
@@ -72,7 +81,7 @@ export const makeReadThrough = <K, V, E, R>(
     }
 
     const peek = (key: K): V | undefined => {
-      const entry = entries.get(key)
+      const entry = entries.peek(key)
       if (entry === undefined) return undefined
       const now = Date.now()
       if (now >= entry.servedUntil) {

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import { approximateBytes } from "../cache/bounded.js"
 import { makeReadThrough } from "../cache/readThrough.js"
 import { CohortStore } from "../services/CohortStore.js"
 import type { StoredFlag } from "../services/FlagStore.js"
@@ -76,8 +77,11 @@ export const FlagDefinitionsLive = Layer.scoped(
     const cohorts = yield* CohortStore
     const groups = yield* GroupStore
     const surveys = yield* SurveyStore
+    // A snapshot's size follows its project's flags and cohorts, from a few bytes to megabytes.
     const cache = yield* makeReadThrough({
       capacity: 10_000,
+      weigh: approximateBytes,
+      maxBytes: 64 * 1024 * 1024,
       timeToLive: () => TTL,
       staleFor: () => STALE_FOR,
       lookup: (projectId: number) =>

@@ -4,6 +4,8 @@
 // (no backtracking, so no pattern can hang evaluation). Patterns with lookaround or backreferences
 // run on JavaScript's RegExp instead, with a guard standing in for the backtrack limit.
 
+import { makeBoundedMap } from "../cache/bounded.js"
+
 /** Fancy patterns that can backtrack exponentially are not run on inputs longer than this. */
 export const RISKY_PATTERN_INPUT_LIMIT = 20
 /** Longer inputs are not searched at all (treated as no match, like a hit backtrack limit). */
@@ -635,7 +637,12 @@ export type CompiledPattern =
   | { readonly engine: "vm"; readonly program: ReadonlyArray<Instruction> }
   | { readonly engine: "js"; readonly regex: RegExp; readonly risky: boolean }
 
-const cache = new Map<string, CompiledPattern | null>()
+/**
+ * Compiled patterns by their text: flag definitions bring the same few again on every evaluation.
+ * At most 1,000 of them and about 4 MB, a compiled pattern counted as eight bytes per character of
+ * its text; past either, the least recently used go first.
+ */
+const cache = makeBoundedMap<string, CompiledPattern | null>({ maxEntries: 1000, maxWeight: 4 * 1024 * 1024, weigh: (_, pattern) => 64 + pattern.length * 8 })
 
 const build = (pattern: string): CompiledPattern | null => {
   try {
@@ -653,7 +660,6 @@ export const compilePattern = (pattern: string): CompiledPattern | null => {
   const cached = cache.get(pattern)
   if (cached !== undefined) return cached
   const compiled = build(pattern)
-  if (cache.size >= 1000) cache.clear()
   cache.set(pattern, compiled)
   return compiled
 }

@@ -1,4 +1,6 @@
-import { HttpClient, HttpClientRequest, type HttpMethod } from "@effect/platform"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpMethod from "@effect/platform/HttpMethod"
 import { Context, Data, Effect, Layer, Queue, Runtime, Schedule } from "effect"
 import type { Project } from "../domain/models.js"
 import { runHogAsync } from "../hog/run.js"

@@ -1,4 +1,5 @@
 import { Context, Effect, Layer } from "effect"
+import { approximateBytes, makeBoundedMap } from "../cache/bounded.js"
 import type { Person } from "../persons/model.js"
 import { Transactor } from "../services/Transactor.js"
 
@@ -33,8 +34,12 @@ export class PersonCache extends Context.Tag("@zed/core/PersonCache")<PersonCach
   readonly reading: (projectId: number, distinctIds: ReadonlyArray<string>) => (found: ReadonlyMap<string, Properties>) => void
 }>() {}
 
-/** Distinct ids remembered at most; past it, the one remembered longest ago goes first. */
-const CAPACITY = 200_000
+/**
+ * Distinct ids remembered at most, and the approximate bytes of what is remembered of them (persons'
+ * properties vary from a few keys to thousands); past either, the one remembered longest ago goes
+ * first. Forgetting costs a storage read, never a wrong answer.
+ */
+export const PERSON_CACHE_BOUNDS = { entries: 200_000, bytes: 64 * 1024 * 1024 }
 
 /** How long an absence is trusted on a store other instances write to. */
 export const SHARED_ABSENCE_MS = 2_000
@@ -50,14 +55,14 @@ interface Read {
 }
 
 export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
-  const entries = new Map<string, Entry>()
+  const entries = makeBoundedMap<string, Entry>({
+    maxEntries: PERSON_CACHE_BOUNDS.entries,
+    maxWeight: PERSON_CACHE_BOUNDS.bytes,
+    weigh: (entry, k) =>
+      64 + k.length + (entry._tag === "Person" ? approximateBytes(entry.person.properties) : entry._tag === "Properties" ? approximateBytes(entry.properties) : 0)
+  })
   const reads = new Map<string, Read>()
   const key = (projectId: number, distinctId: string) => `${projectId}\u0000${distinctId}`
-  const set = (k: string, entry: Entry) => {
-    entries.delete(k)
-    entries.set(k, entry)
-    if (entries.size > CAPACITY) entries.delete(entries.keys().next().value!)
-  }
   const written = (k: string) => {
     const read = reads.get(k)
     if (read !== undefined) read.stale = true
@@ -67,7 +72,7 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
       const found = new Map<number, Person>()
       const missing: Array<string> = []
       for (const id of distinctIds) {
-        const entry = entries.get(key(projectId, id))
+        const entry = entries.peek(key(projectId, id))
         if (entry?._tag === "Person") found.set(entry.person.id, entry.person)
         else missing.push(id)
       }
@@ -78,7 +83,7 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
         for (const id of person.distinct_ids) {
           const k = key(projectId, id)
           written(k)
-          if (soleWriter) set(k, { _tag: "Person", person })
+          if (soleWriter) entries.set(k, { _tag: "Person", person })
           else entries.delete(k)
         }
       }
@@ -89,7 +94,7 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
       for (const [k, read] of reads) if (k.startsWith(prefix)) read.stale = true
     },
     properties: (projectId, distinctId) => {
-      const entry = entries.get(key(projectId, distinctId))
+      const entry = entries.peek(key(projectId, distinctId))
       if (entry === undefined) return undefined
       if (entry._tag === "Person") return entry.person.properties
       if (entry._tag === "Properties") return entry.properties
@@ -111,8 +116,8 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
           const properties = found.get(distinctIds[i]!)
           if (properties !== undefined) {
             // A person another instance may change is read again every time.
-            if (soleWriter) set(k, { _tag: "Properties", properties })
-          } else set(k, { _tag: "Absent", until: soleWriter ? Number.POSITIVE_INFINITY : Date.now() + SHARED_ABSENCE_MS })
+            if (soleWriter) entries.set(k, { _tag: "Properties", properties })
+          } else entries.set(k, { _tag: "Absent", until: soleWriter ? Number.POSITIVE_INFINITY : Date.now() + SHARED_ABSENCE_MS })
         }
       }
     }

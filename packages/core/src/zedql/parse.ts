@@ -1,6 +1,7 @@
 import createParser from "@posthog/hogql-parser"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { nodeKinds, type SelectLike, SelectSchema } from "./ast.js"
+import { approximateBytes, makeBoundedMap } from "../cache/bounded.js"
 import { Grammar, type GrammarRefused } from "../grammar/pool.js"
 import { ZedQLSyntaxError } from "./errors.js"
 
@@ -31,33 +32,38 @@ const KNOWN_NODES = new Set([
   "SampleExpr", "RatioExpr"
 ])
 
-/** Parses are kept for texts up to this long, this many of them (the least recently used go first). */
-const CACHED_TEXT = 20_000
-export const CACHED_PARSES = 500
-
 /**
  * The grammar's parser takes milliseconds to tens of them for a query, and the same texts come
  * again: dashboards refresh their queries, and a virtual table's definition (sessions) is parsed
- * for every query that reads it. ASTs are never changed once made, so a parse is kept and reused.
+ * for every query that reads it. ASTs are never changed once made, so a parse is kept and reused:
+ * for texts up to CACHED_TEXT characters, at most CACHED_PARSES of them and CACHED_BYTES of their
+ * trees (approximately); past either, the least recently used go first.
  */
-const parses = new Map<string, Either.Either<SelectLike, ZedQLSyntaxError>>()
+const CACHED_TEXT = 20_000
+export const CACHED_PARSES = 500
+export const CACHED_BYTES = 16 * 1024 * 1024
 
-const kept = (text: string) => {
-  const known = parses.get(text)
-  if (known !== undefined) {
-    parses.delete(text)
-    parses.set(text, known)
+type Parsed = Either.Either<SelectLike, ZedQLSyntaxError>
+
+/** A parse cache within these bounds (the module's own has the ones above). */
+export const makeParseCache = (bounds = { texts: CACHED_TEXT, entries: CACHED_PARSES, bytes: CACHED_BYTES }) => {
+  const parses = makeBoundedMap<string, Parsed>({
+    maxEntries: bounds.entries,
+    maxWeight: bounds.bytes,
+    weigh: (parsed, text) => text.length + (Either.isRight(parsed) ? approximateBytes(parsed.right) : 0)
+  })
+  return {
+    kept: (text: string) => parses.get(text),
+    keep: (text: string, parsed: Parsed) => {
+      if (text.length <= bounds.texts) parses.set(text, parsed)
+      return parsed
+    },
+    size: parses.size,
+    bytes: parses.weight
   }
-  return known
 }
 
-const keep = (text: string, parsed: Either.Either<SelectLike, ZedQLSyntaxError>) => {
-  if (text.length <= CACHED_TEXT) {
-    parses.set(text, parsed)
-    if (parses.size > CACHED_PARSES) parses.delete(parses.keys().next().value!)
-  }
-  return parsed
-}
+const { keep, kept } = makeParseCache()
 
 /** The query the parser's JSON describes, or the syntax error it reports. */
 const selectOf = (text: string): Either.Either<SelectLike, ZedQLSyntaxError> => {

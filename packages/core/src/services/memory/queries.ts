@@ -8,18 +8,40 @@ import { type Journal, makeJournal } from "./journal.js"
 // SQL keeps JSON as text: a copy through JSON answers what SQL would, and shares nothing with the caller.
 const viaJson = (value: unknown): unknown => (value === undefined ? null : JSON.parse(JSON.stringify(value)))
 
-export const makeMemoryQueryCache = (journal: Journal) => {
-  const entries = new Map<string, CachedResponse>()
+/**
+ * Cached query results kept at most, and their bytes as JSON; past either, the oldest go first. A
+ * result no longer kept is computed again, as any miss is.
+ */
+export const QUERY_CACHE_BOUNDS = { entries: 1000, bytes: 64 * 1024 * 1024 }
+
+export const makeMemoryQueryCache = (journal: Journal, bounds = QUERY_CACHE_BOUNDS) => {
+  // Each entry carries its size, so that a rolled-back write restores both together.
+  const entries = new Map<string, { readonly cached: CachedResponse; readonly bytes: number }>()
   const at = (projectId: number, key: string) => `${projectId}:${key}`
+  const evict = () => {
+    let bytes = 0
+    for (const { bytes: size } of entries.values()) bytes += size
+    for (const [key, { bytes: size }] of entries) {
+      if (entries.size <= bounds.entries && bytes <= bounds.bytes) break
+      journal.delete(entries, key)
+      bytes -= size
+    }
+  }
   return QueryCache.of({
-    get: (projectId, key) => Effect.sync(() => Option.fromNullable(entries.get(at(projectId, key)))),
+    get: (projectId, key) => Effect.sync(() => Option.fromNullable(entries.get(at(projectId, key))?.cached)),
     put: (projectId, entry) =>
-      Effect.sync(() => journal.set(entries, at(projectId, entry.key), { ...entry, response: viaJson(entry.response) })),
+      Effect.sync(() => {
+        const text = JSON.stringify(entry.response ?? null)
+        // Deleted first, so that a replaced entry counts as the newest.
+        journal.delete(entries, at(projectId, entry.key))
+        journal.set(entries, at(projectId, entry.key), { cached: { ...entry, response: JSON.parse(text) }, bytes: text.length })
+        evict()
+      }),
     removeExpired: (now) =>
       Effect.sync(() => {
         let removed = 0
-        for (const [key, entry] of [...entries]) {
-          if (entry.expiresAt <= now) {
+        for (const [key, { cached }] of [...entries]) {
+          if (cached.expiresAt <= now) {
             journal.delete(entries, key)
             removed++
           }
