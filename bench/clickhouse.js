@@ -54,7 +54,14 @@ const postgresDatabase = async () => {
   return url.toString()
 }
 
-const DATA_ENV = { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN, BENCH_EVENTS: String(EVENTS), BENCH_SEED: String(SEED), BENCH_END: END, BENCH_TIMEZONE: TIMEZONE }
+const DATA_ENV = {
+  BENCH_KEY: KEY,
+  BENCH_TOKEN: TOKEN,
+  BENCH_EVENTS: String(EVENTS),
+  BENCH_SEED: String(SEED),
+  BENCH_END: END,
+  BENCH_TIMEZONE: TIMEZONE
+}
 
 /**
  * Zed over the data set on "chDB" or "PostgreSQL", in its own process, the data loaded first if
@@ -62,7 +69,8 @@ const DATA_ENV = { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN, BENCH_EVENTS: String(EVEN
  */
 const startData = async (store) => {
   const databaseUrl = await postgresDatabase()
-  if (store === "chDB") return startServer("./servers/clickhouse.js", [`chdb:${CHDB_DIR}`], { ...DATA_ENV, BENCH_COPY_FROM: databaseUrl })
+  if (store === "chDB")
+    return startServer("./servers/clickhouse.js", [`chdb:${CHDB_DIR}`], { ...DATA_ENV, BENCH_COPY_FROM: databaseUrl })
   const server = await startServer("./servers/clickhouse.js", [`postgres:${databaseUrl}`], DATA_ENV)
   // Statistics as autovacuum would have them by now, whether or not the data was just loaded.
   await withClient(databaseUrl, (client) => client.query("VACUUM ANALYZE"))
@@ -72,7 +80,9 @@ const startData = async (store) => {
 // --- Ingest -------------------------------------------------------------------------------------
 
 const ingestBatches = (start) =>
-  Array.from({ length: INGEST_EVENTS / INGEST_BATCH }, (_, b) => Array.from({ length: INGEST_BATCH }, (_, i) => shopEvent(b * INGEST_BATCH + i, start)))
+  Array.from({ length: INGEST_EVENTS / INGEST_BATCH }, (_, b) =>
+    Array.from({ length: INGEST_BATCH }, (_, i) => shopEvent(b * INGEST_BATCH + i, start))
+  )
 
 /** A fresh store: "chdb:<dir>" or "postgres:<url>", and how to remove it. */
 const freshPlace = async (store) => {
@@ -85,7 +95,10 @@ const freshPlace = async (store) => {
 }
 
 const rawSql = async (server, sql, params = [], timezone = "UTC") => {
-  const response = await fetch(`${server.url}/__raw`, { method: "POST", body: JSON.stringify({ sql, params, timezone }) })
+  const response = await fetch(`${server.url}/__raw`, {
+    method: "POST",
+    body: JSON.stringify({ sql, params, timezone })
+  })
   if (!response.ok) throw new Error(`raw SQL failed: ${await response.text()}`)
   return response.json()
 }
@@ -103,9 +116,11 @@ const zedIngest = async (store, batches) => {
     await Promise.all(warmUp.map((batch) => postJson(agent, url, JSON.stringify({ api_key: TOKEN, batch }))))
     let next = 0
     const started = performance.now()
-    await Promise.all(Array.from({ length: INGEST_CLIENTS }, async () => {
-      while (next < bodies.length) await postJson(agent, url, bodies[next++])
-    }))
+    await Promise.all(
+      Array.from({ length: INGEST_CLIENTS }, async () => {
+        while (next < bodies.length) await postJson(agent, url, bodies[next++])
+      })
+    )
     const seconds = (performance.now() - started) / 1000
     agent.destroy()
     const stored = Number((await rawSql(server, "SELECT count(*) FROM events")).rows[0][0])
@@ -123,19 +138,21 @@ const chdbRows = (batches) => {
   const now = new Date()
   const context = { now, sentAt: now, ip: "127.0.0.1", historical: false, anonymizeIps: false, defaultEvent: undefined }
   const utc = (date) => date.toISOString().slice(0, 23).replace("T", " ")
-  return batches.map((batch) => batch.map((raw) => {
-    const { event } = normalizeEvent(raw, context)
-    return {
-      project_id: 1,
-      uuid: event.uuid,
-      event: event.event,
-      distinct_id: event.distinct_id,
-      person_id: crypto.randomUUID(),
-      properties: JSON.stringify(event.properties),
-      timestamp: utc(event.timestamp),
-      created_at: utc(event.received_at)
-    }
-  }))
+  return batches.map((batch) =>
+    batch.map((raw) => {
+      const { event } = normalizeEvent(raw, context)
+      return {
+        project_id: 1,
+        uuid: event.uuid,
+        event: event.event,
+        distinct_id: event.distinct_id,
+        person_id: crypto.randomUUID(),
+        properties: JSON.stringify(event.properties),
+        timestamp: utc(event.timestamp),
+        created_at: utc(event.received_at)
+      }
+    })
+  )
 }
 
 /** Rows/s of the raw baseline (servers/chdbInsert.js) into a fresh chDB store. */
@@ -151,7 +168,10 @@ const rawIngest = async (rows) => {
           child.kill()
         }
       })
-      child.once("exit", (code) => code !== 0 && code !== null && reject(new Error(`chDB raw insert exited with ${code}`)))
+      child.once(
+        "exit",
+        (code) => code !== 0 && code !== null && reject(new Error(`chDB raw insert exited with ${code}`))
+      )
     })
   } finally {
     await drop()
@@ -166,7 +186,11 @@ const ingest = async () => {
   for (let round = 0; round < INGEST_ROUNDS; round++) {
     runs.raw.push(await rawIngest(rows))
     for (const store of round % 2 ? [...STORES].reverse() : STORES) runs[store].push(await zedIngest(store, batches))
-    console.error(`  ingest round ${round + 1}: ${Object.entries(runs).map(([k, v]) => `${k} ${Math.round(v.at(-1))}/s`).join(", ")}`)
+    console.error(
+      `  ingest round ${round + 1}: ${Object.entries(runs)
+        .map(([k, v]) => `${k} ${Math.round(v.at(-1))}/s`)
+        .join(", ")}`
+    )
   }
   return runs
 }
@@ -180,12 +204,21 @@ const INSIGHTS = [
   {
     name: "Trend: daily active users, 30 days",
     targetMs: 500,
-    query: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }], interval: "day", dateRange: DATE_RANGE }
+    query: {
+      kind: "TrendsQuery",
+      series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }],
+      interval: "day",
+      dateRange: DATE_RANGE
+    }
   },
   {
     name: "Funnel: $pageview → signed_up → document_created, 30 days",
     targetMs: 2000,
-    query: { kind: "FunnelsQuery", series: ["$pageview", "signed_up", "document_created"].map((event) => ({ kind: "EventsNode", event })), dateRange: DATE_RANGE }
+    query: {
+      kind: "FunnelsQuery",
+      series: ["$pageview", "signed_up", "document_created"].map((event) => ({ kind: "EventsNode", event })),
+      dateRange: DATE_RANGE
+    }
   },
   {
     name: "Retention: first $pageview → $pageview, 6 weeks",
@@ -215,7 +248,11 @@ const attempt = async (compute) => {
 
 /** Every number in an insight's result, in order: what two stores over the same data must agree on. */
 const numbers = (value) =>
-  typeof value === "number" ? [value] : value !== null && typeof value === "object" ? Object.values(value).flatMap(numbers) : []
+  typeof value === "number"
+    ? [value]
+    : value !== null && typeof value === "object"
+      ? Object.values(value).flatMap(numbers)
+      : []
 
 const compile = async (server, zedql) => {
   const response = await fetch(`${server.url}/__compile`, { method: "POST", body: zedql })
@@ -248,7 +285,10 @@ const queries = async () => {
       const entry = { insight, stores: {} }
       for (const store of STORES) {
         const server = servers[store]
-        const { id } = await api(server, "POST", "/api/projects/1/insights/", { name: insight.name, query: { kind: "InsightVizNode", source: insight.query } })
+        const { id } = await api(server, "POST", "/api/projects/1/insights/", {
+          name: insight.name,
+          query: { kind: "InsightVizNode", source: insight.query }
+        })
         const compute = () => api(server, "GET", `/api/projects/1/insights/${id}/?refresh=force_blocking`)
         const first = await attempt(compute)
         entry.stores[store] = { compute, first, runs: [], zedql: first.result?.zedql }
@@ -271,7 +311,8 @@ const queries = async () => {
         console.error(`  ${insight.name} on ${store}: ${s.error ?? `median ${ms(s.median)} ms`}`)
       }
       const [c, p] = STORES.map((store) => entry.stores[store].first.result?.result)
-      entry.agree = c !== undefined && p !== undefined ? JSON.stringify(numbers(c)) === JSON.stringify(numbers(p)) : undefined
+      entry.agree =
+        c !== undefined && p !== undefined ? JSON.stringify(numbers(c)) === JSON.stringify(numbers(p)) : undefined
       const chdb = entry.stores.chDB
       if (chdb.zedql !== undefined) chdb.statements = await attempt(() => profile(servers.chDB, chdb.zedql))
       results.push(entry)
@@ -285,7 +326,10 @@ const queries = async () => {
 // --- Report ------------------------------------------------------------------------------------
 
 const rate = (values) => Math.round(median(values))
-const cell = (s) => (s.error !== undefined ? `failed: ${s.error.replaceAll("|", "\\|").slice(0, 120)}` : `${ms(s.median)} (${ms(s.first.ms)})`)
+const cell = (s) =>
+  s.error !== undefined
+    ? `failed: ${s.error.replaceAll("|", "\\|").slice(0, 120)}`
+    : `${ms(s.median)} (${ms(s.first.ms)})`
 
 const report = (ingestRuns, results) => {
   const chdbRate = median(ingestRuns.chDB)
@@ -313,15 +357,29 @@ const report = (ingestRuns, results) => {
       const p = stores.PostgreSQL
       const ratio = c.error === undefined && p.error === undefined ? (c.median / p.median).toFixed(3) : "–"
       const target = insight.targetMs === undefined ? "–" : `< ${insight.targetMs}`
-      const met = insight.targetMs === undefined ? "–" : c.error !== undefined ? "no (fails)" : c.median < insight.targetMs ? "yes" : "no"
+      const met =
+        insight.targetMs === undefined
+          ? "–"
+          : c.error !== undefined
+            ? "no (fails)"
+            : c.median < insight.targetMs
+              ? "yes"
+              : "no"
       return `| ${insight.name} | ${cell(c)} | ${cell(p)} | ${ratio} | ${target} | ${met} | ${agree === undefined ? "–" : agree ? "yes" : "no"} |`
     })
   ]
   const profiled = results.filter(({ stores }) => stores.chDB.statements?.result !== undefined)
   if (profiled.length > 0) {
-    lines.push("", "chDB, each statement of an insight's plan run on its own through the store's executor (median ms):", "", "| Insight | statement | ms |", "|---|---|---:|")
+    lines.push(
+      "",
+      "chDB, each statement of an insight's plan run on its own through the store's executor (median ms):",
+      "",
+      "| Insight | statement | ms |",
+      "|---|---|---:|"
+    )
     for (const { insight, stores } of profiled) {
-      for (const [i, st] of stores.chDB.statements.result.entries()) lines.push(`| ${insight.name} | ${i + 1} of ${stores.chDB.statements.result.length} | ${ms(st.ms)} |`)
+      for (const [i, st] of stores.chDB.statements.result.entries())
+        lines.push(`| ${insight.name} | ${i + 1} of ${stores.chDB.statements.result.length} | ${ms(st.ms)} |`)
     }
   }
   return lines.join("\n")
@@ -334,7 +392,8 @@ export const run = async () => {
   const results = only.includes("queries") ? await queries() : []
   // The compiled ClickHouse SQL, for profiling: printed, not recorded.
   for (const { insight, stores } of results) {
-    for (const st of stores.chDB.statements?.result ?? []) console.error(`\n-- ${insight.name} (${ms(st.ms)} ms)\n${st.sql}\n-- params ${JSON.stringify(st.params)}`)
+    for (const st of stores.chDB.statements?.result ?? [])
+      console.error(`\n-- ${insight.name} (${ms(st.ms)} ms)\n${st.sql}\n-- params ${JSON.stringify(st.params)}`)
   }
   const markdown = report(ingestRuns, results)
   if (only === "ingest,queries") record("clickhouse", markdown)

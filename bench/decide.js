@@ -25,31 +25,80 @@ const TARGET = { ratio: 0.8, p99: 10 }
 
 const person = (key, operator, value) => ({ key, type: "person", operator, value })
 const variants = (...pcts) => ({ variants: pcts.map((p, i) => ({ key: `v${i}`, rollout_percentage: p })) })
-const payloads = (n) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`v${i}`, JSON.stringify({ variant: i, copy: `Variant ${i}` })]))
+const payloads = (n) =>
+  Object.fromEntries(
+    Array.from({ length: n }, (_, i) => [`v${i}`, JSON.stringify({ variant: i, copy: `Variant ${i}` })])
+  )
 
 // 6 rollout-only flags, 8 on person properties, 6 multivariate with payloads.
 export const FLAGS = [
-  ...[10, 25, 50, 75, 90, 100].map((pct) => [`rollout-${pct}`, { groups: [{ properties: [], rollout_percentage: pct }] }]),
+  ...[10, 25, 50, 75, 90, 100].map((pct) => [
+    `rollout-${pct}`,
+    { groups: [{ properties: [], rollout_percentage: pct }] }
+  ]),
   ["plan-pro", { groups: [{ properties: [person("plan", "exact", "pro")], rollout_percentage: 100 }] }],
   ["acme-half", { groups: [{ properties: [person("email", "icontains", "@acme.com")], rollout_percentage: 50 }] }],
   ["north-america", { groups: [{ properties: [person("country", "exact", ["US", "CA", "GB"])] }] }],
   ["big-companies", { groups: [{ properties: [person("company_size", "gt", 50)], rollout_percentage: 80 }] }],
-  ["paid-chrome", { groups: [{ properties: [person("plan", "is_not", "free"), person("$browser", "exact", "Chrome")] }] }],
+  [
+    "paid-chrome",
+    { groups: [{ properties: [person("plan", "is_not", "free"), person("$browser", "exact", "Chrome")] }] }
+  ],
   ["email-regex", { groups: [{ properties: [person("email", "regex", "^person-[0-9]*5@")] }] }],
   ["new-app", { groups: [{ properties: [person("app_version", "semver_gte", "2.1.0")] }] }],
-  ["enterprise-or-large", {
-    groups: [{ properties: [person("plan", "exact", "enterprise")] }, { properties: [person("company_size", "gte", 100)], rollout_percentage: 30 }]
-  }],
+  [
+    "enterprise-or-large",
+    {
+      groups: [
+        { properties: [person("plan", "exact", "enterprise")] },
+        { properties: [person("company_size", "gte", 100)], rollout_percentage: 30 }
+      ]
+    }
+  ],
   ["three-way", { groups: [{ properties: [] }], multivariate: variants(33, 33, 34), payloads: payloads(3) }],
-  ["pro-experiment", { groups: [{ properties: [person("plan", "exact", "pro")] }], multivariate: variants(50, 50), payloads: payloads(2) }],
-  ["override", {
-    groups: [{ properties: [person("email", "icontains", "@acme.com")], variant: "v1" }, { properties: [], rollout_percentage: 50 }],
-    multivariate: variants(100, 0),
-    payloads: payloads(2)
-  }],
-  ["four-way", { groups: [{ properties: [], rollout_percentage: 80 }], multivariate: variants(25, 25, 25, 25), payloads: payloads(4) }],
-  ["us-only", { groups: [{ properties: [person("country", "exact", "US")] }], multivariate: variants(90, 10), payloads: payloads(2) }],
-  ["pricing-page", { groups: [{ properties: [person("company_size", "lt", 150)] }], multivariate: variants(50, 50), payloads: payloads(1) }]
+  [
+    "pro-experiment",
+    {
+      groups: [{ properties: [person("plan", "exact", "pro")] }],
+      multivariate: variants(50, 50),
+      payloads: payloads(2)
+    }
+  ],
+  [
+    "override",
+    {
+      groups: [
+        { properties: [person("email", "icontains", "@acme.com")], variant: "v1" },
+        { properties: [], rollout_percentage: 50 }
+      ],
+      multivariate: variants(100, 0),
+      payloads: payloads(2)
+    }
+  ],
+  [
+    "four-way",
+    {
+      groups: [{ properties: [], rollout_percentage: 80 }],
+      multivariate: variants(25, 25, 25, 25),
+      payloads: payloads(4)
+    }
+  ],
+  [
+    "us-only",
+    {
+      groups: [{ properties: [person("country", "exact", "US")] }],
+      multivariate: variants(90, 10),
+      payloads: payloads(2)
+    }
+  ],
+  [
+    "pricing-page",
+    {
+      groups: [{ properties: [person("company_size", "lt", 150)] }],
+      multivariate: variants(50, 50),
+      payloads: payloads(1)
+    }
+  ]
 ]
 
 export const personProperties = (i) => ({
@@ -67,7 +116,9 @@ const ids = Array.from({ length: PERSONS }, (_, i) => `person-${i}`)
 const visitors = Array.from({ length: PERSONS }, (_, i) => `visitor-${i}`)
 const KINDS = {
   "stored person": ids.map((id) => JSON.stringify({ token: TOKEN, distinct_id: id })),
-  "unknown id with person_properties": visitors.map((id, i) => JSON.stringify({ token: TOKEN, distinct_id: id, person_properties: personProperties(i) })),
+  "unknown id with person_properties": visitors.map((id, i) =>
+    JSON.stringify({ token: TOKEN, distinct_id: id, person_properties: personProperties(i) })
+  ),
   "unknown id without": visitors.map((id) => JSON.stringify({ token: TOKEN, distinct_id: id }))
 }
 
@@ -91,13 +142,18 @@ const serveBare = async () => {
   const snapshot = { groupTypes: new Map(), groupTypeIndex: new Map(), cohorts: new Map() }
   const noInputs = { groupProperties: new Map(), staticCohorts: new Set(), hashKeyOverrides: {} }
   const context = (distinctId, requested) =>
-    evaluationContext(snapshot, {
-      distinctId,
-      personProperties: requested,
-      groups: {},
-      groupProperties: {},
-      geoip: {}
-    }, { ...noInputs, personProperties: stored.get(distinctId) ?? null }, { timezone: "UTC", now: new Date(), inputsFailed: false })
+    evaluationContext(
+      snapshot,
+      {
+        distinctId,
+        personProperties: requested,
+        groups: {},
+        groupProperties: {},
+        geoip: {}
+      },
+      { ...noInputs, personProperties: stored.get(distinctId) ?? null },
+      { timezone: "UTC", now: new Date(), inputsFailed: false }
+    )
   const server = createServer((req, res) => {
     const chunks = []
     req.on("data", (chunk) => chunks.push(chunk))
@@ -119,14 +175,16 @@ const serveBare = async () => {
         if (r.enabled && r.payload !== null && r.payload !== undefined) featureFlagPayloads[r.key] = r.payload
       }
       res.writeHead(200, { "content-type": "application/json" })
-      res.end(JSON.stringify({
-        ...data.config,
-        errorsWhileComputingFlags: false,
-        requestId: randomUUID(),
-        evaluatedAt: Date.now(),
-        featureFlags,
-        featureFlagPayloads
-      }))
+      res.end(
+        JSON.stringify({
+          ...data.config,
+          errorsWhileComputingFlags: false,
+          requestId: randomUUID(),
+          evaluatedAt: Date.now(),
+          featureFlags,
+          featureFlagPayloads
+        })
+      )
     })
   }).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
   process.on("disconnect", () => server.close(() => process.exit(0)))
@@ -146,11 +204,14 @@ const call = async (url, path, { method = "GET", body, key } = {}) => {
 }
 
 const decide = (url, body) =>
-  fetch(`${url}/decide/?v=3`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) => r.json())
+  fetch(`${url}/decide/?v=3`, { method: "POST", headers: { "content-type": "application/json" }, body }).then((r) =>
+    r.json()
+  )
 
 /** Flags, then persons (their properties set by `$identify`, as an SDK would). */
 const setUp = async (url) => {
-  for (const [key, filters] of FLAGS) await call(url, "/api/projects/1/feature_flags/", { method: "POST", key: KEY, body: { key, filters } })
+  for (const [key, filters] of FLAGS)
+    await call(url, "/api/projects/1/feature_flags/", { method: "POST", key: KEY, body: { key, filters } })
   const batch = ids.map((id, i) => ({ event: "$identify", distinct_id: id, properties: { $set: personProperties(i) } }))
   await call(url, "/batch/", { method: "POST", body: { api_key: TOKEN, batch } })
 }
@@ -161,7 +222,14 @@ const snapshot = async (url) => {
   const { results } = await call(url, `/api/projects/1/persons/?limit=${PERSONS * 2}`, { key: KEY })
   const persons = Object.fromEntries(results.flatMap((p) => p.distinct_ids.map((id) => [id, p.properties])))
   if (ids.some((id) => persons[id] === undefined)) throw new Error("not every person was stored")
-  const { featureFlags: _, featureFlagPayloads: __, requestId: ___, evaluatedAt: ____, errorsWhileComputingFlags: _____, ...config } = await decide(url, KINDS["stored person"][0])
+  const {
+    featureFlags: _,
+    featureFlagPayloads: __,
+    requestId: ___,
+    evaluatedAt: ____,
+    errorsWhileComputingFlags: _____,
+    ...config
+  } = await decide(url, KINDS["stored person"][0])
   return { flags: definitions.flags, persons, config }
 }
 
@@ -172,7 +240,8 @@ const sameAnswers = async (zedUrl, bareUrl, bodies) => {
     const [a, b] = await Promise.all([decide(zedUrl, body), decide(bareUrl, body)])
     const pick = (r) => JSON.stringify([r.featureFlags, r.featureFlagPayloads, Object.keys(r).sort()])
     if (pick(a) !== pick(b)) throw new Error(`the servers disagree for ${body}:\n${pick(a)}\n${pick(b)}`)
-    if (Object.keys(a.featureFlags).length !== FLAGS.length) throw new Error(`Zed evaluated ${Object.keys(a.featureFlags).length} flags`)
+    if (Object.keys(a.featureFlags).length !== FLAGS.length)
+      throw new Error(`Zed evaluated ${Object.keys(a.featureFlags).length} flags`)
     enabled += Object.values(a.featureFlags).filter((v) => v !== false).length
   }
   return enabled / bodies.length
@@ -183,11 +252,17 @@ const load = async (url, bodies, seconds) => {
   const options = {
     url,
     connections: CONNECTIONS,
-    requests: bodies.map((body) => ({ method: "POST", path: "/decide/?v=3", headers: { "content-type": "application/json" }, body }))
+    requests: bodies.map((body) => ({
+      method: "POST",
+      path: "/decide/?v=3",
+      headers: { "content-type": "application/json" },
+      body
+    }))
   }
   await autocannon({ ...options, duration: 2 })
   const result = await autocannon({ ...options, duration: seconds })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
   return { rps: result.requests.average, p99: result.latency.p99 }
 }
 
@@ -241,18 +316,42 @@ const measure = async (store, place, { seconds, rounds }) => {
 const evaluationCost = async () => {
   const { evaluateFlags } = await import("../packages/core/dist/flags/evaluate.js")
   const definitions = FLAGS.map(([key, filters], i) => ({
-    id: i + 1, key, name: "", active: true, deleted: false, version: 1, ensure_experience_continuity: false,
-    bucketing_identifier: null, evaluation_runtime: "all", evaluation_contexts: [], has_experiment: false, filters
+    id: i + 1,
+    key,
+    name: "",
+    active: true,
+    deleted: false,
+    version: 1,
+    ensure_experience_continuity: false,
+    bucketing_identifier: null,
+    evaluation_runtime: "all",
+    evaluation_contexts: [],
+    has_experiment: false,
+    filters
   }))
   const contexts = ids.map((distinctId, i) => ({
-    distinctId, personProperties: personProperties(i), groups: {}, groupProperties: {}, groupTypes: new Map(), cohorts: new Map(),
-    staticCohorts: new Set(), unavailableCohorts: new Set(), hashKeyOverrides: {}, anonDistinctId: undefined, deviceId: undefined,
-    propertyMatchingVersion: 1, timezone: "UTC", now: new Date(), runtime: undefined, evaluationContexts: undefined, flagKeys: undefined
+    distinctId,
+    personProperties: personProperties(i),
+    groups: {},
+    groupProperties: {},
+    groupTypes: new Map(),
+    cohorts: new Map(),
+    staticCohorts: new Set(),
+    unavailableCohorts: new Set(),
+    hashKeyOverrides: {},
+    anonDistinctId: undefined,
+    deviceId: undefined,
+    propertyMatchingVersion: 1,
+    timezone: "UTC",
+    now: new Date(),
+    runtime: undefined,
+    evaluationContexts: undefined,
+    flagKeys: undefined
   }))
   const calls = 20_000
   const copies = Array.from({ length: calls }, () => structuredClone(definitions))
   const time = (flagsOf) => {
-    for (let i = 0; i < 2_000; i++) evaluateFlags(flagsOf(i % 100 + calls - 100), contexts[i % 100])
+    for (let i = 0; i < 2_000; i++) evaluateFlags(flagsOf((i % 100) + calls - 100), contexts[i % 100])
     const started = process.hrtime.bigint()
     for (let i = 0; i < calls; i++) evaluateFlags(flagsOf(i), contexts[i % 100])
     return Number(process.hrtime.bigint() - started) / calls / 1000
@@ -268,19 +367,25 @@ export const run = async ({ seconds = SECONDS, rounds = ROUNDS } = {}) => {
   for (const store of ["PGlite", "PostgreSQL server"]) {
     const places = storePlaces(store, SERVER_URL)
     try {
-      rows.push(...await measure(store, await places.place(), { seconds, rounds }))
+      rows.push(...(await measure(store, await places.place(), { seconds, rounds })))
     } finally {
       await places.cleanup()
     }
   }
-  const met = (row) => row.store !== "PGlite" ? "–" : row.median.ratio >= TARGET.ratio && row.median.zed.p99 < TARGET.p99 ? "met" : "**missed**"
+  const met = (row) =>
+    row.store !== "PGlite"
+      ? "–"
+      : row.median.ratio >= TARGET.ratio && row.median.zed.p99 < TARGET.p99
+        ? "met"
+        : "**missed**"
   const table = [
     `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; autocannon, ${CONNECTIONS} connections, ${seconds} s after 2 s warm-up, ${rounds} rounds alternating (median ratio shown); ${FLAGS.length} flags, ${PERSONS} distinct ids of each kind cycled; each server in its own process. Target on PGlite: at least ${TARGET.ratio} of bare and p99 under ${TARGET.p99} ms.`,
     "",
     "| Store | Request | Zed req/s | Zed p99 | bare req/s | bare p99 | Zed / bare | rounds | target |",
     "|---|---|---:|---:|---:|---:|---:|---|---|",
-    ...rows.map((row) =>
-      `| ${row.store} | ${row.kind} (${row.enabledPerRequest.toFixed(1)} flags on) | ${Math.round(row.median.zed.rps)} | ${row.median.zed.p99} ms | ${Math.round(row.median.bare.rps)} | ${row.median.bare.p99} ms | ${row.median.ratio.toFixed(2)} | ${row.ratios.map((r) => r.toFixed(2)).join(", ")} | ${met(row)} |`
+    ...rows.map(
+      (row) =>
+        `| ${row.store} | ${row.kind} (${row.enabledPerRequest.toFixed(1)} flags on) | ${Math.round(row.median.zed.rps)} | ${row.median.zed.p99} ms | ${Math.round(row.median.bare.rps)} | ${row.median.bare.p99} ms | ${row.median.ratio.toFixed(2)} | ${row.ratios.map((r) => r.toFixed(2)).join(", ")} | ${met(row)} |`
     ),
     "",
     `Evaluating the ${FLAGS.length} flags alone, in one process: ${cost.once.toFixed(1)} µs per call with the definitions compiled once per snapshot, ${cost.fresh.toFixed(1)} µs with fresh definitions compiled on every call (${(cost.once / cost.fresh).toFixed(2)} of it).`

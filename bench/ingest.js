@@ -43,7 +43,9 @@ export const shopEvent = (n, start) => ({
 
 export const makeBatches = () => {
   const start = Date.now() - 3_600_000
-  return Array.from({ length: BATCHES }, (_, b) => Array.from({ length: BATCH }, (_, i) => shopEvent(b * BATCH + i, start)))
+  return Array.from({ length: BATCHES }, (_, b) =>
+    Array.from({ length: BATCH }, (_, i) => shopEvent(b * BATCH + i, start))
+  )
 }
 
 const zedRun = async (storage, batches) => {
@@ -52,12 +54,18 @@ const zedRun = async (storage, batches) => {
   const agent = new Agent({ keepAlive: true, maxSockets: CLIENTS })
   const bodies = batches.map((batch) => JSON.stringify({ api_key: TOKEN, batch, sent_at: new Date().toISOString() }))
   // Warm up on events that are not counted.
-  await Promise.all(makeBatches().slice(0, 20).map((batch) => postJson(agent, url, JSON.stringify({ api_key: TOKEN, batch }))))
+  await Promise.all(
+    makeBatches()
+      .slice(0, 20)
+      .map((batch) => postJson(agent, url, JSON.stringify({ api_key: TOKEN, batch })))
+  )
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < bodies.length) await postJson(agent, url, bodies[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < bodies.length) await postJson(agent, url, bodies[next++])
+    })
+  )
   const seconds = (performance.now() - started) / 1000
   agent.destroy()
   server.stop()
@@ -68,10 +76,17 @@ const zedRun = async (storage, batches) => {
 const storedRows = (batches) => {
   const now = new Date()
   const context = { now, sentAt: now, ip: "127.0.0.1", historical: false, anonymizeIps: false, defaultEvent: undefined }
-  return batches.map((batch) => batch.map((raw) => {
-    const { event } = normalizeEvent(raw, context)
-    return { ...event, person_id: randomUUID(), created_at: event.received_at.toISOString(), timestamp: event.timestamp.toISOString() }
-  }))
+  return batches.map((batch) =>
+    batch.map((raw) => {
+      const { event } = normalizeEvent(raw, context)
+      return {
+        ...event,
+        person_id: randomUUID(),
+        created_at: event.received_at.toISOString(),
+        timestamp: event.timestamp.toISOString()
+      }
+    })
+  )
 }
 
 const rawRun = (storage, batches) =>
@@ -110,7 +125,10 @@ export const run = async () => {
     "",
     "| Store | Zed `/batch/` events/s | raw INSERT of 100-row batches, rows/s | Zed / raw (median) | the three runs |",
     "|---|---:|---:|---:|---|",
-    ...rows.map(([store, zed, raw, ratios]) => `| ${store} | ${Math.round(zed)} | ${Math.round(raw)} | ${(zed / raw).toFixed(2)} | ${ratios.join(", ")} |`)
+    ...rows.map(
+      ([store, zed, raw, ratios]) =>
+        `| ${store} | ${Math.round(zed)} | ${Math.round(raw)} | ${(zed / raw).toFixed(2)} | ${ratios.join(", ")} |`
+    )
   ].join("\n")
   record("ingest", table)
   return table

@@ -55,11 +55,15 @@ const measure = async (store) => {
   try {
     const computed = []
     for (const insight of INSIGHTS) {
-      const { id } = await api(server, "POST", "/api/projects/1/insights/", { name: insight.name, query: insight.query })
+      const { id } = await api(server, "POST", "/api/projects/1/insights/", {
+        name: insight.name,
+        query: insight.query
+      })
       const compute = () => api(server, "GET", `/api/projects/1/insights/${id}/?refresh=force_blocking`)
       // The first computation gives the ZedQL (and warms the caches, Zed's parses among them).
       const first = await timed(compute)
-      if (!Array.isArray(first.result.result) || first.result.result.length === 0) throw new Error(`${insight.name}: no result`)
+      if (!Array.isArray(first.result.result) || first.result.result.length === 0)
+        throw new Error(`${insight.name}: no result`)
       const { zedql } = first.result
       const { params, sql } = await compile(server, zedql)
       if ((await raw.query(sql, params)).length === 0) throw new Error(`${insight.name}: its SQL gives no rows`)
@@ -98,11 +102,14 @@ export const run = async () => {
     "",
     `| Insight | result series/steps | ${header.join(" | ")} |`,
     `|---|---:|${header.map(() => "---:").join("|")}|`,
-    ...INSIGHTS.map((insight, i) =>
-      `| ${insight.name} | ${results[0].insights[i].size} | ${results.flatMap(({ insights }) => {
-        const r = insights[i]
-        return [`${ms(r.zed)} (${ms(r.firstMs)})`, ms(r.compile), ms(r.raw), (r.zed / r.raw).toFixed(2)]
-      }).join(" | ")} |`
+    ...INSIGHTS.map(
+      (insight, i) =>
+        `| ${insight.name} | ${results[0].insights[i].size} | ${results
+          .flatMap(({ insights }) => {
+            const r = insights[i]
+            return [`${ms(r.zed)} (${ms(r.firstMs)})`, ms(r.compile), ms(r.raw), (r.zed / r.raw).toFixed(2)]
+          })
+          .join(" | ")} |`
     )
   ].join("\n")
   record("insights", table)

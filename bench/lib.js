@@ -40,7 +40,8 @@ export const startServer = (script, args, env) =>
           await askMemory(child, "start")
           return () => askMemory(child, "stop")
         }
-      }))
+      })
+    )
     child.once("exit", (code) => reject(new Error(`${script} exited with ${code}`)))
   })
 
@@ -48,7 +49,8 @@ export const startServer = (script, args, env) =>
 export const load = async (url, headers, { connections = 10, seconds = 10 } = {}) => {
   await autocannon({ url, headers, connections, duration: 2 })
   const result = await autocannon({ url, headers, connections, duration: seconds })
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${url}: ${result.non2xx} non-2xx, ${result.errors} errors`)
   return { rps: result.requests.average, p99: result.latency.p99 }
 }
 
@@ -90,11 +92,23 @@ export const storePlaces = (store, serverUrl) => {
 /** POSTs a JSON body to a capture endpoint over a keep-alive agent; anything but 200 fails. */
 export const postJson = (agent, url, body) =>
   new Promise((resolve, reject) => {
-    const req = request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks = []
-      res.on("data", (c) => chunks.push(c))
-      res.on("end", () => (res.statusCode === 200 ? resolve() : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(chunks)}`))))
-    })
+    const req = request(
+      url,
+      {
+        method: "POST",
+        agent,
+        headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) }
+      },
+      (res) => {
+        const chunks = []
+        res.on("data", (c) => chunks.push(c))
+        res.on("end", () =>
+          res.statusCode === 200
+            ? resolve()
+            : reject(new Error(`ingest answered ${res.statusCode}: ${Buffer.concat(chunks)}`))
+        )
+      }
+    )
     req.on("error", reject)
     req.end(body)
   })

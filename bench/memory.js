@@ -63,7 +63,10 @@ const idle = async (pid, ms = 5_000) => {
 /** Starts a node process and waits for the line `ready` matches on its stdout (answers the match). */
 const startProcess = (args, env, ready) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] })
+    const child = spawn(process.execPath, args, {
+      env: { ...process.env, ...env },
+      stdio: ["ignore", "pipe", "inherit"]
+    })
     const exited = new Promise((done) => child.once("exit", done))
     let out = ""
     const onData = (chunk) => {
@@ -105,10 +108,16 @@ const INSIGHT = {
 }
 const FLAGS = [
   { key: "half", filters: { groups: [{ properties: [], rollout_percentage: 50 }] } },
-  { key: "pro", filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }] }] } },
+  {
+    key: "pro",
+    filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }] }] }
+  },
   {
     key: "three-way",
-    filters: { groups: [{ properties: [] }], multivariate: { variants: ["a", "b", "c"].map((key, i) => ({ key, rollout_percentage: i === 2 ? 34 : 33 })) } }
+    filters: {
+      groups: [{ properties: [] }],
+      multivariate: { variants: ["a", "b", "c"].map((key, i) => ({ key, rollout_percentage: i === 2 ? 34 : 33 })) }
+    }
   }
 ]
 
@@ -121,16 +130,24 @@ const mixedLoad = async (server, insightId) => {
   const start = Date.now() - 3_600_000
   let n = 0
   const capture = () =>
-    paced(1000 * BATCH * CAPTURE_CLIENTS / EVENT_RATE, over, async () => {
+    paced((1000 * BATCH * CAPTURE_CLIENTS) / EVENT_RATE, over, async () => {
       const batch = Array.from({ length: BATCH }, () => shopEvent(n++, start))
-      await postJson(agent, `${server.url}/batch/`, JSON.stringify({ api_key: TOKEN, batch, sent_at: new Date().toISOString() }))
+      await postJson(
+        agent,
+        `${server.url}/batch/`,
+        JSON.stringify({ api_key: TOKEN, batch, sent_at: new Date().toISOString() })
+      )
       sent.events += BATCH
     })
   // Two paced clients, so that one slow answer does not hold the rate back.
   const decide = () =>
     paced(2000 / DECIDE_RATE, over, async () => {
       const body = JSON.stringify({ token: TOKEN, distinct_id: `user-${sent.decides % 2000}` })
-      const response = await fetch(`${server.url}/decide/?v=3`, { method: "POST", body, headers: { "content-type": "application/json" } })
+      const response = await fetch(`${server.url}/decide/?v=3`, {
+        method: "POST",
+        body,
+        headers: { "content-type": "application/json" }
+      })
       if (!response.ok) throw new Error(`/decide answered ${response.status}`)
       await response.json()
       sent.decides++
@@ -139,7 +156,10 @@ const mixedLoad = async (server, insightId) => {
     paced(QUERY_EVERY, over, async () => {
       // A different text each time: never a cached parse or result.
       const zedql = `select properties.$browser as browser, count() as c, count(distinct person_id) as people from events where event = '$pageview' and properties.price > ${sent.queries % 50} group by browser order by c desc limit 100`
-      await apiCall(server, KEY, "POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: zedql }, refresh: "force_blocking" })
+      await apiCall(server, KEY, "POST", "/api/environments/1/query/", {
+        query: { kind: "ZedQLQuery", query: zedql },
+        refresh: "force_blocking"
+      })
       sent.queries++
     })
   const insight = () =>
@@ -156,15 +176,19 @@ const mixedLoad = async (server, insightId) => {
 
 /** Zed on one store: idle after start, steady under load, idle after; in kB. */
 const measureZed = async (place, dataDir) => {
-  const server = await startProcess([ZED, "serve"], {
-    PORT: "0",
-    HOST: "127.0.0.1",
-    ZED_DATA_DIR: dataDir,
-    ZED_PROJECT_API_KEY: TOKEN,
-    ZED_PERSONAL_API_KEY: KEY,
-    // Unset (undefined), a DATABASE_URL in the caller's environment would select PostgreSQL.
-    DATABASE_URL: place.startsWith("postgres:") ? place.slice("postgres:".length) : undefined
-  }, /listening on (http:\/\/\S+)/)
+  const server = await startProcess(
+    [ZED, "serve"],
+    {
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ZED_DATA_DIR: dataDir,
+      ZED_PROJECT_API_KEY: TOKEN,
+      ZED_PERSONAL_API_KEY: KEY,
+      // Unset (undefined), a DATABASE_URL in the caller's environment would select PostgreSQL.
+      DATABASE_URL: place.startsWith("postgres:") ? place.slice("postgres:".length) : undefined
+    },
+    /listening on (http:\/\/\S+)/
+  )
   try {
     const target = { url: server.match[1] }
     await sleep(2_000)
@@ -176,7 +200,14 @@ const measureZed = async (place, dataDir) => {
     const steady = stop()
     await sleep(10_000)
     const after = await idle(server.pid)
-    return { idleAfterStart, steadyMedian: median(steady), steadyMax: Math.max(...steady), after, hwm: status(server.pid).hwm, load }
+    return {
+      idleAfterStart,
+      steadyMedian: median(steady),
+      steadyMax: Math.max(...steady),
+      after,
+      hwm: status(server.pid).hwm,
+      load
+    }
   } finally {
     await server.stop()
   }
@@ -220,7 +251,8 @@ export const run = async () => {
       const where = await place()
       // `zed serve` keeps PGlite in <ZED_DATA_DIR>/pgdata, which is what storePlaces answers; on
       // PostgreSQL the directory only receives the credentials file.
-      const dataDir = store === "PGlite" ? dirname(where.slice("pglite:".length)) : mkdtempSync(join(tmpdir(), "zed-bench-memory-"))
+      const dataDir =
+        store === "PGlite" ? dirname(where.slice("pglite:".length)) : mkdtempSync(join(tmpdir(), "zed-bench-memory-"))
       if (store !== "PGlite") cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }))
       const zed = await measureZed(where, dataDir)
       rows.push({ store, zed, bare: await measureBare(where) })
@@ -234,8 +266,9 @@ export const run = async () => {
     "",
     "| Store | idle after start | steady median | steady max | peak (VmHWM) | idle after | load achieved | bare store process | target |",
     "|---|---:|---:|---:|---:|---:|---|---:|---|",
-    ...rows.map(({ store, zed, bare }) =>
-      `| ${store} | ${mb(zed.idleAfterStart)} MB | ${mb(zed.steadyMedian)} MB | ${mb(zed.steadyMax)} MB | ${mb(zed.hwm)} MB | ${mb(zed.after)} MB | ${Math.round(zed.load.eventsPerSecond)} events/s, ${Math.round(zed.load.decidesPerSecond)} decides/s, ${zed.load.queries} queries, ${zed.load.insights} insights | ${mb(bare)} MB | ${met({ store, zed })} |`
+    ...rows.map(
+      ({ store, zed, bare }) =>
+        `| ${store} | ${mb(zed.idleAfterStart)} MB | ${mb(zed.steadyMedian)} MB | ${mb(zed.steadyMax)} MB | ${mb(zed.hwm)} MB | ${mb(zed.after)} MB | ${Math.round(zed.load.eventsPerSecond)} events/s, ${Math.round(zed.load.decidesPerSecond)} decides/s, ${zed.load.queries} queries, ${zed.load.insights} insights | ${mb(bare)} MB | ${met({ store, zed })} |`
     ),
     "",
     "The PostgreSQL server's own processes are not counted in either column."

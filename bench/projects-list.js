@@ -11,7 +11,10 @@ export const run = async () => {
   const rows = []
   let body
   let baseline
-  for (const [name, script, args] of [["Zed, PGlite", "./servers/zed.js", ["pglite"]], ["Zed, in-memory storage", "./servers/zed.js", ["memory"]]]) {
+  for (const [name, script, args] of [
+    ["Zed, PGlite", "./servers/zed.js", ["pglite"]],
+    ["Zed, in-memory storage", "./servers/zed.js", ["memory"]]
+  ]) {
     const server = await startServer(script, args, { BENCH_KEY: KEY })
     body ??= await (await fetch(server.url + path, { headers })).text()
     const result = await load(server.url + path, headers)
@@ -28,7 +31,9 @@ export const run = async () => {
     "",
     "| Server | req/s | p99 latency | vs bare node:http |",
     "|---|---:|---:|---:|",
-    ...rows.map(([name, r]) => `| ${name} | ${Math.round(r.rps)} | ${r.p99} ms | ${(r.rps / baseline.rps).toFixed(2)} |`)
+    ...rows.map(
+      ([name, r]) => `| ${name} | ${Math.round(r.rps)} | ${r.p99} ms | ${(r.rps / baseline.rps).toFixed(2)} |`
+    )
   ].join("\n")
   record("projects-list", table)
   return table

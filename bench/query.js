@@ -123,7 +123,8 @@ const normalize = (value) => {
   if (value === null || value === undefined) return null
   if (value instanceof Date) return value.getTime()
   if (Array.isArray(value)) return value.map(normalize)
-  if (typeof value === "string" && ISO.test(value)) return Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)
+  if (typeof value === "string" && ISO.test(value))
+    return Date.parse(value.length === 10 ? `${value}T00:00:00Z` : value)
   if (typeof value === "string" && value.trim() !== "" && Number.isFinite(Number(value))) return Number(value)
   return value
 }
@@ -131,8 +132,8 @@ const equal = (a, b) =>
   typeof a === "number" && typeof b === "number"
     ? Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(a), Math.abs(b))
     : Array.isArray(a) && Array.isArray(b)
-    ? a.length === b.length && a.every((x, i) => equal(x, b[i]))
-    : a === b
+      ? a.length === b.length && a.every((x, i) => equal(x, b[i]))
+      : a === b
 
 /** Zed's rows must be the hand-written query's, or the comparison means nothing. */
 const sameResults = (query, zed, raw) => {
@@ -140,13 +141,18 @@ const sameResults = (query, zed, raw) => {
   if (z.length === 0) throw new Error(`${query.name}: no rows, nothing to compare`)
   if (!equal(z, r)) {
     const at = z.findIndex((row, i) => !equal(row, r[i]))
-    throw new Error(`${query.name}: Zed and the hand-written SQL disagree (${z.length} rows against ${r.length}; first difference at row ${at}: ${JSON.stringify(zed[at])} against ${JSON.stringify(raw[at])})`)
+    throw new Error(
+      `${query.name}: Zed and the hand-written SQL disagree (${z.length} rows against ${r.length}; first difference at row ${at}: ${JSON.stringify(zed[at])} against ${JSON.stringify(raw[at])})`
+    )
   }
   return z.length
 }
 
 const zedQuery = (server, query) =>
-  api(server, "POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: query.zedql }, refresh: "force_blocking" })
+  api(server, "POST", "/api/environments/1/query/", {
+    query: { kind: "ZedQLQuery", query: query.zedql },
+    refresh: "force_blocking"
+  })
 
 /** What Zed says its compile step took (parse, resolve, print), in ms. */
 const compileMs = (response) => response.timings.find((t) => t.k === "./compile").t * 1000
@@ -196,14 +202,20 @@ const geomean = (values) => Math.exp(values.reduce((sum, v) => sum + Math.log(v)
 export const run = async () => {
   const results = []
   for (const store of STORES) results.push({ store, queries: await measure(store) })
-  const header = results.flatMap(({ store }) => [`${store}: Zed ms`, "of which compile (first run)", "SQL ms", "Zed / SQL"])
+  const header = results.flatMap(({ store }) => [
+    `${store}: Zed ms`,
+    "of which compile (first run)",
+    "SQL ms",
+    "Zed / SQL"
+  ])
   const table = [
     runLine("Zed and SQL interleaved"),
     "",
     `| Query | rows | ${header.join(" | ")} |`,
     `|---|---:|${header.map(() => "---:").join("|")}|`,
-    ...QUERIES.map((query, i) =>
-      `| ${query.name} | ${results[0].queries[i].rows} | ${results.flatMap(({ queries }) => [ms(queries[i].zed), `${ms(queries[i].compile)} (${ms(queries[i].firstCompile)})`, ms(queries[i].raw), (queries[i].zed / queries[i].raw).toFixed(2)]).join(" | ")} |`
+    ...QUERIES.map(
+      (query, i) =>
+        `| ${query.name} | ${results[0].queries[i].rows} | ${results.flatMap(({ queries }) => [ms(queries[i].zed), `${ms(queries[i].compile)} (${ms(queries[i].firstCompile)})`, ms(queries[i].raw), (queries[i].zed / queries[i].raw).toFixed(2)]).join(" | ")} |`
     ),
     `| **Geometric mean** | | ${results.flatMap(({ queries }) => ["", "", "", `**${geomean(queries.map((q) => q.zed / q.raw)).toFixed(2)}**`]).join(" | ")} |`
   ].join("\n")

@@ -51,8 +51,16 @@ const postgresDatabase = async () => {
 
 /** Zed over the data set on `store`, in its own process, the data loaded first if missing. */
 export const start = async (store) => {
-  const env = { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN, BENCH_EVENTS: String(EVENTS), BENCH_SEED: String(SEED), BENCH_END: END, BENCH_TIMEZONE: TIMEZONE }
-  if (store === "PGlite") return startServer("./servers/query.js", [`pglite:${join(tmpdir(), "zed-bench-query", DATA_KEY)}`], env)
+  const env = {
+    BENCH_KEY: KEY,
+    BENCH_TOKEN: TOKEN,
+    BENCH_EVENTS: String(EVENTS),
+    BENCH_SEED: String(SEED),
+    BENCH_END: END,
+    BENCH_TIMEZONE: TIMEZONE
+  }
+  if (store === "PGlite")
+    return startServer("./servers/query.js", [`pglite:${join(tmpdir(), "zed-bench-query", DATA_KEY)}`], env)
   const databaseUrl = await postgresDatabase()
   const server = await startServer("./servers/query.js", [`postgres:${databaseUrl}`], env)
   // Statistics as autovacuum would have them by now, whether or not the data was just loaded.
@@ -77,7 +85,10 @@ export const rawRunner = async (store, server) => {
   }
   const client = new pg.Client({
     connectionString: server.databaseUrl,
-    types: { getTypeParser: (oid, format) => (oid === 20 || oid === 1700 ? Number : oid === 1082 ? String : pg.types.getTypeParser(oid, format)) }
+    types: {
+      getTypeParser: (oid, format) =>
+        oid === 20 || oid === 1700 ? Number : oid === 1082 ? String : pg.types.getTypeParser(oid, format)
+    }
   })
   await client.connect()
   await client.query(`SET TimeZone = '${TIMEZONE}'`)

@@ -26,8 +26,10 @@ const prng = (seed) => () => {
   return ((t ^ (t >>> 14)) >>> 0) / 4294967296
 }
 
-const WORDS = ("lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore " +
-  "magna aliqua shop cart checkout wool linen cotton jacket shirt trousers socks boots delivery returns size colour").split(" ")
+const WORDS = (
+  "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eiusmod tempor incididunt ut labore et dolore " +
+  "magna aliqua shop cart checkout wool linen cotton jacket shirt trousers socks boots delivery returns size colour"
+).split(" ")
 
 /** A recording of `bytes` bytes of rrweb JSON, cut and wrapped into `/s/` request bodies as posthog-js does. */
 export const makeRecording = ({ seed, start, bytes }) => {
@@ -55,15 +57,28 @@ export const makeRecording = ({ seed, start, bytes }) => {
   const text = (textContent) => ({ type: 3, textContent })
   const card = (n) =>
     el("div", { class: "product-card", "data-product": String(n) }, [
-      el("img", { src: `https://cdn.shop.example/products/${n}/thumb.webp`, alt: words(3), width: "240", height: "240", loading: "lazy" }),
+      el("img", {
+        src: `https://cdn.shop.example/products/${n}/thumb.webp`,
+        alt: words(3),
+        width: "240",
+        height: "240",
+        loading: "lazy"
+      }),
       el("h3", { class: "product-card__title" }, [text(words(3))]),
       el("p", { class: "product-card__description" }, [text(words(18))]),
       el("span", { class: "price" }, [text(`€${(10 + int(190)).toFixed(2)}`)]),
       el("button", { class: "btn btn--primary", type: "button" }, [text("Add to cart")])
     ])
-  const css = Array.from({ length: 600 }, (_, i) => `.c${i}-${hex(4)}{margin:${int(32)}px ${int(32)}px;color:#${hex(6)};display:flex}`).join("")
+  const css = Array.from(
+    { length: 600 },
+    (_, i) => `.c${i}-${hex(4)}{margin:${int(32)}px ${int(32)}px;color:#${hex(6)};display:flex}`
+  ).join("")
   const search = el("input", { type: "search", name: "q", placeholder: "Search", class: "search" })
-  const grid = el("main", { class: "product-grid" }, Array.from({ length: 320 }, (_, n) => card(n)))
+  const grid = el(
+    "main",
+    { class: "product-grid" },
+    Array.from({ length: 320 }, (_, n) => card(n))
+  )
   const cartCount = text("0")
   const html = numbered({
     type: 0,
@@ -77,7 +92,11 @@ export const makeRecording = ({ seed, start, bytes }) => {
         ]),
         el("body", { class: "page page--listing" }, [
           el("header", { class: "site-header" }, [
-            el("nav", {}, Array.from({ length: 24 }, (_, i) => el("a", { href: `/c/${i}` }, [text(words(2))]))),
+            el(
+              "nav",
+              {},
+              Array.from({ length: 24 }, (_, i) => el("a", { href: `/c/${i}` }, [text(words(2))]))
+            ),
             search,
             el("span", { class: "cart-count" }, [cartCount])
           ]),
@@ -95,18 +114,29 @@ export const makeRecording = ({ seed, start, bytes }) => {
     if (r < 0.5) {
       return incremental({
         source: 1,
-        positions: Array.from({ length: 4 + int(12) }, (_, i) => ({ x: int(1440), y: int(900), id: pick(cards), timeOffset: -50 + i * 4 }))
+        positions: Array.from({ length: 4 + int(12) }, (_, i) => ({
+          x: int(1440),
+          y: int(900),
+          id: pick(cards),
+          timeOffset: -50 + i * 4
+        }))
       })
     }
     if (r < 0.62) return incremental({ source: 3, id: 1, x: 0, y: int(20_000) })
     if (r < 0.68) return incremental({ source: 2, type: 2, id: pick(cards), x: int(1440), y: int(900), pointerType: 0 })
     if (r < 0.76) return incremental({ source: 5, text: words(1 + int(3)), isChecked: false, id: search.id })
-    if (r < 0.77) return { type: 6, data: { plugin: "rrweb/console@1", payload: { level: "log", trace: [], payload: [`"${words(6)}"`] } } }
+    if (r < 0.77)
+      return {
+        type: 6,
+        data: { plugin: "rrweb/console@1", payload: { level: "log", trace: [], payload: [`"${words(6)}"`] } }
+      }
     if (r < 0.93) {
       return incremental({
         source: 0,
         texts: [{ id: cartCount.id, value: String(int(10)) }],
-        attributes: [{ id: pick(cards), attributes: { class: `product-card product-card--${pick(["hover", "active", "seen"])}` } }],
+        attributes: [
+          { id: pick(cards), attributes: { class: `product-card product-card--${pick(["hover", "active", "seen"])}` } }
+        ],
         removes: [],
         adds: []
       })
@@ -125,7 +155,13 @@ export const makeRecording = ({ seed, start, bytes }) => {
       walk(root, grid.id)
       return flat
     })
-    return incremental({ source: 0, texts: [], attributes: [], removes: removed.map((id) => ({ parentId: grid.id, id })), adds })
+    return incremental({
+      source: 0,
+      texts: [],
+      attributes: [],
+      removes: removed.map((id) => ({ parentId: grid.id, id })),
+      adds
+    })
   }
 
   // posthog-js's buffer: events are sized by their JSON, and the buffer is sent as one $snapshot
@@ -175,7 +211,16 @@ export const makeRecording = ({ seed, start, bytes }) => {
     add({ ...event(), timestamp })
   }
   flush()
-  return { sessionId, bodies, bytes: sent, lines, events, fullSnapshotBytes: JSON.stringify(html).length, start, end: timestamp }
+  return {
+    sessionId,
+    bodies,
+    bytes: sent,
+    lines,
+    events,
+    fullSnapshotBytes: JSON.stringify(html).length,
+    start,
+    end: timestamp
+  }
 }
 
 const send = async (server, body) => {
@@ -192,9 +237,12 @@ const send = async (server, body) => {
 const verify = async (server, recording) => {
   const meta = await apiCall(server, KEY, "GET", `/api/environments/1/session_recordings/${recording.sessionId}`)
   const problems = []
-  if (meta.event_count !== recording.events) problems.push(`event_count ${meta.event_count}, but ${recording.events} events were sent`)
+  if (meta.event_count !== recording.events)
+    problems.push(`event_count ${meta.event_count}, but ${recording.events} events were sent`)
   if (!(Math.abs(meta.size - recording.lines) <= recording.lines * 0.02)) {
-    problems.push(`size ${meta.size}, but ${recording.bytes} bytes of rrweb JSON were sent (${recording.lines} as JSONL lines)`)
+    problems.push(
+      `size ${meta.size}, but ${recording.bytes} bytes of rrweb JSON were sent (${recording.lines} as JSONL lines)`
+    )
   }
   if (problems.length > 0) throw new Error(`recording ${recording.sessionId}: ${problems.join("; ")}`)
   return meta
@@ -210,9 +258,11 @@ const zedRun = async (storage, recording, warmup) => {
     const stopSampling = await server.sampleMemory()
     let next = 0
     const started = performance.now()
-    await Promise.all(Array.from({ length: CLIENTS }, async () => {
-      while (next < recording.bodies.length) await send(server, recording.bodies[next++])
-    }))
+    await Promise.all(
+      Array.from({ length: CLIENTS }, async () => {
+        while (next < recording.bodies.length) await send(server, recording.bodies[next++])
+      })
+    )
     const seconds = (performance.now() - started) / 1000
     const memory = await stopSampling()
     return { seconds, memory, meta: await verify(server, recording) }
@@ -223,7 +273,10 @@ const zedRun = async (storage, recording, warmup) => {
 
 const rawRun = (storage, recording) =>
   new Promise((resolve, reject) => {
-    const child = fork(new URL("./servers/rawChunks.js", import.meta.url), [storage], { stdio: "inherit", serialization: "advanced" })
+    const child = fork(new URL("./servers/rawChunks.js", import.meta.url), [storage], {
+      stdio: "inherit",
+      serialization: "advanced"
+    })
     child.on("message", (message) => {
       if (message.ready) child.send({ chunks: recording.bodies, batch: CLIENTS, sessionId: recording.sessionId })
       else {
@@ -251,9 +304,9 @@ export const run = async () => {
     const rounds = []
     try {
       for (let round = 0; round < 3; round++) {
-        const raw = recording.bytes / await rawRun(await place(), recording)
+        const raw = recording.bytes / (await rawRun(await place(), recording))
         const zed = await zedRun(await place(), recording, warmup)
-        rounds.push({ ...zed, zed: recording.bytes / zed.seconds, raw, ratio: (recording.bytes / zed.seconds) / raw })
+        rounds.push({ ...zed, zed: recording.bytes / zed.seconds, raw, ratio: recording.bytes / zed.seconds / raw })
       }
     } finally {
       await cleanup()
@@ -270,7 +323,9 @@ export const run = async () => {
       `${mb(memory.rss)} → ${mb(memory.peakRss)}`,
       `${mb(memory.heapUsed)} → ${mb(memory.peakHeapUsed)}`
     ])
-    metas.push(`${store}: event_count ${median.meta.event_count}, size ${median.meta.size}, message_count ${median.meta.message_count}`)
+    metas.push(
+      `${store}: event_count ${median.meta.event_count}, size ${median.meta.size}, message_count ${median.meta.message_count}`
+    )
   }
   const table = [
     `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; one recording of ${(recording.bytes / MB).toFixed(1)} MB of rrweb JSON (${recording.events} events over ${Math.round((recording.end - recording.start) / 60_000)} minutes, a ${(recording.fullSnapshotBytes / 1024).toFixed(0)} KB full snapshot) in ${recording.bodies.length} gzip'd requests (${(compressed / MB).toFixed(1)} MB in all), ${CLIENTS} concurrent clients; on-disk PGlite and a fresh database on the local PostgreSQL 15. MB = 2^20 bytes.`,

@@ -10,7 +10,17 @@ import * as recordings from "./recordings.js"
 import * as transformations from "./transformations.js"
 
 const only = process.argv[2]
-for (const [name, bench] of Object.entries({ "projects-list": projectsList, ingest, decide, query, insights, recordings, transformations, clickhouse, memory })) {
+for (const [name, bench] of Object.entries({
+  "projects-list": projectsList,
+  ingest,
+  decide,
+  query,
+  insights,
+  recordings,
+  transformations,
+  clickhouse,
+  memory
+})) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)
 }

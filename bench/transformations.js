@@ -36,7 +36,8 @@ const makeBatches = (count, phase, start) =>
           ...(n % 10 === 0 ? { $set: { plan: plan ?? "free", last_signup: n } } : {})
         }
       }
-    }))
+    })
+  )
 
 // Five transformations as a project might have them: normalizing, tagging, an inputs template, one
 // filtered to an event, one dropping a property. The first alone is the one-transformation run.
@@ -73,9 +74,11 @@ const send = async (server, batches) => {
   const bodies = batches.map((batch) => JSON.stringify({ api_key: TOKEN, batch, sent_at: new Date().toISOString() }))
   let next = 0
   const started = performance.now()
-  await Promise.all(Array.from({ length: CLIENTS }, async () => {
-    while (next < bodies.length) await postJson(agent, url, bodies[next++])
-  }))
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      while (next < bodies.length) await postJson(agent, url, bodies[next++])
+    })
+  )
   const seconds = (performance.now() - started) / 1000
   agent.destroy()
   return seconds
@@ -109,18 +112,23 @@ FROM events`
 /** The stored events must show every transformation's work, or the numbers are not for real work. */
 const verify = async (server, phase, batches, count) => {
   const query = `${COUNT_QUERY} WHERE properties.phase = '${phase}'`
-  const { results } = await apiCall(server, KEY, "POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query }, refresh: "force_blocking" })
+  const { results } = await apiCall(server, KEY, "POST", "/api/environments/1/query/", {
+    query: { kind: "ZedQLQuery", query },
+    refresh: "force_blocking"
+  })
   const [total, processed, pro, tagged, signupReferrer, browserKey, stripped] = results[0].map(Number)
   const got = { total, processed, pro, tagged, signupReferrer, browserKey, stripped }
   const want = expected(batches, count)
   const wrong = Object.keys(want).filter((k) => got[k] !== want[k])
-  if (wrong.length > 0) throw new Error(`${count} transformations: stored ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`)
+  if (wrong.length > 0)
+    throw new Error(`${count} transformations: stored ${JSON.stringify(got)}, expected ${JSON.stringify(want)}`)
   return got
 }
 
 /** Enables the first `count` transformations and disables the rest. */
 const configure = async ({ server, ids }, count) => {
-  for (const [i, id] of ids.entries()) await apiCall(server, KEY, "PATCH", `/api/environments/1/zed_functions/${id}/`, { enabled: i < count })
+  for (const [i, id] of ids.entries())
+    await apiCall(server, KEY, "PATCH", `/api/environments/1/zed_functions/${id}/`, { enabled: i < count })
 }
 
 /** Zed on a fresh store with the five transformations created, warmed up with all of them. */
@@ -128,7 +136,15 @@ const startZed = async (storage) => {
   const server = await startServer("./servers/zed.js", [storage], { BENCH_KEY: KEY, BENCH_TOKEN: TOKEN })
   const ids = []
   for (const fn of TRANSFORMATIONS) {
-    ids.push((await apiCall(server, KEY, "POST", "/api/environments/1/zed_functions/", { type: "transformation", enabled: true, ...fn })).id)
+    ids.push(
+      (
+        await apiCall(server, KEY, "POST", "/api/environments/1/zed_functions/", {
+          type: "transformation",
+          enabled: true,
+          ...fn
+        })
+      ).id
+    )
   }
   // The first measured run must not pay for compiling the server's hot paths.
   await send(server, makeBatches(WARMUP_BATCHES * 5, "warmup", Date.now() - 2 * 86_400_000))
@@ -164,7 +180,8 @@ export const run = async () => {
       zed = await startZed(await place())
       for (let round = 0; round < ROUNDS; round++) {
         const result = {}
-        for (const count of round % 2 ? [...COUNTS].reverse() : COUNTS) result[count] = await measure(zed, count, round * COUNTS.length + COUNTS.indexOf(count))
+        for (const count of round % 2 ? [...COUNTS].reverse() : COUNTS)
+          result[count] = await measure(zed, count, round * COUNTS.length + COUNTS.indexOf(count))
         rounds.push(result)
       }
     } finally {
@@ -182,7 +199,10 @@ export const run = async () => {
     "",
     "| Store | Transformations | events/s | ratio to 0 (median) | the rounds' ratios |",
     "|---|---:|---:|---:|---|",
-    ...rows.map(([store, count, rate, ratio, ratios]) => `| ${store} | ${count} | ${Math.round(rate)} | ${ratio.toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`),
+    ...rows.map(
+      ([store, count, rate, ratio, ratios]) =>
+        `| ${store} | ${count} | ${Math.round(rate)} | ${ratio.toFixed(2)} | ${ratios.map((r) => r.toFixed(2)).join(", ")} |`
+    ),
     "",
     `Checked after every run through the query API (measured events: total, processed, plan 'pro', source tag, sign-up referrer, browser key, stripped URL); the first round's counts: ${checks.join("; ")}.`
   ].join("\n")

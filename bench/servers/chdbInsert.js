@@ -8,14 +8,26 @@ import { Session } from "chdb"
 import { Option } from "effect"
 
 const dir = process.argv[2]
-const setup = await createZed({ storage: storageFor({ events: "chdb", dataDir: dir, databaseUrl: Option.none(), clickhouseUrl: Option.none(), clickhouseCluster: Option.none() }) })
+const setup = await createZed({
+  storage: storageFor({
+    events: "chdb",
+    dataDir: dir,
+    databaseUrl: Option.none(),
+    clickhouseUrl: Option.none(),
+    clickhouseCluster: Option.none()
+  })
+})
 await setup.close()
 
 const session = new Session(join(dir, "chdb"))
 process.on("message", async ({ batches }) => {
   const started = performance.now()
   for (const rows of batches) {
-    await session.insert({ table: "events", format: "JSONEachRow", values: Buffer.from(rows.map((row) => JSON.stringify(row)).join("\n")) })
+    await session.insert({
+      table: "events",
+      format: "JSONEachRow",
+      values: Buffer.from(rows.map((row) => JSON.stringify(row)).join("\n"))
+    })
   }
   const seconds = (performance.now() - started) / 1000
   session.close()

@@ -19,21 +19,32 @@ import { serveWithHooks, zedApi } from "./hooks.js"
 
 const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
-if (!["chdb", "postgres"].includes(kind) || where === "") throw new Error("usage: clickhouse.js chdb:<dir> | postgres:<url>")
+if (!["chdb", "postgres"].includes(kind) || where === "")
+  throw new Error("usage: clickhouse.js chdb:<dir> | postgres:<url>")
 const { BENCH_COPY_FROM, BENCH_END, BENCH_EVENTS, BENCH_KEY, BENCH_SEED, BENCH_TIMEZONE, BENCH_TOKEN } = process.env
 
-const storage = kind === "postgres"
-  ? postgresStorage({ url: where })
-  // Imported only here: @zed/node loads @zed/clickhouse, which the PostgreSQL runs do not need.
-  : (await import("@zed/node")).storageFor({ events: "chdb", dataDir: where, databaseUrl: Option.none(), clickhouseUrl: Option.none(), clickhouseCluster: Option.none() })
+const storage =
+  kind === "postgres"
+    ? postgresStorage({ url: where })
+    : // Imported only here: @zed/node loads @zed/clickhouse, which the PostgreSQL runs do not need.
+      (await import("@zed/node")).storageFor({
+        events: "chdb",
+        dataDir: where,
+        databaseUrl: Option.none(),
+        clickhouseUrl: Option.none(),
+        clickhouseCluster: Option.none()
+      })
 const zed = await createZed({ storage, bootstrap: { personalApiKey: BENCH_KEY, projectApiKey: BENCH_TOKEN } })
 
 const api = zedApi(zed, BENCH_KEY)
 
 const raw = async ({ params = [], sql, timezone = "UTC" }) => {
   const started = performance.now()
-  const { rows } = await zed.run(Effect.flatMap(QueryExecutor, (executor) =>
-    executor.execute({ sql, params, timezone, timeoutMs: 600_000, executionId: crypto.randomUUID() })))
+  const { rows } = await zed.run(
+    Effect.flatMap(QueryExecutor, (executor) =>
+      executor.execute({ sql, params, timezone, timeoutMs: 600_000, executionId: crypto.randomUUID() })
+    )
+  )
   return { rows, ms: performance.now() - started }
 }
 
@@ -52,13 +63,16 @@ const copyFrom = async (url, events) => {
   const u = new URL(url)
   const source = (table) =>
     `postgresql('${u.hostname}:${u.port || 5432}', '${u.pathname.slice(1)}', '${table}', '${decodeURIComponent(u.username)}', '${decodeURIComponent(u.password)}')`
-  const run = async (sql) => JSON.parse((await session.queryAsync(sql, { format: "JSONCompact" })).text() || "{\"data\":[]}").data
+  const run = async (sql) =>
+    JSON.parse((await session.queryAsync(sql, { format: "JSONCompact" })).text() || '{"data":[]}').data
   try {
     const [[available]] = await run(`SELECT count() FROM ${source("events")}`)
-    if (Number(available) !== events) throw new Error(`${url} holds ${available} events, not ${events}: load PostgreSQL first`)
+    if (Number(available) !== events)
+      throw new Error(`${url} holds ${available} events, not ${events}: load PostgreSQL first`)
     const started = performance.now()
     const copies = {
-      events: "project_id, uuid, event, distinct_id, person_id, properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4",
+      events:
+        "project_id, uuid, event, distinct_id, person_id, properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4",
       persons: "project_id, id, uuid, properties, is_identified, created_at, version",
       person_distinct_ids: "project_id, distinct_id, person_id, version",
       groups: "project_id, group_type_index, group_key, properties, created_at, version"
@@ -101,12 +115,21 @@ if (BENCH_EVENTS !== undefined) {
 
 /** As the query runner compiles: the project's id, time zone and property types, the store's dialect. */
 const compile = (text) =>
-  zed.run(Effect.gen(function*() {
-    const types = new Map((yield* (yield* PropertyDefinitions).list(1)).map((d) => [`${d.owner}:${d.key}`, d.propertyType]))
-    const { dialect } = yield* QueryExecutor
-    const { params, sql } = yield* compileZedQL(text, { projectId: 1, timezone: BENCH_TIMEZONE, dialect, propertyType: (owner, key) => types.get(`${owner}:${key}`) })
-    return { sql, params }
-  }))
+  zed.run(
+    Effect.gen(function* () {
+      const types = new Map(
+        (yield* (yield* PropertyDefinitions).list(1)).map((d) => [`${d.owner}:${d.key}`, d.propertyType])
+      )
+      const { dialect } = yield* QueryExecutor
+      const { params, sql } = yield* compileZedQL(text, {
+        projectId: 1,
+        timezone: BENCH_TIMEZONE,
+        dialect,
+        propertyType: (owner, key) => types.get(`${owner}:${key}`)
+      })
+      return { sql, params }
+    })
+  )
 
 const ROUTES = { "/__raw": (body) => raw(JSON.parse(body)), "/__compile": compile }
 

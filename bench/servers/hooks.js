@@ -12,20 +12,26 @@ export const serveWithHooks = (zed, routes) => {
     req.on("data", (chunk) => chunks.push(chunk))
     req.on("end", () =>
       route(Buffer.concat(chunks).toString("utf8")).then(
-        (answer) => res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
+        (answer) =>
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify(answer, (_, v) => (typeof v === "bigint" ? Number(v) : v))),
         (error) => res.writeHead(500).end(String(error?.message ?? error))
-      ))
+      )
+    )
   }).listen(0, "127.0.0.1", () => process.send({ port: server.address().port }))
   process.on("disconnect", () => server.close(() => zed.close().then(() => process.exit(0))))
 }
 
 /** Zed's API called in this process with a personal key; the answer's JSON, or an error. */
 export const zedApi = (zed, key) => async (method, path, body) => {
-  const response = await zed.handler(new Request(`http://bench${path}`, {
-    method,
-    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
-    body: JSON.stringify(body)
-  }))
+  const response = await zed.handler(
+    new Request(`http://bench${path}`, {
+      method,
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify(body)
+    })
+  )
   if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`)
   return response.json()
 }

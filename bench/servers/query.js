@@ -16,7 +16,8 @@ import { serveWithHooks, zedApi } from "./hooks.js"
 
 const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
-if (!["pglite", "postgres"].includes(kind) || where === "") throw new Error("usage: query.js pglite:<dir> | postgres:<url>")
+if (!["pglite", "postgres"].includes(kind) || where === "")
+  throw new Error("usage: query.js pglite:<dir> | postgres:<url>")
 const { BENCH_END, BENCH_EVENTS, BENCH_KEY, BENCH_SEED, BENCH_TIMEZONE, BENCH_TOKEN } = process.env
 const events = Number(BENCH_EVENTS)
 
@@ -27,17 +28,22 @@ const zed = await createZed({
 
 const api = zedApi(zed, BENCH_KEY)
 const stored = async () => {
-  const { results } = await api("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" }, refresh: "force_blocking" })
+  const { results } = await api("POST", "/api/environments/1/query/", {
+    query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" },
+    refresh: "force_blocking"
+  })
   return results[0][0]
 }
 
-if (await stored() < events) {
+if ((await stored()) < events) {
   const started = performance.now()
   await loadDemoData(zed, {
     events,
     seed: Number(BENCH_SEED),
     end: new Date(BENCH_END),
-    onProgress: (done, total) => done % 100_000 === 0 && console.error(`  loaded ${done} of ${total} events (${Math.round((performance.now() - started) / 1000)} s)`)
+    onProgress: (done, total) =>
+      done % 100_000 === 0 &&
+      console.error(`  loaded ${done} of ${total} events (${Math.round((performance.now() - started) / 1000)} s)`)
   })
 }
 const count = await stored()
@@ -45,18 +51,30 @@ if (count !== events) throw new Error(`the store holds ${count} events, not ${ev
 await api("PATCH", "/api/projects/1/", { timezone: BENCH_TIMEZONE })
 
 const raw = ({ sql, params }) =>
-  zed.run(Effect.flatMap(QueryExecutor, (executor) =>
-    executor.execute({ sql, params, timezone: BENCH_TIMEZONE, timeoutMs: 600_000, executionId: randomUUID() })))
+  zed
+    .run(
+      Effect.flatMap(QueryExecutor, (executor) =>
+        executor.execute({ sql, params, timezone: BENCH_TIMEZONE, timeoutMs: 600_000, executionId: randomUUID() })
+      )
+    )
     .then(({ rows }) => rows)
 
 /** As the query runner compiles: the project's id, time zone and property types. */
 const compile = (text) =>
-  zed.run(Effect.gen(function*() {
-    const types = new Map((yield* (yield* PropertyDefinitions).list(1)).map((d) => [`${d.owner}:${d.key}`, d.propertyType]))
-    const started = performance.now()
-    const { params, sql } = yield* compileZedQL(text, { projectId: 1, timezone: BENCH_TIMEZONE, propertyType: (owner, key) => types.get(`${owner}:${key}`) })
-    return { sql, params, ms: performance.now() - started }
-  }))
+  zed.run(
+    Effect.gen(function* () {
+      const types = new Map(
+        (yield* (yield* PropertyDefinitions).list(1)).map((d) => [`${d.owner}:${d.key}`, d.propertyType])
+      )
+      const started = performance.now()
+      const { params, sql } = yield* compileZedQL(text, {
+        projectId: 1,
+        timezone: BENCH_TIMEZONE,
+        propertyType: (owner, key) => types.get(`${owner}:${key}`)
+      })
+      return { sql, params, ms: performance.now() - started }
+    })
+  )
 
 const ROUTES = { "/__raw": (body) => raw(JSON.parse(body)), "/__compile": compile }
 

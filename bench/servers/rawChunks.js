@@ -9,7 +9,9 @@ const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
 const db = kind === "postgres" ? new pg.Client({ connectionString: where }) : await PGlite.create(where)
 if (kind === "postgres") await db.connect()
-await db.query("CREATE TABLE recording_chunks (id bigserial PRIMARY KEY, session_id text NOT NULL, data bytea NOT NULL)")
+await db.query(
+  "CREATE TABLE recording_chunks (id bigserial PRIMARY KEY, session_id text NOT NULL, data bytea NOT NULL)"
+)
 
 process.on("message", async ({ batch, chunks: arrays, sessionId }) => {
   // They arrive as plain Uint8Arrays; pg binds Buffers as bytea.
@@ -23,7 +25,9 @@ process.on("message", async ({ batch, chunks: arrays, sessionId }) => {
     )
   }
   const seconds = (performance.now() - started) / 1000
-  const { rows: [{ bytes }] } = await db.query("SELECT sum(length(data))::int AS bytes FROM recording_chunks")
+  const {
+    rows: [{ bytes }]
+  } = await db.query("SELECT sum(length(data))::int AS bytes FROM recording_chunks")
   await (kind === "postgres" ? db.end() : db.close())
   process.send({ seconds, bytes })
 })

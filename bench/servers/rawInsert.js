@@ -9,7 +9,9 @@ import pg from "pg"
 
 const [kind, ...rest] = process.argv[2].split(":")
 const where = rest.join(":")
-const setup = await createZed({ storage: kind === "postgres" ? postgresStorage({ url: where }) : pgliteStorage({ dataDir: where }) })
+const setup = await createZed({
+  storage: kind === "postgres" ? postgresStorage({ url: where }) : pgliteStorage({ dataDir: where })
+})
 await setup.close()
 
 const db = kind === "postgres" ? new pg.Client({ connectionString: where }) : await PGlite.create(where, pgliteOptions)
@@ -22,7 +24,16 @@ const insert = (rows) => {
   for (const row of rows) {
     const at = params.length
     values.push(`(${Array.from({ length: COLUMNS }, (_, i) => `$${at + i + 1}`).join(", ")})`)
-    params.push(1, row.uuid, row.event, row.distinct_id, row.person_id, JSON.stringify(row.properties), row.timestamp, row.created_at)
+    params.push(
+      1,
+      row.uuid,
+      row.event,
+      row.distinct_id,
+      row.person_id,
+      JSON.stringify(row.properties),
+      row.timestamp,
+      row.created_at
+    )
   }
   return db.query(
     `INSERT INTO events (project_id, uuid, event, distinct_id, person_id, properties, timestamp, created_at) VALUES ${values.join(", ")}`,

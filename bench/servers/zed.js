@@ -7,13 +7,17 @@ import { reportMemory } from "./memory.js"
 
 const [kind, ...rest] = (process.argv[2] ?? "pglite").split(":")
 const where = rest.join(":")
-const storage = kind === "memory"
-  ? memoryStorage()
-  : kind === "postgres"
-  ? postgresStorage({ url: where })
-  : pgliteStorage({ dataDir: where || undefined })
+const storage =
+  kind === "memory"
+    ? memoryStorage()
+    : kind === "postgres"
+      ? postgresStorage({ url: where })
+      : pgliteStorage({ dataDir: where || undefined })
 
-const zed = await createZed({ storage, bootstrap: { personalApiKey: process.env.BENCH_KEY, projectApiKey: process.env.BENCH_TOKEN } })
+const zed = await createZed({
+  storage,
+  bootstrap: { personalApiKey: process.env.BENCH_KEY, projectApiKey: process.env.BENCH_TOKEN }
+})
 const server = createServer((req, res) => void zed.nodeHandler(req, res)).listen(0, "127.0.0.1", () => {
   process.send({ port: server.address().port })
 })

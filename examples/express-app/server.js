@@ -10,7 +10,9 @@ const { app, zed } = createApp({
 
 const { bootstrap } = await zed
 if (bootstrap.created) console.log("Zed credentials (shown once):", bootstrap.credentials)
-const server = app.listen(Number(process.env.PORT ?? 3000), () => console.log(`listening on http://127.0.0.1:${server.address().port}`))
+const server = app.listen(Number(process.env.PORT ?? 3000), () =>
+  console.log(`listening on http://127.0.0.1:${server.address().port}`)
+)
 const stop = () => server.close(() => zed.then((z) => z.close()).then(() => process.exit(0)))
 process.once("SIGINT", stop)
 process.once("SIGTERM", stop)

@@ -15,7 +15,10 @@ let zed: Promise<{ close: () => Promise<void> }>
 let base: string
 
 beforeAll(async () => {
-  const made = createApp({ storage: pgliteStorage({ dataDir: join(dir, "pgdata") }), bootstrap: { personalApiKey: KEY } })
+  const made = createApp({
+    storage: pgliteStorage({ dataDir: join(dir, "pgdata") }),
+    bootstrap: { personalApiKey: KEY }
+  })
   zed = made.zed
   await zed
   server = made.app.listen(0)
@@ -37,13 +40,18 @@ describe("Express example", () => {
   })
 
   it("serves Zed under /analytics on the embedded store, behind the app's JSON body parser", async () => {
-    const created = await call("/analytics/api/projects/", { method: "POST", body: '{"name":"Shop EU","timezone":"Europe/Madrid"}' })
+    const created = await call("/analytics/api/projects/", {
+      method: "POST",
+      body: '{"name":"Shop EU","timezone":"Europe/Madrid"}'
+    })
     expect(created.status).toBe(201)
     const page = await (await call("/analytics/api/projects/?limit=1")).json()
     expect(page.count).toBe(2)
     expect(page.next).toBe(`${base}/analytics/api/projects/?limit=1&offset=1`)
     const second = await (await call(page.next.slice(base.length))).json()
     expect(second.results[0]).toMatchObject({ name: "Shop EU", timezone: "Europe/Madrid" })
-    expect((await call("/analytics/api/projects/", { method: "POST", body: '{"timezone":"Nowhere"}' })).status).toBe(400)
+    expect((await call("/analytics/api/projects/", { method: "POST", body: '{"timezone":"Nowhere"}' })).status).toBe(
+      400
+    )
   })
 })

@@ -79,9 +79,15 @@ describe("Next.js example (next build && next start)", () => {
 
   it("serves the SDKs under /ingest from the same Zed: capture, flags and posthog-js's extensions", async () => {
     const event = { event: "from next", distinct_id: "next-user", uuid: crypto.randomUUID() }
-    const captured = await fetch(base + "/ingest/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch: [event] }) })
+    const captured = await fetch(base + "/ingest/batch/", {
+      method: "POST",
+      body: JSON.stringify({ api_key: PROJECT_KEY, batch: [event] })
+    })
     expect(await captured.json()).toEqual({ status: "Ok" })
-    const flags = await fetch(base + "/ingest/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: "next-user" }) })
+    const flags = await fetch(base + "/ingest/flags/?v=2", {
+      method: "POST",
+      body: JSON.stringify({ token: PROJECT_KEY, distinct_id: "next-user" })
+    })
     expect(await flags.json()).toMatchObject({ flags: {}, errorsWhileComputingFlags: false })
     const recorder = await fetch(base + "/ingest/static/recorder.js")
     expect(recorder.status).toBe(200)

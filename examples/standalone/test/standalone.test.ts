@@ -12,13 +12,16 @@ const dirs: Array<string> = []
 
 // `npm start` runs zed through a shell, so the whole process group is stopped, not only npm.
 afterEach(async () => {
-  await Promise.all(children.splice(0).map((child) =>
-    new Promise<void>((resolve) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolve()
-      child.once("exit", () => resolve())
-      process.kill(-child.pid!, "SIGTERM")
-    })
-  ))
+  await Promise.all(
+    children.splice(0).map(
+      (child) =>
+        new Promise<void>((resolve) => {
+          if (child.exitCode !== null || child.signalCode !== null) return resolve()
+          child.once("exit", () => resolve())
+          process.kill(-child.pid!, "SIGTERM")
+        })
+    )
+  )
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 

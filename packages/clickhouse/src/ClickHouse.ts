@@ -33,15 +33,22 @@ export class ClickHouseError extends Data.TaggedError("ClickHouseError")<{
 export const TIMEOUT_EXCEEDED = 159
 export const QUERY_WAS_CANCELLED = 394
 
-export class ClickHouse extends Context.Tag("@zed/clickhouse/ClickHouse")<ClickHouse, {
-  readonly engine: "http" | "chdb"
-  /** The cluster tables are spread over (Replicated + Distributed), if any. */
-  readonly cluster: string | undefined
-  readonly query: (statement: Statement) => Effect.Effect<QueryResult, ClickHouseError>
-  readonly command: (statement: Statement) => Effect.Effect<void, ClickHouseError>
-  /** Rows as JSON objects (JSONEachRow), in one insert. */
-  readonly insert: (table: string, rows: ReadonlyArray<Record<string, unknown>>, settings?: Settings) => Effect.Effect<void, ClickHouseError>
-}>() {}
+export class ClickHouse extends Context.Tag("@zed/clickhouse/ClickHouse")<
+  ClickHouse,
+  {
+    readonly engine: "http" | "chdb"
+    /** The cluster tables are spread over (Replicated + Distributed), if any. */
+    readonly cluster: string | undefined
+    readonly query: (statement: Statement) => Effect.Effect<QueryResult, ClickHouseError>
+    readonly command: (statement: Statement) => Effect.Effect<void, ClickHouseError>
+    /** Rows as JSON objects (JSONEachRow), in one insert. */
+    readonly insert: (
+      table: string,
+      rows: ReadonlyArray<Record<string, unknown>>,
+      settings?: Settings
+    ) => Effect.Effect<void, ClickHouseError>
+  }
+>() {}
 
 /** A ClickHouse error code from an error's message (`Code: 159. DB::Exception: …`) or fields. */
 export const errorCode = (error: unknown): number | undefined => {
@@ -55,11 +62,21 @@ export const errorCode = (error: unknown): number | undefined => {
 }
 
 export const clickhouseError = (error: unknown): ClickHouseError =>
-  new ClickHouseError({ code: errorCode(error), message: error instanceof Error ? error.message : String(error), cause: error })
+  new ClickHouseError({
+    code: errorCode(error),
+    message: error instanceof Error ? error.message : String(error),
+    cause: error
+  })
 
 /** A setting's value as ClickHouse reads it in a SETTINGS clause. */
 const settingValue = (value: string | number | boolean): string =>
-  typeof value === "string" ? `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'` : typeof value === "boolean" ? (value ? "1" : "0") : String(value)
+  typeof value === "string"
+    ? `'${value.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
+    : typeof value === "boolean"
+      ? value
+        ? "1"
+        : "0"
+      : String(value)
 
 const SETTING_NAME = /^[a-z_][a-z0-9_]*$/
 

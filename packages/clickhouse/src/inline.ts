@@ -11,9 +11,15 @@ const literal = (value: unknown): string => {
   if (typeof value === "string") return quoteString(value)
   if (typeof value === "bigint") return String(value)
   if (typeof value === "boolean") return value ? "true" : "false"
-  if (typeof value === "number") return Number.isNaN(value) ? "nan" : value === Infinity ? "inf" : value === -Infinity ? "-inf" : String(value)
+  if (typeof value === "number")
+    return Number.isNaN(value) ? "nan" : value === Infinity ? "inf" : value === -Infinity ? "-inf" : String(value)
   if (Array.isArray(value)) return `[${value.map(literal).join(", ")}]`
-  const entries = value instanceof Map ? [...value] : typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype ? Object.entries(value) : undefined
+  const entries =
+    value instanceof Map
+      ? [...value]
+      : typeof value === "object" && Object.getPrototypeOf(value) === Object.prototype
+        ? Object.entries(value)
+        : undefined
   if (entries !== undefined) return `map(${entries.flatMap(([k, v]) => [literal(k), literal(v)]).join(", ")})`
   throw new Error(`cannot bind ${Object.prototype.toString.call(value)} as a ClickHouse value`)
 }
@@ -27,7 +33,7 @@ export const inlineParams = (sql: string, params: Readonly<Record<string, unknow
   while (i < sql.length) {
     const c = sql[i]!
     // Quoted text and comments are copied whole: a brace inside one is not a placeholder.
-    if (c === "'" || c === "`" || c === "\"") {
+    if (c === "'" || c === "`" || c === '"') {
       let j = i + 1
       while (j < sql.length && sql[j] !== c) j += sql[j] === "\\" ? 2 : 1
       out += sql.slice(i, j + 1)
@@ -44,7 +50,8 @@ export const inlineParams = (sql: string, params: Readonly<Record<string, unknow
       i = j
     } else if (c === "{") {
       const match = PLACEHOLDER.exec(sql.slice(i))
-      if (match === null || !Object.hasOwn(params, match[1]!)) throw new Error(`no value for ${match?.[0] ?? "a placeholder"}`)
+      if (match === null || !Object.hasOwn(params, match[1]!))
+        throw new Error(`no value for ${match?.[0] ?? "a placeholder"}`)
       out += `CAST(${literal(params[match[1]!])} AS ${match[2]})`
       i += match[0].length
     } else {

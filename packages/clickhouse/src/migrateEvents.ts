@@ -24,12 +24,16 @@ interface Source {
 }
 
 const GROUPS = "group_0, group_1, group_2, group_3, group_4"
-const COUNTS = "click_count, keypress_count, mouse_activity_count, active_ms, console_log_count, console_warn_count, console_error_count, size, event_count, message_count"
+const COUNTS =
+  "click_count, keypress_count, mouse_activity_count, active_ms, console_log_count, console_warn_count, console_error_count, size, event_count, message_count"
 
 const SOURCES: ReadonlyArray<Source> = [
   {
     table: "events",
-    key: [["project_id", "integer"], ["uuid", "uuid"]],
+    key: [
+      ["project_id", "integer"],
+      ["uuid", "uuid"]
+    ],
     columns: `project_id, uuid::text AS uuid, event, distinct_id, person_id::text AS person_id, properties::text AS properties, timestamp, created_at, ${GROUPS}`,
     versioned: undefined
   },
@@ -41,19 +45,29 @@ const SOURCES: ReadonlyArray<Source> = [
   },
   {
     table: "person_distinct_ids",
-    key: [["project_id", "integer"], ["distinct_id", "text"]],
+    key: [
+      ["project_id", "integer"],
+      ["distinct_id", "text"]
+    ],
     columns: "project_id, distinct_id, person_id",
     versioned: { deletable: true }
   },
   {
     table: "groups",
-    key: [["project_id", "integer"], ["group_type_index", "integer"], ["group_key", "text"]],
+    key: [
+      ["project_id", "integer"],
+      ["group_type_index", "integer"],
+      ["group_key", "text"]
+    ],
     columns: "project_id, group_type_index, group_key, properties::text AS properties, created_at",
     versioned: { deletable: false }
   },
   {
     table: "session_recordings",
-    key: [["project_id", "integer"], ["session_id", "text"]],
+    key: [
+      ["project_id", "integer"],
+      ["session_id", "text"]
+    ],
     columns: `project_id, session_id, distinct_id, start_time, end_time, first_url, ${COUNTS}, snapshot_source`,
     versioned: { deletable: true }
   }
@@ -83,7 +97,9 @@ const NAME_PREFIX = "postgres:"
 const createProgressTable = (ch: ClickHouse["Type"]) => {
   const columns = "(`name` String, `position` String, `rows` UInt64, `done` Bool, `version` UInt64)"
   if (ch.cluster === undefined) {
-    return ch.command({ sql: `CREATE TABLE IF NOT EXISTS ${PROGRESS} ${columns} ENGINE = ReplacingMergeTree(version) ORDER BY name` })
+    return ch.command({
+      sql: `CREATE TABLE IF NOT EXISTS ${PROGRESS} ${columns} ENGINE = ReplacingMergeTree(version) ORDER BY name`
+    })
   }
   const cluster = `\`${ch.cluster}\``
   return Effect.zipRight(
@@ -106,12 +122,20 @@ interface Position {
 
 const readPositions = (ch: ClickHouse["Type"]) =>
   Effect.map(
-    ch.query({ sql: `SELECT name, argMax(position, version), argMax(rows, version), argMax(done, version) FROM ${PROGRESS} GROUP BY name` }),
+    ch.query({
+      sql: `SELECT name, argMax(position, version), argMax(rows, version), argMax(done, version) FROM ${PROGRESS} GROUP BY name`
+    }),
     (result) =>
-      new Map(result.data.map((row): [string, Position] => [
-        String(row[0]),
-        { after: (JSON.parse(String(row[1])) as ReadonlyArray<unknown> | null) ?? undefined, rows: Number(row[2]), done: row[3] === true || row[3] === 1 }
-      ]))
+      new Map(
+        result.data.map((row): [string, Position] => [
+          String(row[0]),
+          {
+            after: (JSON.parse(String(row[1])) as ReadonlyArray<unknown> | null) ?? undefined,
+            rows: Number(row[2]),
+            done: row[3] === true || row[3] === 1
+          }
+        ])
+      )
   )
 
 /** Stored Postgres values as ClickHouse reads them from JSON: date-times as UTC text. */
@@ -130,7 +154,10 @@ const storedEvents = (ch: ClickHouse["Type"], rows: ReadonlyArray<Row>) => {
       sql: `SELECT DISTINCT project_id, toString(uuid) FROM events
         WHERE timestamp >= ${p.bind(utcText(new Date(Math.min(...times))), "DateTime64(6, 'UTC')")}
           AND timestamp <= ${p.bind(utcText(new Date(Math.max(...times))), "DateTime64(6, 'UTC')")}
-          AND uuid IN ${p.bind(rows.map((r) => r.uuid), "Array(UUID)")}`,
+          AND uuid IN ${p.bind(
+            rows.map((r) => r.uuid),
+            "Array(UUID)"
+          )}`,
       params: p.values
     }),
     (result) => new Set(result.data.map((row) => `${row[0]}:${row[1]}`))
@@ -142,8 +169,10 @@ const storedEvents = (ch: ClickHouse["Type"], rows: ReadonlyArray<Row>) => {
  * ClickHouse (whose tables it creates), resuming where an earlier run stopped. A table finished
  * by an earlier run is not copied again.
  */
-export const migrateEvents = (options: MigrateEventsOptions = {}): Effect.Effect<MigrationResult, SqlError | ClickHouseError, SqlClient.SqlClient | ClickHouse> =>
-  Effect.gen(function*() {
+export const migrateEvents = (
+  options: MigrateEventsOptions = {}
+): Effect.Effect<MigrationResult, SqlError | ClickHouseError, SqlClient.SqlClient | ClickHouse> =>
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const ch = yield* ClickHouse
     const batchSize = options.batchSize ?? 50_000
@@ -154,7 +183,7 @@ export const migrateEvents = (options: MigrateEventsOptions = {}): Effect.Effect
     const settings: Settings | undefined = ch.cluster === undefined ? undefined : { insert_distributed_sync: 1 }
 
     const copy = (source: Source) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const name = `${NAME_PREFIX}${source.table}`
         const start = positions.get(name) ?? { after: undefined, rows: 0, done: false }
         if (start.done) return 0
@@ -172,7 +201,10 @@ export const migrateEvents = (options: MigrateEventsOptions = {}): Effect.Effect
         for (;;) {
           const page = yield* after === undefined
             ? sql.unsafe<Row>(`SELECT ${source.columns} FROM ${source.table} ORDER BY ${keyList} LIMIT ${batchSize}`)
-            : sql.unsafe<Row>(`SELECT ${source.columns} FROM ${source.table} WHERE (${keyList}) > (${afterKey}) ORDER BY ${keyList} LIMIT ${batchSize}`, after)
+            : sql.unsafe<Row>(
+                `SELECT ${source.columns} FROM ${source.table} WHERE (${keyList}) > (${afterKey}) ORDER BY ${keyList} LIMIT ${batchSize}`,
+                after
+              )
           if (page.length === 0) break
           let rows: ReadonlyArray<Row> = page
           if (resumed && source.versioned === undefined) {
@@ -180,21 +212,35 @@ export const migrateEvents = (options: MigrateEventsOptions = {}): Effect.Effect
             rows = page.filter((r) => !stored.has(`${r.project_id}:${r.uuid}`))
           }
           resumed = false
-          yield* ch.insert(source.table, rows.map((row) => ({
-            ...toClickHouse(row),
-            ...(source.versioned === undefined ? {} : { version: nextVersion() }),
-            ...(source.versioned?.deletable ? { is_deleted: 0 } : {})
-          })), settings)
+          yield* ch.insert(
+            source.table,
+            rows.map((row) => ({
+              ...toClickHouse(row),
+              ...(source.versioned === undefined ? {} : { version: nextVersion() }),
+              ...(source.versioned?.deletable ? { is_deleted: 0 } : {})
+            })),
+            settings
+          )
           after = keyColumns.map((column) => page.at(-1)![column])
           done += page.length
           copied += page.length
-          yield* ch.insert(PROGRESS, [{ name, position: JSON.stringify(after), rows: done, done: false, version: nextVersion() }], settings)
+          yield* ch.insert(
+            PROGRESS,
+            [{ name, position: JSON.stringify(after), rows: done, done: false, version: nextVersion() }],
+            settings
+          )
           options.onProgress?.({ table: source.table, done, total: Math.max(total, done) })
           if (page.length < batchSize) break
         }
-        yield* ch.insert(PROGRESS, [{ name, position: JSON.stringify(after ?? null), rows: done, done: true, version: nextVersion() }], settings)
+        yield* ch.insert(
+          PROGRESS,
+          [{ name, position: JSON.stringify(after ?? null), rows: done, done: true, version: nextVersion() }],
+          settings
+        )
         return copied
       })
 
-    return yield* Effect.forEach(SOURCES, (source) => Effect.map(copy(source), (copied) => ({ table: source.table, copied })))
+    return yield* Effect.forEach(SOURCES, (source) =>
+      Effect.map(copy(source), (copied) => ({ table: source.table, copied }))
+    )
   })

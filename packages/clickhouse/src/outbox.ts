@@ -20,7 +20,10 @@ export const asStorageError = (error: ClickHouseError | StorageError): StorageEr
   error._tag === "StorageError" ? error : new StorageError({ message: `ClickHouse: ${error.message}`, cause: error })
 
 /** Runs `write` once the enclosing transaction commits, or at once outside one. */
-export const afterCommit = (phase: Phase, write: Effect.Effect<void, ClickHouseError | StorageError>): Effect.Effect<void, StorageError> =>
+export const afterCommit = (
+  phase: Phase,
+  write: Effect.Effect<void, ClickHouseError | StorageError>
+): Effect.Effect<void, StorageError> =>
   Effect.flatMap(FiberRef.get(CurrentOutbox), (outbox) => {
     if (outbox === undefined) return Effect.mapError(write, asStorageError)
     outbox.push({ phase, write })
@@ -40,10 +43,18 @@ export const withOutbox = (transactor: Transactor["Type"]): Transactor["Type"] =
   // own transaction, so a newer one written meanwhile still wins).
   let unwritten: Array<Staged> = []
   const flush = (outbox: ReadonlyArray<Staged>) =>
-    Effect.forEach(ORDER, (phase) =>
-      Effect.forEach(outbox.filter((s) => s.phase === phase), (s) =>
-        Effect.tapError(s.write, () => Effect.sync(() => phase === "rows" && unwritten.push(s))), { discard: true }), { discard: true })
-  const wrap = (run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>) =>
+    Effect.forEach(
+      ORDER,
+      (phase) =>
+        Effect.forEach(
+          outbox.filter((s) => s.phase === phase),
+          (s) => Effect.tapError(s.write, () => Effect.sync(() => phase === "rows" && unwritten.push(s))),
+          { discard: true }
+        ),
+      { discard: true }
+    )
+  const wrap =
+    (run: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E | StorageError, R>) =>
     <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
       Effect.flatMap(FiberRef.get(CurrentOutbox), (outer) => {
         if (outer !== undefined) return run(effect)

@@ -25,12 +25,14 @@ export const schemaStatements = (cluster: string | undefined): ReadonlyArray<str
     cluster === undefined
       ? [`CREATE TABLE IF NOT EXISTS \`${table.name}\` ${body(table, false)}`]
       : [
-        `CREATE TABLE IF NOT EXISTS \`${table.name}_local\` ON CLUSTER \`${cluster}\` ${body(table, true)}`,
-        `CREATE TABLE IF NOT EXISTS \`${table.name}\` ON CLUSTER \`${cluster}\` AS \`${table.name}_local\` ENGINE = Distributed(\`${cluster}\`, currentDatabase(), \`${table.name}_local\`, ${table.shardBy})`
-      ]
+          `CREATE TABLE IF NOT EXISTS \`${table.name}_local\` ON CLUSTER \`${cluster}\` ${body(table, true)}`,
+          `CREATE TABLE IF NOT EXISTS \`${table.name}\` ON CLUSTER \`${cluster}\` AS \`${table.name}_local\` ENGINE = Distributed(\`${cluster}\`, currentDatabase(), \`${table.name}_local\`, ${table.shardBy})`
+        ]
   )
 
-export const migrateClickHouse = Effect.flatMap(ClickHouse, (ch) => Effect.forEach(schemaStatements(ch.cluster), (sql) => ch.command({ sql }), { discard: true }))
+export const migrateClickHouse = Effect.flatMap(ClickHouse, (ch) =>
+  Effect.forEach(schemaStatements(ch.cluster), (sql) => ch.command({ sql }), { discard: true })
+)
 
 /** Where statements that change rows go: the table itself, or on a cluster its local tables on every node. */
 export const mutationTarget = (cluster: string | undefined, table: string) =>

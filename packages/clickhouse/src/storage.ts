@@ -1,5 +1,13 @@
 import { type ZedStorage } from "@zed/core"
-import { EventStore, GroupStore, PersonStore, QueryExecutor, RecordingStore, StorageError, Transactor } from "@zed/core/storage"
+import {
+  EventStore,
+  GroupStore,
+  PersonStore,
+  QueryExecutor,
+  RecordingStore,
+  StorageError,
+  Transactor
+} from "@zed/core/storage"
 import { Context, Effect, Layer } from "effect"
 import { ClickHouse, type ClickHouseError } from "./ClickHouse.js"
 import { withOutbox } from "./outbox.js"
@@ -19,23 +27,28 @@ export interface ClickHouseStorageOptions {
   readonly clickhouse: Layer.Layer<ClickHouse, ClickHouseError>
 }
 
-const storageError = (error: ClickHouseError) => new StorageError({ message: `ClickHouse: ${error.message}`, cause: error })
+const storageError = (error: ClickHouseError) =>
+  new StorageError({ message: `ClickHouse: ${error.message}`, cause: error })
 
 export const clickhouseStorage = (options: ClickHouseStorageOptions): ZedStorage =>
-  Layer.scopedContext(Effect.gen(function*() {
-    const metadata = yield* Layer.build(options.metadata)
-    const engine = yield* Layer.build(options.clickhouse).pipe(
-      Effect.tap((context) => Effect.provide(migrateClickHouse, context)),
-      Effect.mapError(storageError)
-    )
-    const ch = Context.get(engine, ClickHouse)
-    const own = yield* Layer.build(Layer.merge(EventStoreClickHouse, QueryExecutorClickHouse)).pipe(Effect.provide(engine))
-    return metadata.pipe(
-      Context.add(EventStore, Context.get(own, EventStore)),
-      Context.add(QueryExecutor, Context.get(own, QueryExecutor)),
-      Context.add(PersonStore, mirrorPersons(Context.get(metadata, PersonStore), ch)),
-      Context.add(GroupStore, mirrorGroups(Context.get(metadata, GroupStore), ch)),
-      Context.add(RecordingStore, mirrorRecordings(Context.get(metadata, RecordingStore), ch)),
-      Context.add(Transactor, withOutbox(Context.get(metadata, Transactor)))
-    )
-  }))
+  Layer.scopedContext(
+    Effect.gen(function* () {
+      const metadata = yield* Layer.build(options.metadata)
+      const engine = yield* Layer.build(options.clickhouse).pipe(
+        Effect.tap((context) => Effect.provide(migrateClickHouse, context)),
+        Effect.mapError(storageError)
+      )
+      const ch = Context.get(engine, ClickHouse)
+      const own = yield* Layer.build(Layer.merge(EventStoreClickHouse, QueryExecutorClickHouse)).pipe(
+        Effect.provide(engine)
+      )
+      return metadata.pipe(
+        Context.add(EventStore, Context.get(own, EventStore)),
+        Context.add(QueryExecutor, Context.get(own, QueryExecutor)),
+        Context.add(PersonStore, mirrorPersons(Context.get(metadata, PersonStore), ch)),
+        Context.add(GroupStore, mirrorGroups(Context.get(metadata, GroupStore), ch)),
+        Context.add(RecordingStore, mirrorRecordings(Context.get(metadata, RecordingStore), ch)),
+        Context.add(Transactor, withOutbox(Context.get(metadata, Transactor)))
+      )
+    })
+  )

@@ -6,7 +6,14 @@ import { createClient } from "@clickhouse/client"
 import { CLICKHOUSE_TABLES } from "@zed/core/domain"
 import { Effect, Exit, Fiber, ManagedRuntime } from "effect"
 import fc from "fast-check"
-import { ClickHouse, chdbClickHouse, ClickHouseError, httpClickHouse, migrateClickHouse, type Statement } from "../src/index.js"
+import {
+  ClickHouse,
+  chdbClickHouse,
+  ClickHouseError,
+  httpClickHouse,
+  migrateClickHouse,
+  type Statement
+} from "../src/index.js"
 import { type ClickHouseHttp, serveClickHouseHttp } from "./httpInterface.js"
 
 // The HTTP layer against ClickHouse's HTTP interface (served by chDB on the same data directory as a
@@ -25,7 +32,8 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
   const on = (runtime: ManagedRuntime.ManagedRuntime<ClickHouse, ClickHouseError>) => ({
     query: (statement: Statement) => runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query(statement))),
     command: (statement: Statement) => runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.command(statement))),
-    insert: (table: string, rows: ReadonlyArray<Record<string, unknown>>) => runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.insert(table, rows))),
+    insert: (table: string, rows: ReadonlyArray<Record<string, unknown>>) =>
+      runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.insert(table, rows))),
     failure: (statement: Statement) =>
       runtime.runPromiseExit(Effect.flatMap(ClickHouse, (ch) => ch.query(statement))).then((exit) => {
         if (Exit.isSuccess(exit)) throw new Error(`succeeded: ${statement.sql}`)
@@ -55,7 +63,9 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
   it("creates every table of the schema", async () => {
     await http.runPromise(migrateClickHouse)
     const tables = (runtime: typeof direct) =>
-      runtime.query({ sql: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name" }).then((r) => r.data.map((row) => row[0]))
+      runtime
+        .query({ sql: "SELECT name FROM system.tables WHERE database = currentDatabase() ORDER BY name" })
+        .then((r) => r.data.map((row) => row[0]))
     const names = CLICKHOUSE_TABLES.map((t) => t.name).sort()
     expect(await tables(overHttp())).toEqual(expect.arrayContaining(names))
     expect(await tables(direct)).toEqual(expect.arrayContaining(names))
@@ -69,7 +79,10 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
         const statement = { sql: "SELECT {s:String} AS s, length({s:String}) AS n", params: { s } }
         const result = await overHttp().query(statement)
         expect(result.data).toEqual([[s, String(Buffer.byteLength(s))]])
-        expect(result.meta).toEqual([{ name: "s", type: "String" }, { name: "n", type: "UInt64" }])
+        expect(result.meta).toEqual([
+          { name: "s", type: "String" },
+          { name: "n", type: "UInt64" }
+        ])
         expect((await direct.query(statement)).data[0]![0]).toBe(s)
       }),
       { numRuns: 60, examples: [["it's a \\ back\nslash\ttab\r'; DROP TABLE x; --"], ["\\N"], ["\0"], ["日本語 🎉"]] }
@@ -99,31 +112,47 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
       ),
       { numRuns: 40 }
     )
-    const map = await overHttp().query({ sql: "SELECT {m:Map(String, Int32)}['b']", params: { m: { a: 1, "b'\\": 2 } } })
+    const map = await overHttp().query({
+      sql: "SELECT {m:Map(String, Int32)}['b']",
+      params: { m: { a: 1, "b'\\": 2 } }
+    })
     expect(map.data).toEqual([[0]])
-    const quoted = await overHttp().query({ sql: "SELECT {m:Map(String, Int32)}['b\\'\\\\']", params: { m: { a: 1, "b'\\": 2 } } })
+    const quoted = await overHttp().query({
+      sql: "SELECT {m:Map(String, Int32)}['b\\'\\\\']",
+      params: { m: { a: 1, "b'\\": 2 } }
+    })
     expect(quoted.data).toEqual([[2]])
   })
 
   it("applies settings: time zone, join nulls, 64-bit integers", async () => {
     const zone = { sql: "SELECT timezone(), toString(toDateTime(0))" }
-    expect((await overHttp().query({ ...zone, settings: { session_timezone: "Asia/Tokyo" } })).data).toEqual([["Asia/Tokyo", "1970-01-01 09:00:00"]])
+    expect((await overHttp().query({ ...zone, settings: { session_timezone: "Asia/Tokyo" } })).data).toEqual([
+      ["Asia/Tokyo", "1970-01-01 09:00:00"]
+    ])
     // Settings belong to their statement, not to the connection it ran on.
-    for (let i = 0; i < 4; i++) expect((await overHttp().query(zone)).data[0]).not.toEqual(["Asia/Tokyo", "1970-01-01 09:00:00"])
+    for (let i = 0; i < 4; i++)
+      expect((await overHttp().query(zone)).data[0]).not.toEqual(["Asia/Tokyo", "1970-01-01 09:00:00"])
 
     const join = { sql: "SELECT b.y FROM (SELECT 1 AS x) AS a LEFT JOIN (SELECT 2 AS x, 5 AS y) AS b USING (x)" }
     for (const join_use_nulls of [0, 1]) {
-      const [viaHttp, viaChdb] = await Promise.all([overHttp().query({ ...join, settings: { join_use_nulls } }), direct.query({ ...join, settings: { join_use_nulls } })])
+      const [viaHttp, viaChdb] = await Promise.all([
+        overHttp().query({ ...join, settings: { join_use_nulls } }),
+        direct.query({ ...join, settings: { join_use_nulls } })
+      ])
       expect(viaHttp.data).toEqual([[join_use_nulls === 1 ? null : 0]])
       expect(viaHttp).toEqual(viaChdb)
     }
     const wide = { sql: "SELECT toUInt64(1) AS n" }
-    expect((await overHttp().query({ ...wide, settings: { output_format_json_quote_64bit_integers: 0 } })).data).toEqual([[1]])
+    expect(
+      (await overHttp().query({ ...wide, settings: { output_format_json_quote_64bit_integers: 0 } })).data
+    ).toEqual([[1]])
     expect((await overHttp().query(wide)).data).toEqual([["1"]])
   })
 
   it("inserts JSONEachRow rows and reads them back, as the chDB layer does", async () => {
-    await overHttp().command({ sql: "CREATE TABLE rows_in (id UInt32, name String, tags Array(String), at DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY id" })
+    await overHttp().command({
+      sql: "CREATE TABLE rows_in (id UInt32, name String, tags Array(String), at DateTime64(3, 'UTC')) ENGINE = MergeTree ORDER BY id"
+    })
     const names = fc.sample(fc.string({ unit: "binary" }), 20)
     const rows = names.map((name, id) => ({ id, name, tags: [name, "x"], at: "2024-05-06 07:08:09.123" }))
     await overHttp().insert("rows_in", rows)
@@ -132,7 +161,9 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
     expect(back.data).toEqual(rows.map((r) => [r.id, r.name, r.tags, r.at]))
     expect(await direct.query(read)).toEqual(back)
     // Settings with an insert: read-only refuses it.
-    const refused = await http.runPromiseExit(Effect.flatMap(ClickHouse, (ch) => ch.insert("rows_in", rows, { readonly: 2 })))
+    const refused = await http.runPromiseExit(
+      Effect.flatMap(ClickHouse, (ch) => ch.insert("rows_in", rows, { readonly: 2 }))
+    )
     expect(Exit.isFailure(refused) && refused.cause._tag === "Fail" ? refused.cause.error.code : undefined).toBe(164)
     expect((await overHttp().query({ sql: "SELECT count() FROM rows_in" })).data).toEqual([[String(rows.length)]])
   })
@@ -166,7 +197,10 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
   it("stops a running statement with KILL QUERY, as Zed cancels one", async () => {
     const lead = "/* zed-query:kill-test */ "
     const running = await http.runPromise(
-      Effect.flatMap(ClickHouse, (ch) => ch.query({ sql: `${lead}${SLOW} AND {n:UInt8} = 1`, params: { n: 1 } })).pipe(Effect.either, Effect.forkDaemon)
+      Effect.flatMap(ClickHouse, (ch) => ch.query({ sql: `${lead}${SLOW} AND {n:UInt8} = 1`, params: { n: 1 } })).pipe(
+        Effect.either,
+        Effect.forkDaemon
+      )
     )
     const kill = { sql: "KILL QUERY WHERE startsWith(query, {lead:String}) SYNC", params: { lead } }
     let killed = 0
@@ -190,7 +224,15 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
       let seen: ReadonlyArray<unknown> = []
       for (let attempt = 0; attempt < 50 && seen.length === 0; attempt++) {
         await new Promise((resolve) => setTimeout(resolve, 100))
-        seen = (await (await client.query({ query: "SELECT query_id FROM system.processes WHERE query_id = {id:String}", query_params: { id: query_id }, format: "JSONCompact" })).json<{ data: Array<unknown> }>()).data
+        seen = (
+          await (
+            await client.query({
+              query: "SELECT query_id FROM system.processes WHERE query_id = {id:String}",
+              query_params: { id: query_id },
+              format: "JSONCompact"
+            })
+          ).json<{ data: Array<unknown> }>()
+        ).data
       }
       expect(seen).toEqual([[query_id]])
       const again = await client.query({ query: "SELECT 1", query_id, format: "JSONCompact" }).catch((e: unknown) => e)
@@ -207,7 +249,9 @@ describe("httpClickHouse against ClickHouse's HTTP interface", () => {
   })
 
   it("compresses requests and responses when the client asks", async () => {
-    const compressed = ManagedRuntime.make(httpClickHouse({ url: `${server.url}?compression_request=true&compression_response=true` }))
+    const compressed = ManagedRuntime.make(
+      httpClickHouse({ url: `${server.url}?compression_request=true&compression_response=true` })
+    )
     try {
       const ch = on(compressed)
       await ch.command({ sql: "CREATE TABLE packed (s String) ENGINE = MergeTree ORDER BY s" })

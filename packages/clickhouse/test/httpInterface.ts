@@ -29,27 +29,79 @@ const CODECS: Record<string, { decode: (b: Buffer) => Promise<Buffer>; encode: (
 
 /** URL parameters that are part of the protocol, not settings. */
 const PROTOCOL = new Set([
-  "query", "query_id", "database", "default_format", "session_id", "session_timeout", "session_check", "user", "password",
-  "quota_key", "role", "compress", "decompress", "buffer_size", "wait_end_of_query", "enable_http_compression",
-  "http_zlib_compression_level", "send_progress_in_http_headers", "http_headers_progress_interval_ms"
+  "query",
+  "query_id",
+  "database",
+  "default_format",
+  "session_id",
+  "session_timeout",
+  "session_check",
+  "user",
+  "password",
+  "quota_key",
+  "role",
+  "compress",
+  "decompress",
+  "buffer_size",
+  "wait_end_of_query",
+  "enable_http_compression",
+  "http_zlib_compression_level",
+  "send_progress_in_http_headers",
+  "http_headers_progress_interval_ms"
 ])
 
 // ClickHouse's mapping of error names to HTTP statuses (exceptionCodeToHTTPStatus); the rest are 500.
 const STATUS_BY_ERROR: ReadonlyArray<readonly [number, ReadonlyArray<string>]> = [
   [401, ["REQUIRED_PASSWORD"]],
   [403, ["UNKNOWN_USER", "WRONG_PASSWORD", "AUTHENTICATION_FAILED", "SET_NON_GRANTED_ROLE", "ACCESS_DENIED"]],
-  [400, [
-    "BAD_ARGUMENTS", "CANNOT_COMPILE_REGEXP", "CANNOT_PARSE_TEXT", "CANNOT_PARSE_ESCAPE_SEQUENCE", "CANNOT_PARSE_QUOTED_STRING",
-    "CANNOT_PARSE_DATE", "CANNOT_PARSE_DATETIME", "CANNOT_PARSE_NUMBER", "CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING", "CANNOT_PARSE_IPV4",
-    "CANNOT_PARSE_IPV6", "CANNOT_PARSE_INPUT_ASSERTION_FAILED", "CANNOT_PARSE_UUID", "DUPLICATE_COLUMN", "ILLEGAL_COLUMN",
-    "UNKNOWN_ELEMENT_IN_AST", "UNKNOWN_TYPE_OF_AST_NODE", "THERE_IS_NO_COLUMN", "TOO_DEEP_AST", "TOO_BIG_AST", "UNEXPECTED_AST_STRUCTURE",
-    "SYNTAX_ERROR", "INCORRECT_DATA", "TYPE_MISMATCH", "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE"
-  ]],
-  [404, [
-    "UNKNOWN_TABLE", "UNKNOWN_FUNCTION", "UNKNOWN_IDENTIFIER", "UNKNOWN_TYPE", "UNKNOWN_STORAGE", "UNKNOWN_DATABASE", "UNKNOWN_SETTING",
-    "UNKNOWN_DIRECTION_OF_SORTING", "UNKNOWN_AGGREGATE_FUNCTION", "UNKNOWN_FORMAT", "UNKNOWN_DATABASE_ENGINE", "UNKNOWN_TYPE_OF_QUERY",
-    "UNKNOWN_ROLE"
-  ]],
+  [
+    400,
+    [
+      "BAD_ARGUMENTS",
+      "CANNOT_COMPILE_REGEXP",
+      "CANNOT_PARSE_TEXT",
+      "CANNOT_PARSE_ESCAPE_SEQUENCE",
+      "CANNOT_PARSE_QUOTED_STRING",
+      "CANNOT_PARSE_DATE",
+      "CANNOT_PARSE_DATETIME",
+      "CANNOT_PARSE_NUMBER",
+      "CANNOT_PARSE_DOMAIN_VALUE_FROM_STRING",
+      "CANNOT_PARSE_IPV4",
+      "CANNOT_PARSE_IPV6",
+      "CANNOT_PARSE_INPUT_ASSERTION_FAILED",
+      "CANNOT_PARSE_UUID",
+      "DUPLICATE_COLUMN",
+      "ILLEGAL_COLUMN",
+      "UNKNOWN_ELEMENT_IN_AST",
+      "UNKNOWN_TYPE_OF_AST_NODE",
+      "THERE_IS_NO_COLUMN",
+      "TOO_DEEP_AST",
+      "TOO_BIG_AST",
+      "UNEXPECTED_AST_STRUCTURE",
+      "SYNTAX_ERROR",
+      "INCORRECT_DATA",
+      "TYPE_MISMATCH",
+      "VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE"
+    ]
+  ],
+  [
+    404,
+    [
+      "UNKNOWN_TABLE",
+      "UNKNOWN_FUNCTION",
+      "UNKNOWN_IDENTIFIER",
+      "UNKNOWN_TYPE",
+      "UNKNOWN_STORAGE",
+      "UNKNOWN_DATABASE",
+      "UNKNOWN_SETTING",
+      "UNKNOWN_DIRECTION_OF_SORTING",
+      "UNKNOWN_AGGREGATE_FUNCTION",
+      "UNKNOWN_FORMAT",
+      "UNKNOWN_DATABASE_ENGINE",
+      "UNKNOWN_TYPE_OF_QUERY",
+      "UNKNOWN_ROLE"
+    ]
+  ],
   [413, ["QUERY_IS_TOO_LARGE"]],
   [501, ["NOT_IMPLEMENTED"]],
   [503, ["SOCKET_TIMEOUT", "CANNOT_OPEN_FILE", "CANNOT_SCHEDULE_TASK"]],
@@ -58,14 +110,25 @@ const STATUS_BY_ERROR: ReadonlyArray<readonly [number, ReadonlyArray<string>]> =
   [415, ["UNSUPPORTED_MEDIA_TYPE"]]
 ]
 
-const exception = (code: number, name: string, message: string) => new Error(`Code: ${code}. DB::Exception: ${message}. (${name})`)
+const exception = (code: number, name: string, message: string) =>
+  new Error(`Code: ${code}. DB::Exception: ${message}. (${name})`)
 
 const sqlString = (s: string) => `'${s.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
 
 // -- Parameters: the client sends each as text in ClickHouse's escaped (TSV) format; chDB takes JS
 // values and escapes them again, so they are decoded to the values that give back the same text.
 
-const TSV_ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", "0": "\0", b: "\b", f: "\f", a: "\x07", v: "\v", e: "\x1b" }
+const TSV_ESCAPES: Record<string, string> = {
+  n: "\n",
+  t: "\t",
+  r: "\r",
+  "0": "\0",
+  b: "\b",
+  f: "\f",
+  a: "\x07",
+  v: "\v",
+  e: "\x1b"
+}
 
 const unescapeTsv = (text: string) => text.replace(/\\(.)/gs, (_, c: string) => TSV_ESCAPES[c] ?? c)
 
@@ -83,7 +146,7 @@ const parseLiteral = (text: string): unknown => {
   const list = (close: string): Array<unknown> => {
     const items: Array<unknown> = []
     skip()
-    if (text[i] === close) return i++, items
+    if (text[i] === close) return (i++, items)
     for (;;) {
       items.push(value())
       skip()
@@ -95,13 +158,13 @@ const parseLiteral = (text: string): unknown => {
   const value = (): unknown => {
     skip()
     const c = text[i]
-    if (c === "[") return i++, list("]")
-    if (c === "(") return i++, new TupleParam(list(")"))
+    if (c === "[") return (i++, list("]"))
+    if (c === "(") return (i++, new TupleParam(list(")")))
     if (c === "{") {
       i++
       const map = new Map<unknown, unknown>()
       skip()
-      if (text[i] === "}") return i++, map
+      if (text[i] === "}") return (i++, map)
       for (;;) {
         const key = value()
         skip()
@@ -119,8 +182,8 @@ const parseLiteral = (text: string): unknown => {
         const d = text[i]
         if (d === undefined) throw new Error("unterminated string")
         if (d === "\\") out += TSV_ESCAPES[text[++i]!] ?? text[i]
-        else if (d === "'" && text[i + 1] === "'") out += "'", i++
-        else if (d === "'") return i++, out
+        else if (d === "'" && text[i + 1] === "'") (out += "'"), i++
+        else if (d === "'") return (i++, out)
         else out += d
       }
     }
@@ -143,7 +206,8 @@ const PLACEHOLDER = /\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*:\s*([^{}]+?)\s*\}/g
 
 const placeholderTypes = (sql: string) => new Map([...sql.matchAll(PLACEHOLDER)].map((m) => [m[1]!, m[2]!] as const))
 
-const isComposite = (type: string) => /^(Array|Map|Tuple|Nested)\s*\(/i.test(type.replace(/^(Nullable|LowCardinality)\s*\(/gi, ""))
+const isComposite = (type: string) =>
+  /^(Array|Map|Tuple|Nested)\s*\(/i.test(type.replace(/^(Nullable|LowCardinality)\s*\(/gi, ""))
 
 const decodeParam = (text: string, type: string | undefined): unknown => {
   if (text === "\\N") return null
@@ -162,14 +226,19 @@ const inlineParams = (sql: string, params: ReadonlyMap<string, string>) =>
   sql.replace(PLACEHOLDER, (_, name: string, type: string) => {
     const text = params.get(name)
     if (text === undefined) throw exception(456, "UNKNOWN_QUERY_PARAMETER", `Substitution \`${name}\` is not set`)
-    return text === "\\N" ? `CAST(NULL, ${sqlString(type)})` : `CAST(${sqlString(unescapeTsv(text))}, ${sqlString(type)})`
+    return text === "\\N"
+      ? `CAST(NULL, ${sqlString(type)})`
+      : `CAST(${sqlString(unescapeTsv(text))}, ${sqlString(type)})`
   })
 
 // -- Statements
 
 const LEADING_COMMENTS = String.raw`^\s*(?:(?:/\*[\s\S]*?\*/|--[^\n]*\n)\s*)*`
 const isInsert = (sql: string) => new RegExp(`${LEADING_COMMENTS}INSERT\\b`, "i").test(sql)
-const KILL = new RegExp(`${LEADING_COMMENTS}KILL\\s+QUERY\\s+WHERE\\s+([\\s\\S]+?)(?:\\s+(SYNC|ASYNC|TEST))?(?:\\s+FORMAT\\s+(\\w+))?\\s*;?\\s*$`, "i")
+const KILL = new RegExp(
+  `${LEADING_COMMENTS}KILL\\s+QUERY\\s+WHERE\\s+([\\s\\S]+?)(?:\\s+(SYNC|ASYNC|TEST))?(?:\\s+FORMAT\\s+(\\w+))?\\s*;?\\s*$`,
+  "i"
+)
 const formatOf = (sql: string) => /\bFORMAT\s+(\w+)\s*;?\s*$/i.exec(sql)?.[1]
 
 // Requests carry their HTTP query_id in log_comment; this is how they are seen in system.processes,
@@ -191,13 +260,16 @@ const contentType = (format: string) =>
   /^JSON/i.test(format)
     ? "application/json; charset=UTF-8"
     : /^(TabSeparated|TSV)/i.test(format)
-    ? "text/tab-separated-values; charset=UTF-8"
-    : /^CSV/i.test(format)
-    ? "text/csv; charset=UTF-8; header=absent"
-    : "text/plain; charset=UTF-8"
+      ? "text/tab-separated-values; charset=UTF-8"
+      : /^CSV/i.test(format)
+        ? "text/csv; charset=UTF-8; header=absent"
+        : "text/plain; charset=UTF-8"
 
 /** Serves ClickHouse's HTTP interface on 127.0.0.1 over the chDB data directory `path`. */
-export const serveClickHouseHttp = async (path: string, options: { readonly connections?: number } = {}): Promise<ClickHouseHttp> => {
+export const serveClickHouseHttp = async (
+  path: string,
+  options: { readonly connections?: number } = {}
+): Promise<ClickHouseHttp> => {
   const control = new Session(path)
   const serverVersion = version().libchdb
   const running = new Map<string, Running>()
@@ -205,7 +277,8 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
   // At most `connections` statements at once, as a server's pool of query threads.
   let slots = options.connections ?? 4
   const waiting: Array<() => void> = []
-  const acquire = () => slots > 0 ? (slots--, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve))
+  const acquire = () =>
+    slots > 0 ? (slots--, Promise.resolve()) : new Promise<void>((resolve) => waiting.push(resolve))
   const release = () => {
     const next = waiting.shift()
     if (next) next()
@@ -215,8 +288,13 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
   const onControl = (sql: string, format = "JSONEachRow") => control.queryAsync(sql, { format }).then((r) => r.text())
 
   const kill = async (condition: string, mode: string | undefined, format: string) => {
-    const found = await onControl(`SELECT query_id, user, query FROM ${processesView(running)} WHERE ${withProcessesView(condition)}`)
-    const matches = found.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as { query_id: string; user: string; query: string })
+    const found = await onControl(
+      `SELECT query_id, user, query FROM ${processesView(running)} WHERE ${withProcessesView(condition)}`
+    )
+    const matches = found
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { query_id: string; user: string; query: string })
     const ids = `(${matches.map((m) => sqlString(m.query_id)).join(", ") || "''"})`
     const testing = mode?.toUpperCase() === "TEST"
     if (!testing && matches.length > 0) await onControl(`KILL QUERY WHERE ${HTTP_QUERY_ID} IN ${ids} ASYNC`)
@@ -231,7 +309,13 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
     )
   }
 
-  const execute = async (sql: string, params: ReadonlyMap<string, string>, settings: ReadonlyArray<readonly [string, string]>, database: string | undefined, format: string) => {
+  const execute = async (
+    sql: string,
+    params: ReadonlyMap<string, string>,
+    settings: ReadonlyArray<readonly [string, string]>,
+    database: string | undefined,
+    format: string
+  ) => {
     const killing = KILL.exec(sql)
     if (killing) return kill(inlineParams(killing[1]!, params), killing[2], killing[3] ?? format)
     const statement = isInsert(sql) ? sql : withProcessesView(sql)
@@ -240,11 +324,15 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
     try {
       if (database !== undefined) await session.queryAsync(`USE \`${database.replace(/`/g, "\\`")}\``)
       // One SET for all, so that readonly among them does not refuse the others (as ClickHouse applies URL settings).
-      if (settings.length > 0) await session.queryAsync(`SET ${settings.map(([k, v]) => `${k} = ${sqlString(v)}`).join(", ")}`)
+      if (settings.length > 0)
+        await session.queryAsync(`SET ${settings.map(([k, v]) => `${k} = ${sqlString(v)}`).join(", ")}`)
       if (params.size === 0) return await session.queryAsync(statement, { format })
       const types = placeholderTypes(isInsert(sql) ? sql.split("\n", 1)[0]! : sql)
       // Written into the statement as Zed's chDB layer does: chDB runs bound statements one at a time, process-wide.
-      return await session.queryAsync(inlineValues(statement, Object.fromEntries([...params].map(([k, v]) => [k, decodeParam(v, types.get(k))]))), { format })
+      return await session.queryAsync(
+        inlineValues(statement, Object.fromEntries([...params].map(([k, v]) => [k, decodeParam(v, types.get(k))]))),
+        { format }
+      )
     } finally {
       session.close()
       release()
@@ -262,21 +350,25 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
     for await (const chunk of req) chunks.push(chunk as Buffer)
     const respond = async (status: number, headers: Record<string, string>, body: Buffer) => {
       const accepted = (req.headers["accept-encoding"] ?? "").split(",").map((e) => e.trim().split(";")[0]!)
-      const codec = url.searchParams.get("enable_http_compression") === "1" ? accepted.find((e) => e in CODECS) : undefined
+      const codec =
+        url.searchParams.get("enable_http_compression") === "1" ? accepted.find((e) => e in CODECS) : undefined
       const payload = codec === undefined ? body : await CODECS[codec]!.encode(body)
-      res.writeHead(status, {
-        ...headers,
-        "X-ClickHouse-Query-Id": queryId,
-        "X-ClickHouse-Server-Display-Name": "chdb",
-        ...(codec === undefined ? {} : { "Content-Encoding": codec }),
-        "Content-Length": String(payload.length)
-      }).end(payload)
+      res
+        .writeHead(status, {
+          ...headers,
+          "X-ClickHouse-Query-Id": queryId,
+          "X-ClickHouse-Server-Display-Name": "chdb",
+          ...(codec === undefined ? {} : { "Content-Encoding": codec }),
+          "Content-Length": String(payload.length)
+        })
+        .end(payload)
     }
     let settled = undefined as (() => void) | undefined
     try {
       const encoding = req.headers["content-encoding"]
       const raw = Buffer.concat(chunks)
-      if (encoding !== undefined && !(encoding in CODECS)) throw exception(36, "BAD_ARGUMENTS", `Unknown Content-Encoding of HTTP request: ${encoding}`)
+      if (encoding !== undefined && !(encoding in CODECS))
+        throw exception(36, "BAD_ARGUMENTS", `Unknown Content-Encoding of HTTP request: ${encoding}`)
       const body = encoding === undefined ? raw : await CODECS[encoding]!.decode(raw)
       const head = url.searchParams.get("query")
       const sql = head === null ? body.toString("utf8") : body.length === 0 ? head : `${head}\n${body.toString("utf8")}`
@@ -290,25 +382,37 @@ export const serveClickHouseHttp = async (path: string, options: { readonly conn
       // GET is for reading: ClickHouse runs it read-only.
       if (req.method === "GET" && !settings.some(([k]) => k === "readonly")) settings.push(["readonly", "2"])
       const format = formatOf(isInsert(sql) ? "" : sql) ?? url.searchParams.get("default_format") ?? "TabSeparated"
-      if (running.has(queryId)) throw exception(216, "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING", `Query with id = ${queryId} is already running`)
-      running.set(queryId, { sql: isInsert(sql) ? sql.split("\n", 1)[0]! : sql, done: new Promise<void>((resolve) => (settled = resolve)) })
+      if (running.has(queryId))
+        throw exception(216, "QUERY_WITH_SAME_ID_IS_ALREADY_RUNNING", `Query with id = ${queryId} is already running`)
+      running.set(queryId, {
+        sql: isInsert(sql) ? sql.split("\n", 1)[0]! : sql,
+        done: new Promise<void>((resolve) => (settled = resolve))
+      })
       const result = await execute(sql, params, settings, url.searchParams.get("database") ?? undefined, format)
-      await respond(200, {
-        "Content-Type": contentType(format),
-        "X-ClickHouse-Format": format,
-        "X-ClickHouse-Summary": JSON.stringify({
-          read_rows: String(result.rowsRead),
-          read_bytes: String(result.bytesRead),
-          elapsed_ns: String(Math.round(result.elapsed * 1e9))
-        })
-      }, Buffer.from(result.bytes()))
+      await respond(
+        200,
+        {
+          "Content-Type": contentType(format),
+          "X-ClickHouse-Format": format,
+          "X-ClickHouse-Summary": JSON.stringify({
+            read_rows: String(result.rowsRead),
+            read_bytes: String(result.bytesRead),
+            elapsed_ns: String(Math.round(result.elapsed * 1e9))
+          })
+        },
+        Buffer.from(result.bytes())
+      )
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error)
       const parsed = /^Code: (\d+)\.[\s\S]*\(([A-Z0-9_]+)\)\s*$/.exec(message)
       const [code, name] = parsed ? [Number(parsed[1]), parsed[2]!] : [1001, "STD_EXCEPTION"]
       const text = parsed ? message : `Code: 1001. DB::Exception: ${message}. (STD_EXCEPTION)`
       const status = STATUS_BY_ERROR.find(([, names]) => names.includes(name))?.[0] ?? 500
-      await respond(status, { "Content-Type": "text/plain; charset=UTF-8", "X-ClickHouse-Exception-Code": String(code) }, Buffer.from(`${text} (version ${serverVersion})\n`))
+      await respond(
+        status,
+        { "Content-Type": "text/plain; charset=UTF-8", "X-ClickHouse-Exception-Code": String(code) },
+        Buffer.from(`${text} (version ${serverVersion})\n`)
+      )
     } finally {
       if (settled !== undefined) running.delete(queryId), settled()
     }

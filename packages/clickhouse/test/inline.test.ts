@@ -22,26 +22,39 @@ describe("parameters written into chDB statements", () => {
 
   it("round-trips any text, list of texts and number", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ unit: "binary" }), fc.array(fc.string({ unit: "grapheme" }), { maxLength: 4 }), fc.double({ noNaN: true, noDefaultInfinity: true }), async (text, texts, x) => {
-        const [row] = await select("SELECT {s:String}, {a:Array(String)}, {x:Float64}, length({s:String})", { s: text, a: texts, x })
-        expect(row![0]).toBe(text)
-        expect(row![1]).toEqual(texts)
-        expect(Object.is(row![2], x) || row![2] === x || (x === 0 && row![2] === 0)).toBe(true)
-        expect(Number(row![3])).toBe(Buffer.byteLength(text))
-      }),
+      fc.asyncProperty(
+        fc.string({ unit: "binary" }),
+        fc.array(fc.string({ unit: "grapheme" }), { maxLength: 4 }),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        async (text, texts, x) => {
+          const [row] = await select("SELECT {s:String}, {a:Array(String)}, {x:Float64}, length({s:String})", {
+            s: text,
+            a: texts,
+            x
+          })
+          expect(row![0]).toBe(text)
+          expect(row![1]).toEqual(texts)
+          expect(Object.is(row![2], x) || row![2] === x || (x === 0 && row![2] === 0)).toBe(true)
+          expect(Number(row![3])).toBe(Buffer.byteLength(text))
+        }
+      ),
       { numRuns: 60 }
     )
   })
 
   // JSON has no infinities: ClickHouse writes them as null, as the API's JSON does Postgres' ones.
   it("binds infinities and NaN, which come back as NULL", async () => {
-    const [row] = await select("SELECT {a:Float64}, {b:Float64}, {c:Float64}, {a:Float64} < {b:Float64}, isNaN({c:Float64})", { a: -Infinity, b: Infinity, c: NaN })
+    const [row] = await select(
+      "SELECT {a:Float64}, {b:Float64}, {c:Float64}, {a:Float64} < {b:Float64}, isNaN({c:Float64})",
+      { a: -Infinity, b: Infinity, c: NaN }
+    )
     expect(row!.slice(0, 3)).toEqual([null, null, null])
     expect(row!.slice(3).map(Number)).toEqual([1, 1])
   })
 
   it("replaces placeholders only outside quotes and comments", () => {
-    const sql = "SELECT {a:String} AS `{a:String}`, '{a:String}', \"{a:String}\" /* {a:String} */ -- {a:String}\n, {a:String}"
+    const sql =
+      "SELECT {a:String} AS `{a:String}`, '{a:String}', \"{a:String}\" /* {a:String} */ -- {a:String}\n, {a:String}"
     expect(inlineParams(sql, { a: "x'`" })).toBe(
       "SELECT CAST('x\\'`' AS String) AS `{a:String}`, '{a:String}', \"{a:String}\" /* {a:String} */ -- {a:String}\n, CAST('x\\'`' AS String)"
     )

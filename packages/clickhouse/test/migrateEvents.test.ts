@@ -26,57 +26,121 @@ const target = () => chdbClickHouse({ path: join(root, `chdb-${targets++}`) })
 
 /** ClickHouse whose inserts fail once `stop(table, rows)` says so: a copy cut off part way. */
 const failing = (stop: (table: string, rows: ReadonlyArray<Record<string, unknown>>) => boolean) =>
-  Layer.effect(ClickHouse, Effect.map(ClickHouse, (ch) => ({
-    ...ch,
-    insert: (table: string, rows: ReadonlyArray<Record<string, unknown>>, settings?: Parameters<typeof ch.insert>[2]) =>
-      stop(table, rows) ? Effect.fail(new ClickHouseError({ code: undefined, message: "cut off" })) : ch.insert(table, rows, settings)
-  })))
+  Layer.effect(
+    ClickHouse,
+    Effect.map(ClickHouse, (ch) => ({
+      ...ch,
+      insert: (
+        table: string,
+        rows: ReadonlyArray<Record<string, unknown>>,
+        settings?: Parameters<typeof ch.insert>[2]
+      ) =>
+        stop(table, rows)
+          ? Effect.fail(new ClickHouseError({ code: undefined, message: "cut off" }))
+          : ch.insert(table, rows, settings)
+    }))
+  )
 
 const migrate = (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>, onProgress?: (p: MigrationProgress) => void) =>
   source.runPromiseExit(Effect.provide(migrateEvents({ batchSize: BATCH, onProgress }), clickhouse))
 
-const pg = <A extends object>(sql: string) => source.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(sql)))
+const pg = <A extends object>(sql: string) =>
+  source.runPromise(Effect.flatMap(SqlClient.SqlClient, (client) => client.unsafe<A>(sql)))
 const ch = (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>, sql: string) =>
-  Effect.runPromise(Effect.provide(Effect.flatMap(ClickHouse, (c) => c.query({ sql })), clickhouse)).then((r) => r.data)
+  Effect.runPromise(
+    Effect.provide(
+      Effect.flatMap(ClickHouse, (c) => c.query({ sql })),
+      clickhouse
+    )
+  ).then((r) => r.data)
 
-const time = (value: unknown) => (value instanceof Date ? value : new Date(`${String(value).replace(" ", "T")}Z`)).getTime()
+const time = (value: unknown) =>
+  (value instanceof Date ? value : new Date(`${String(value).replace(" ", "T")}Z`)).getTime()
 const json = (value: unknown) => (typeof value === "string" ? JSON.parse(value) : value) as unknown
 
 /** Events as comparable tuples, in key order. */
 const pgEvents = async () =>
-  (await pg<Record<string, unknown>>("SELECT project_id, uuid::text AS uuid, event, distinct_id, person_id::text AS person_id, properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4 FROM events ORDER BY project_id, uuid"))
-    .map((r) => [r.project_id, r.uuid, r.event, r.distinct_id, r.person_id, r.properties, time(r.timestamp), time(r.created_at), r.group_0, r.group_1, r.group_2, r.group_3, r.group_4])
+  (
+    await pg<Record<string, unknown>>(
+      "SELECT project_id, uuid::text AS uuid, event, distinct_id, person_id::text AS person_id, properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4 FROM events ORDER BY project_id, uuid"
+    )
+  ).map((r) => [
+    r.project_id,
+    r.uuid,
+    r.event,
+    r.distinct_id,
+    r.person_id,
+    r.properties,
+    time(r.timestamp),
+    time(r.created_at),
+    r.group_0,
+    r.group_1,
+    r.group_2,
+    r.group_3,
+    r.group_4
+  ])
 const chEvents = async (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>) =>
-  (await ch(clickhouse, "SELECT project_id, toString(uuid) AS u, event, distinct_id, toString(person_id), properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4 FROM events ORDER BY project_id, u"))
-    .map((r) => [Number(r[0]), r[1], r[2], r[3], r[4], json(r[5]), time(r[6]), time(r[7]), ...r.slice(8)])
+  (
+    await ch(
+      clickhouse,
+      "SELECT project_id, toString(uuid) AS u, event, distinct_id, toString(person_id), properties, timestamp, created_at, group_0, group_1, group_2, group_3, group_4 FROM events ORDER BY project_id, u"
+    )
+  ).map((r) => [Number(r[0]), r[1], r[2], r[3], r[4], json(r[5]), time(r[6]), time(r[7]), ...r.slice(8)])
 
 /** Persons and distinct ids as their latest versions read them. */
 const pgPersons = async () =>
-  (await pg<Record<string, unknown>>("SELECT id, uuid::text AS uuid, properties, is_identified, created_at FROM persons ORDER BY id"))
-    .map((r) => [r.id, r.uuid, r.properties, r.is_identified, time(r.created_at)])
+  (
+    await pg<Record<string, unknown>>(
+      "SELECT id, uuid::text AS uuid, properties, is_identified, created_at FROM persons ORDER BY id"
+    )
+  ).map((r) => [r.id, r.uuid, r.properties, r.is_identified, time(r.created_at)])
 const chPersons = async (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>) =>
-  (await ch(clickhouse, `SELECT id, argMax(toString(uuid), version), argMax(properties, version), argMax(is_identified, version), argMax(created_at, version)
-    FROM persons GROUP BY id HAVING argMax(is_deleted, version) = 0 ORDER BY id`))
-    .map((r) => [Number(r[0]), r[1], json(r[2]), r[3], time(r[4])])
+  (
+    await ch(
+      clickhouse,
+      `SELECT id, argMax(toString(uuid), version), argMax(properties, version), argMax(is_identified, version), argMax(created_at, version)
+    FROM persons GROUP BY id HAVING argMax(is_deleted, version) = 0 ORDER BY id`
+    )
+  ).map((r) => [Number(r[0]), r[1], json(r[2]), r[3], time(r[4])])
 const pgDistinctIds = async () =>
-  (await pg<Record<string, unknown>>("SELECT distinct_id, person_id FROM person_distinct_ids ORDER BY distinct_id COLLATE \"C\""))
-    .map((r) => [r.distinct_id, r.person_id])
+  (
+    await pg<Record<string, unknown>>(
+      'SELECT distinct_id, person_id FROM person_distinct_ids ORDER BY distinct_id COLLATE "C"'
+    )
+  ).map((r) => [r.distinct_id, r.person_id])
 const chDistinctIds = async (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>) =>
-  (await ch(clickhouse, "SELECT distinct_id, argMax(person_id, version) FROM person_distinct_ids GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0 ORDER BY distinct_id"))
-    .map((r) => [r[0], Number(r[1])])
+  (
+    await ch(
+      clickhouse,
+      "SELECT distinct_id, argMax(person_id, version) FROM person_distinct_ids GROUP BY distinct_id HAVING argMax(is_deleted, version) = 0 ORDER BY distinct_id"
+    )
+  ).map((r) => [r[0], Number(r[1])])
 
 const counts = (clickhouse: Layer.Layer<ClickHouse, ClickHouseError>) =>
-  ch(clickhouse, `SELECT (SELECT count() FROM events), (SELECT count() FROM persons), (SELECT count() FROM person_distinct_ids),
-    (SELECT count() FROM groups), (SELECT count() FROM session_recordings)`).then((r) => r[0]!.map(Number))
+  ch(
+    clickhouse,
+    `SELECT (SELECT count() FROM events), (SELECT count() FROM persons), (SELECT count() FROM person_distinct_ids),
+    (SELECT count() FROM groups), (SELECT count() FROM session_recordings)`
+  ).then((r) => r[0]!.map(Number))
 
 beforeAll(async () => {
-  const zed = await createZed({ storage: pgliteStorage({ dataDir: pgdata }), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+  const zed = await createZed({
+    storage: pgliteStorage({ dataDir: pgdata }),
+    bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+  })
   await loadDemoData(zed, { events: 600, seed: 5, end: new Date(T0), batchSize: 100 })
   const rr = (type: number, at: number, data: unknown = {}) => ({ type, timestamp: T0 + at, data })
   const recording = await call(zed, "/s/", {
     method: "POST",
     key: null,
-    body: JSON.stringify(snapshotPayload("s-1", "rita", { "w-1": [rr(4, 0, { href: "https://shop.test/", width: 800, height: 600 }), rr(3, 1000, { source: 2, type: 2, id: 1, x: 5, y: 5 })] }))
+    body: JSON.stringify(
+      snapshotPayload("s-1", "rita", {
+        "w-1": [
+          rr(4, 0, { href: "https://shop.test/", width: 800, height: 600 }),
+          rr(3, 1000, { source: 2, type: 2, id: 1, x: 5, y: 5 })
+        ]
+      })
+    )
   })
   expect(recording.status, recording.text).toBe(200)
   await zed.close()
@@ -104,8 +168,13 @@ describe("migrateEvents", () => {
     const groups = (await pg<{ n: number }>("SELECT count(*)::int AS n FROM groups"))[0]!.n
     expect(groups).toBeGreaterThan(0)
     expect((await counts(clickhouse)).slice(3)).toEqual([groups, 1])
-    const recordings = await ch(clickhouse, "SELECT session_id, distinct_id, click_count, first_url, is_deleted FROM session_recordings")
-    expect(recordings.map((r) => [r[0], r[1], Number(r[2]), r[3], Number(r[4])])).toEqual([["s-1", "rita", 1, "https://shop.test/", 0]])
+    const recordings = await ch(
+      clickhouse,
+      "SELECT session_id, distinct_id, click_count, first_url, is_deleted FROM session_recordings"
+    )
+    expect(recordings.map((r) => [r[0], r[1], Number(r[2]), r[3], Number(r[4])])).toEqual([
+      ["s-1", "rita", 1, "https://shop.test/", 0]
+    ])
 
     // Progress climbs page by page to each table's total.
     const eventSteps = progress.filter((p) => p.table === "events")
@@ -122,7 +191,9 @@ describe("migrateEvents", () => {
   it("resumes after a failed insert, storing each event once", async () => {
     const clickhouse = target()
     let eventPages = 0
-    const cut = await migrate(failing((table) => table === "events" && ++eventPages === 3).pipe(Layer.provide(clickhouse)))
+    const cut = await migrate(
+      failing((table) => table === "events" && ++eventPages === 3).pipe(Layer.provide(clickhouse))
+    )
     expect(cut._tag).toBe("Failure")
     expect(await counts(clickhouse).then((c) => c[0])).toEqual(2 * BATCH)
 
@@ -137,7 +208,9 @@ describe("migrateEvents", () => {
     // ClickHouse, yet the next run starts before them.
     const cutAt = (name: string, page: number) => {
       let n = 0
-      return failing((table, rows) => table === "zed_migrations" && rows[0]?.name === name && rows[0]?.done === false && ++n === page)
+      return failing(
+        (table, rows) => table === "zed_migrations" && rows[0]?.name === name && rows[0]?.done === false && ++n === page
+      )
     }
     expect((await migrate(cutAt("postgres:events", 3).pipe(Layer.provide(clickhouse))))._tag).toBe("Failure")
     expect(await counts(clickhouse).then((c) => c[0])).toEqual(3 * BATCH)

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PGlite } from "@electric-sql/pglite"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { clickhouse, CLICKHOUSE_QUERY_SETTINGS, compileZedQL, type CompiledZedQL, type Dialect, postgres } from "@zed/core/domain"
+import {
+  clickhouse,
+  CLICKHOUSE_QUERY_SETTINGS,
+  compileZedQL,
+  type CompiledZedQL,
+  type Dialect,
+  postgres
+} from "@zed/core/domain"
 import { Effect } from "effect"
 import fc from "fast-check"
 import { SIGNATURES } from "../../core/src/zedql/functions.js"
@@ -23,19 +30,26 @@ let dir: string
 let session: Session
 let pg: PGlite
 
-const compile = (text: string, dialect: Dialect) => Effect.runPromise(compileZedQL(text, { projectId: PROJECT, timezone: TIME_ZONE, dialect }))
+const compile = (text: string, dialect: Dialect) =>
+  Effect.runPromise(compileZedQL(text, { projectId: PROJECT, timezone: TIME_ZONE, dialect }))
 
 const onClickHouse = async (compiled: CompiledZedQL) => {
   const settings = settingsClause({ ...CLICKHOUSE_QUERY_SETTINGS, session_timezone: TIME_ZONE, readonly: 2 })
   const params = Object.fromEntries(compiled.params.map((value, i) => [`p${i}`, value]))
   const result = await session.queryBindAsync(`${compiled.sql}${settings}`, params, { format: "JSONCompact" })
   const body = JSON.parse(result.text()) as { data: Array<Array<unknown>> }
-  return jsonRows(body.data, compiled.columns.map((c) => c.type))
+  return jsonRows(
+    body.data,
+    compiled.columns.map((c) => c.type)
+  )
 }
 
 const onPostgres = async (compiled: CompiledZedQL) => {
   const result = await pg.query<Array<unknown>>(compiled.sql, [...compiled.params], { rowMode: "array" })
-  return jsonRows(result.rows, compiled.columns.map((c) => c.type))
+  return jsonRows(
+    result.rows,
+    compiled.columns.map((c) => c.type)
+  )
 }
 
 const run = async (text: string) => onClickHouse(await compile(text, clickhouse))
@@ -69,7 +83,7 @@ const DT = "toDateTime('2026-03-08 10:30:15.25')"
 const D = "toDate('2026-03-08')"
 const S = "'Hello, World'"
 const URL = "'https://app.example.com:8080/docs/a?utm_source=tw&x=1#top'"
-const J = "'{\"a\": {\"b\": [1, 2, 3]}, \"s\": \"text\", \"n\": 4.5, \"t\": true}'"
+const J = '\'{"a": {"b": [1, 2, 3]}, "s": "text", "n": 4.5, "t": true}\''
 const ARR = "[3, 1, 2, 3]"
 
 /** One call of every function, on constants. `[name, expression]`; volatile ones are only run. */
@@ -96,10 +110,34 @@ const SAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["now", "now()"],
   ["today", "today()"],
   ["yesterday", "yesterday()"],
-  ...["toYear", "toQuarter", "toMonth", "toDayOfMonth", "toDayOfWeek", "toDayOfYear", "toHour", "toMinute", "toSecond", "toISOWeek", "toISOYear", "toYYYYMM", "toYYYYMMDD"]
-    .map((name) => [name, `${name}(${DT})`] as const),
-  ...["toStartOfMinute", "toStartOfFiveMinutes", "toStartOfTenMinutes", "toStartOfFifteenMinutes", "toStartOfHour", "toStartOfDay", "toMonday", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear", "toStartOfISOYear"]
-    .map((name) => [name, `${name}(${DT})`] as const),
+  ...[
+    "toYear",
+    "toQuarter",
+    "toMonth",
+    "toDayOfMonth",
+    "toDayOfWeek",
+    "toDayOfYear",
+    "toHour",
+    "toMinute",
+    "toSecond",
+    "toISOWeek",
+    "toISOYear",
+    "toYYYYMM",
+    "toYYYYMMDD"
+  ].map((name) => [name, `${name}(${DT})`] as const),
+  ...[
+    "toStartOfMinute",
+    "toStartOfFiveMinutes",
+    "toStartOfTenMinutes",
+    "toStartOfFifteenMinutes",
+    "toStartOfHour",
+    "toStartOfDay",
+    "toMonday",
+    "toStartOfMonth",
+    "toStartOfQuarter",
+    "toStartOfYear",
+    "toStartOfISOYear"
+  ].map((name) => [name, `${name}(${DT})`] as const),
   ["toStartOfWeek", `toStartOfWeek(${DT})`],
   ["toStartOfWeek", `toStartOfWeek(${D}, 1)`],
   ["toStartOfInterval", `toStartOfInterval(${DT}, INTERVAL 15 minute)`],
@@ -311,7 +349,8 @@ const SAMPLES: ReadonlyArray<readonly [string, string]> = [
 ]
 
 const VOLATILE = new Set(["now", "today", "yesterday", "topK"])
-const AGGREGATE_OR_WINDOW = (name: string) => SIGNATURES[name]!.aggregate === true || SIGNATURES[name]!.windowOnly === true
+const AGGREGATE_OR_WINDOW = (name: string) =>
+  SIGNATURES[name]!.aggregate === true || SIGNATURES[name]!.windowOnly === true
 
 /** Aggregates and window functions run over x = 1, 2, 3, 3 and NULL; the others on constants. */
 const sampleQuery = (name: string, expr: string) =>
@@ -340,56 +379,113 @@ describe("the ClickHouse dialect", () => {
   })
 
   it("reads properties as text, date-times in the project's zone", async () => {
-    expect(await run("SELECT properties.n, properties.s, properties.b, properties.missing, timestamp FROM events ORDER BY timestamp")).toEqual([
-      ["1", "x\"y", "true", null, "2026-03-08T01:30:00.000000-05:00"],
+    expect(
+      await run(
+        "SELECT properties.n, properties.s, properties.b, properties.missing, timestamp FROM events ORDER BY timestamp"
+      )
+    ).toEqual([
+      ["1", 'x"y', "true", null, "2026-03-08T01:30:00.000000-05:00"],
       ["2.5", null, null, null, "2026-03-08T03:30:00.000000-04:00"]
     ])
-    expect(await run("SELECT toStartOfDay(timestamp), toHour(timestamp), count() FROM events GROUP BY 1, 2 ORDER BY 2")).toEqual([
+    expect(
+      await run("SELECT toStartOfDay(timestamp), toHour(timestamp), count() FROM events GROUP BY 1, 2 ORDER BY 2")
+    ).toEqual([
       ["2026-03-08T00:00:00.000000-05:00", 1, 1],
       ["2026-03-08T00:00:00.000000-05:00", 3, 1]
     ])
   })
 
   it("gives SQL's answers where ClickHouse's own differ: NULLs, division by zero, lag and lead, UUID order", async () => {
-    expect(await run("SELECT properties.s = properties.missing, properties.missing = properties.nothing, properties.s != properties.missing, toFloat(properties.n) / 0, intDiv(1, 0) FROM events WHERE event = 'a'"))
-      .toEqual([[false, true, true, null, null]])
-    expect(await run("SELECT event, lagInFrame(event) OVER w, leadInFrame(event) OVER w FROM events WINDOW w AS (ORDER BY timestamp) ORDER BY timestamp"))
-      .toEqual([["a", null, "b"], ["b", "a", null]])
-    expect(await run("SELECT DISTINCT person_id FROM events ORDER BY person_id DESC")).toEqual([["00000000-0000-0000-0000-000000000002"], ["00000000-0000-0000-0000-000000000001"]])
-    expect(await run("SELECT min(timestamp), max(properties.nothing), sum(toFloat(properties.nothing)), count() FROM events WHERE event = 'none'")).toEqual([[null, null, null, 0]])
+    expect(
+      await run(
+        "SELECT properties.s = properties.missing, properties.missing = properties.nothing, properties.s != properties.missing, toFloat(properties.n) / 0, intDiv(1, 0) FROM events WHERE event = 'a'"
+      )
+    ).toEqual([[false, true, true, null, null]])
+    expect(
+      await run(
+        "SELECT event, lagInFrame(event) OVER w, leadInFrame(event) OVER w FROM events WINDOW w AS (ORDER BY timestamp) ORDER BY timestamp"
+      )
+    ).toEqual([
+      ["a", null, "b"],
+      ["b", "a", null]
+    ])
+    expect(await run("SELECT DISTINCT person_id FROM events ORDER BY person_id DESC")).toEqual([
+      ["00000000-0000-0000-0000-000000000002"],
+      ["00000000-0000-0000-0000-000000000001"]
+    ])
+    expect(
+      await run(
+        "SELECT min(timestamp), max(properties.nothing), sum(toFloat(properties.nothing)), count() FROM events WHERE event = 'none'"
+      )
+    ).toEqual([[null, null, null, 0]])
   })
 
   it("prints ARRAY JOIN, sets with a LIMIT and named windows", async () => {
-    expect(await run("SELECT event, part FROM events ARRAY JOIN splitByChar('-', concat(event, '-x')) AS part ORDER BY event, part")).toEqual([["a", "a"], ["a", "x"], ["b", "b"], ["b", "x"]])
+    expect(
+      await run(
+        "SELECT event, part FROM events ARRAY JOIN splitByChar('-', concat(event, '-x')) AS part ORDER BY event, part"
+      )
+    ).toEqual([
+      ["a", "a"],
+      ["a", "x"],
+      ["b", "b"],
+      ["b", "x"]
+    ])
     // ZedQL's LIMIT belongs to the last SELECT, as ClickHouse's; the page limit to the whole set.
     expect(await run("SELECT event FROM events UNION ALL SELECT event FROM events LIMIT 1")).toHaveLength(3)
     expect(await run("SELECT event FROM events UNION ALL SELECT event FROM events")).toHaveLength(4)
     expect(await run("SELECT event FROM events EXCEPT SELECT 'a'")).toEqual([["b"]])
-    expect(await run("SELECT event, row_number() OVER w FROM events WINDOW w AS (ORDER BY event DESC) ORDER BY event")).toEqual([["a", 2], ["b", 1]])
+    expect(
+      await run("SELECT event, row_number() OVER w FROM events WINDOW w AS (ORDER BY event DESC) ORDER BY event")
+    ).toEqual([
+      ["a", 2],
+      ["b", 1]
+    ])
   })
 
   it("binds lambdas over several arrays, and nested ones reading or shadowing their enclosing ones' parameters", async () => {
-    const text = `SELECT arrayMap((x, y) -> x * 10 + y, [1, 2], [3, 4]), ` +
+    const text =
+      `SELECT arrayMap((x, y) -> x * 10 + y, [1, 2], [3, 4]), ` +
       `arrayMap(x -> arrayCount(x -> arrayExists(y -> y = x * 2, [2, 4, 6]), [x, x + 1]), ${ARR}), ` +
       `arrayMap(x -> arrayMin(arrayFilter(y -> y > x, ${ARR})), ${ARR})`
-    const expected = [[[13, 24], [1, 2, 2, 1], [null, 2, 3, null]]]
+    const expected = [
+      [
+        [13, 24],
+        [1, 2, 2, 1],
+        [null, 2, 3, null]
+      ]
+    ]
     expect(await onClickHouse(await compile(text, clickhouse))).toEqual(expected)
     expect(await onPostgres(await compile(text, postgres))).toEqual(expected)
   })
 
   it("binds any text as a parameter, and gives it back unchanged", async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ maxLength: 30 }), async (text) => {
-      const quoted = `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
-      const compiled = await compile(`SELECT ${quoted}, concat(${quoted}, '!'), count() FROM events WHERE event != ${quoted}`, clickhouse)
-      if (text.length >= 8) expect(compiled.sql.includes(text)).toBe(false)
-      expect(await onClickHouse(compiled)).toEqual([[text, `${text}!`, text === "a" || text === "b" ? 1 : 2]])
-    }), { numRuns: 100 })
+    await fc.assert(
+      fc.asyncProperty(fc.string({ maxLength: 30 }), async (text) => {
+        const quoted = `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
+        const compiled = await compile(
+          `SELECT ${quoted}, concat(${quoted}, '!'), count() FROM events WHERE event != ${quoted}`,
+          clickhouse
+        )
+        if (text.length >= 8) expect(compiled.sql.includes(text)).toBe(false)
+        expect(await onClickHouse(compiled)).toEqual([[text, `${text}!`, text === "a" || text === "b" ? 1 : 2]])
+      }),
+      { numRuns: 100 }
+    )
   })
 
   it("quotes any name", async () => {
-    await fc.assert(fc.asyncProperty(fc.string({ minLength: 1, maxLength: 12 }), async (name) => {
-      const quoted = `\`${name.replace(/\\/g, "\\\\").replace(/`/g, "``")}\``
-      expect(await run(`SELECT t.${quoted}, ${quoted} FROM (SELECT event AS ${quoted} FROM events) AS t ORDER BY 1`)).toEqual([["a", "a"], ["b", "b"]])
-    }), { numRuns: 60 })
+    await fc.assert(
+      fc.asyncProperty(fc.string({ minLength: 1, maxLength: 12 }), async (name) => {
+        const quoted = `\`${name.replace(/\\/g, "\\\\").replace(/`/g, "``")}\``
+        expect(
+          await run(`SELECT t.${quoted}, ${quoted} FROM (SELECT event AS ${quoted} FROM events) AS t ORDER BY 1`)
+        ).toEqual([
+          ["a", "a"],
+          ["b", "b"]
+        ])
+      }),
+      { numRuns: 60 }
+    )
   })
 })

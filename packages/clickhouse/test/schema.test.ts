@@ -12,7 +12,8 @@ import { ClickHouse, chdbClickHouse, schemaStatements } from "../src/index.js"
 describe("the ClickHouse schema", () => {
   const dir = mkdtempSync(join(tmpdir(), "zed-ch-schema-"))
   const runtime = ManagedRuntime.make(chdbClickHouse({ path: dir }))
-  const query = (sql: string) => runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({ sql }))).then((r) => r.data)
+  const query = (sql: string) =>
+    runtime.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({ sql }))).then((r) => r.data)
   afterAll(async () => {
     await runtime.dispose()
     rmSync(dir, { recursive: true })
@@ -21,9 +22,13 @@ describe("the ClickHouse schema", () => {
   it("creates every table with the described columns, twice without harm", async () => {
     for (let i = 0; i < 2; i++) for (const sql of schemaStatements(undefined)) await query(sql)
     for (const table of CLICKHOUSE_TABLES) {
-      const columns = await query(`SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${table.name}' ORDER BY position`)
+      const columns = await query(
+        `SELECT name, type FROM system.columns WHERE database = currentDatabase() AND table = '${table.name}' ORDER BY position`
+      )
       expect(columns.map(([name]) => name)).toEqual(table.columns.map((c) => c.name))
-      const [[engine]] = await query(`SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = '${table.name}'`) as Array<Array<unknown>>
+      const [[engine]] = (await query(
+        `SELECT engine FROM system.tables WHERE database = currentDatabase() AND name = '${table.name}'`
+      )) as Array<Array<unknown>>
       expect(engine).toBe("ReplacingMergeTree")
     }
   })
@@ -34,8 +39,12 @@ describe("the ClickHouse schema", () => {
     for (const table of CLICKHOUSE_TABLES) {
       const local = statements.find((s) => s.includes(`\`${table.name}_local\` ON CLUSTER \`analytics\` (`))!
       const distributed = statements.find((s) => s.includes(`\`${table.name}\` ON CLUSTER \`analytics\` AS`))!
-      expect(local).toContain(`ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/${table.name}', '{replica}'`)
-      expect(distributed).toContain(`Distributed(\`analytics\`, currentDatabase(), \`${table.name}_local\`, ${table.shardBy})`)
+      expect(local).toContain(
+        `ReplicatedReplacingMergeTree('/clickhouse/tables/{shard}/{database}/${table.name}', '{replica}'`
+      )
+      expect(distributed).toContain(
+        `Distributed(\`analytics\`, currentDatabase(), \`${table.name}_local\`, ${table.shardBy})`
+      )
       // ClickHouse's own parser accepts both (running them needs the cluster).
       for (const sql of [local, distributed]) expect((await query(`EXPLAIN AST ${sql}`)).length).toBeGreaterThan(0)
     }

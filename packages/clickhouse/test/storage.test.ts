@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { EventStore, type ExecuteRequest, PersonStore, QueryExecutor, type StorageServices, Transactor } from "@zed/core/storage"
+import {
+  EventStore,
+  type ExecuteRequest,
+  PersonStore,
+  QueryExecutor,
+  type StorageServices,
+  Transactor
+} from "@zed/core/storage"
 import { bootstrap } from "../../core/src/bootstrap.js"
 import { ingest } from "../../core/src/ingest/writer.js"
 import { pgliteStorage } from "@zed/postgres"
@@ -28,14 +35,17 @@ describe.each(["chdb", "http"])("ClickHouse storage on %s", (engine) => {
   // A second connection to the same data, to see what is stored there.
   const direct = ManagedRuntime.make(chdbClickHouse({ path }))
   const run = <A, E>(effect: Effect.Effect<A, E, StorageServices>) => zed.runPromise(effect)
-  const rows = (sql: string) => direct.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({ sql }))).then((r) => r.data)
+  const rows = (sql: string) =>
+    direct.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({ sql }))).then((r) => r.data)
   const execute = (req: ExecuteRequest) => zed.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
 
   beforeAll(async () => {
     // Over HTTP, ClickHouse's HTTP interface is served by chDB on the same data.
     server = engine === "http" ? await serveClickHouseHttp(path) : undefined
     const clickhouse = server === undefined ? chdbClickHouse({ path }) : httpClickHouse({ url: server.url })
-    zed = ManagedRuntime.make(clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse }))
+    zed = ManagedRuntime.make(
+      clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse })
+    )
     await run(bootstrap())
   })
   afterAll(async () => {
@@ -47,11 +57,18 @@ describe.each(["chdb", "http"])("ClickHouse storage on %s", (engine) => {
 
   it("writes nothing to ClickHouse from a transaction that rolls back", async () => {
     const event = { ...incomingEvent("rolled_back", "carol"), processPerson: false }
-    const exit = await zed.runPromiseExit(Effect.flatMap(Transactor, (t) =>
-      t.transaction(Effect.zipRight(
-        Effect.flatMap(EventStore, (events) => events.insert(1, [{ ...event, person_id: randomUUID(), created_at: event.received_at, groups: [] }])),
-        Effect.fail("abort" as const)
-      ))))
+    const exit = await zed.runPromiseExit(
+      Effect.flatMap(Transactor, (t) =>
+        t.transaction(
+          Effect.zipRight(
+            Effect.flatMap(EventStore, (events) =>
+              events.insert(1, [{ ...event, person_id: randomUUID(), created_at: event.received_at, groups: [] }])
+            ),
+            Effect.fail("abort" as const)
+          )
+        )
+      )
+    )
     expect(failureOf(exit)).toBe("abort")
     expect(await rows("SELECT count() FROM events WHERE event = 'rolled_back'")).toEqual([["0"]])
   })
@@ -69,33 +86,59 @@ describe.each(["chdb", "http"])("ClickHouse storage on %s", (engine) => {
     await run(ingest([{ projectId: 1, events: [incomingEvent("$pageview", "anon-7", { $set: { plan: "free" } })] }]))
     await run(ingest([{ projectId: 1, events: [incomingEvent("$pageview", "erin", { $set: { plan: "pro" } })] }]))
     await run(ingest([{ projectId: 1, events: [incomingEvent("$merge_dangerously", "erin", { alias: "anon-7" })] }]))
-    const erin = (await run(Effect.flatMap(PersonStore, (p) => p.list(1, { distinct_id: "erin", properties: [], limit: 1, offset: 0 })))).results[0]!
-    const latest = await rows(`SELECT id, argMax(JSONExtractString(properties, 'plan'), version), argMax(is_deleted, version) FROM persons
+    const erin = (
+      await run(
+        Effect.flatMap(PersonStore, (p) => p.list(1, { distinct_id: "erin", properties: [], limit: 1, offset: 0 }))
+      )
+    ).results[0]!
+    const latest =
+      await rows(`SELECT id, argMax(JSONExtractString(properties, 'plan'), version), argMax(is_deleted, version) FROM persons
       WHERE project_id = 1 GROUP BY id HAVING argMax(is_deleted, version) = 0 AND id IN (SELECT argMax(person_id, version) FROM person_distinct_ids WHERE distinct_id IN ('erin', 'anon-7') GROUP BY distinct_id)`)
     expect(latest).toEqual([[String(erin.id), "pro", 0]])
     // Events of both distinct ids now carry the surviving person.
-    expect(await rows("SELECT DISTINCT toString(person_id) FROM events WHERE distinct_id IN ('erin', 'anon-7')")).toEqual([[erin.uuid]])
+    expect(
+      await rows("SELECT DISTINCT toString(person_id) FROM events WHERE distinct_id IN ('erin', 'anon-7')")
+    ).toEqual([[erin.uuid]])
   })
 
   it("runs statements read-only, with ClickHouse's message when the query is at fault", async () => {
-    expect(failureOf(await execute(executeRequest("INSERT INTO events (project_id) VALUES (1)")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/readonly/i) })
-    expect(failureOf(await execute(executeRequest("SELECT nope FROM events")))).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/nope/) })
+    expect(failureOf(await execute(executeRequest("INSERT INTO events (project_id) VALUES (1)")))).toMatchObject({
+      _tag: "QueryFailed",
+      message: expect.stringMatching(/readonly/i)
+    })
+    expect(failureOf(await execute(executeRequest("SELECT nope FROM events")))).toMatchObject({
+      _tag: "QueryFailed",
+      message: expect.stringMatching(/nope/)
+    })
   })
 
   it("binds parameters in order and runs in the request's time zone", async () => {
-    const exit = await execute(executeRequest("SELECT {p0:String}, {p1:Int64} + 1, toString(toStartOfDay(toDateTime64('2024-01-01 00:00:00', 6, 'UTC'), {p2:String}))", {
-      params: ["it's", 41, "Asia/Tokyo"],
-      timezone: "Asia/Tokyo"
-    }))
-    expect(Exit.isSuccess(exit) ? exit.value.rows.map(([a, b, c]) => [a, Number(b), c]) : Cause.pretty(exit.cause)).toEqual([["it's", 42, "2024-01-01 00:00:00"]])
+    const exit = await execute(
+      executeRequest(
+        "SELECT {p0:String}, {p1:Int64} + 1, toString(toStartOfDay(toDateTime64('2024-01-01 00:00:00', 6, 'UTC'), {p2:String}))",
+        {
+          params: ["it's", 41, "Asia/Tokyo"],
+          timezone: "Asia/Tokyo"
+        }
+      )
+    )
+    expect(
+      Exit.isSuccess(exit) ? exit.value.rows.map(([a, b, c]) => [a, Number(b), c]) : Cause.pretty(exit.cause)
+    ).toEqual([["it's", 42, "2024-01-01 00:00:00"]])
     // Text without a zone is read in the project's: midnight in Tokyo is 15:00 UTC the day before.
-    const local = await execute(executeRequest("SELECT toString(toTimeZone(toDateTime64('2024-01-01 00:00:00', 0), 'UTC'))", { timezone: "Asia/Tokyo" }))
+    const local = await execute(
+      executeRequest("SELECT toString(toTimeZone(toDateTime64('2024-01-01 00:00:00', 0), 'UTC'))", {
+        timezone: "Asia/Tokyo"
+      })
+    )
     expect(Exit.isSuccess(local) ? local.value.rows : Cause.pretty(local.cause)).toEqual([["2023-12-31 15:00:00"]])
   })
 
   it("stops a runaway statement at its time limit", async () => {
     const started = performance.now()
-    expect(failureOf(await execute(executeRequest(RUNAWAY, { timeoutMs: 800, params: [3] })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout", timeoutMs: 800 }))
+    expect(failureOf(await execute(executeRequest(RUNAWAY, { timeoutMs: 800, params: [3] })))).toEqual(
+      expect.objectContaining({ _tag: "QueryTimeout", timeoutMs: 800 })
+    )
     expect(performance.now() - started).toBeLessThan(5_000)
   })
 
@@ -127,12 +170,20 @@ describe("a ClickHouse write failing after the commit", () => {
         })
     })
   })
-  const zed = ManagedRuntime.make(clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse: flaky }))
+  const zed = ManagedRuntime.make(
+    clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse: flaky })
+  )
   const run = <A, E>(effect: Effect.Effect<A, E, StorageServices>) => zed.runPromise(effect)
   const plans = () =>
-    zed.runPromise(Effect.flatMap(ClickHouse, (ch) => ch.query({
-      sql: "SELECT argMax(JSONExtractString(properties, 'plan'), version) AS plan FROM persons GROUP BY id ORDER BY plan"
-    })).pipe(Effect.provide(flaky))).then((r) => r.data.map((row) => row[0]))
+    zed
+      .runPromise(
+        Effect.flatMap(ClickHouse, (ch) =>
+          ch.query({
+            sql: "SELECT argMax(JSONExtractString(properties, 'plan'), version) AS plan FROM persons GROUP BY id ORDER BY plan"
+          })
+        ).pipe(Effect.provide(flaky))
+      )
+      .then((r) => r.data.map((row) => row[0]))
   afterAll(async () => {
     await zed.dispose()
     rmSync(dir, { recursive: true })

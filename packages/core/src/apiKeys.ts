@@ -19,14 +19,16 @@ export interface KeyRequest {
 
 /** Issues a personal API key; its value is returned once and only its digest is stored. */
 export const issuePersonalApiKey = (request: KeyRequest) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const unknown = request.scopes.filter((s) => !isScope(s))
     if (request.scopes.length === 0) return yield* new KeyRequestError({ message: "at least one scope is required" })
     if (unknown.length > 0) return yield* new KeyRequestError({ message: `unknown scopes: ${unknown.join(", ")}` })
     const users = yield* UserStore
     const owner = request.userEmail === undefined ? yield* users.first : yield* users.findByEmail(request.userEmail)
     if (Option.isNone(owner)) {
-      return yield* new KeyRequestError({ message: `no user ${request.userEmail ?? "exists yet; start Zed once first"}` })
+      return yield* new KeyRequestError({
+        message: `no user ${request.userEmail ?? "exists yet; start Zed once first"}`
+      })
     }
     const projects = yield* ProjectStore
     for (const id of request.projects ?? []) {

@@ -52,17 +52,23 @@ export const appLayer = (
 ): Layer.Layer<AppServices, Layer.Layer.Error<ZedStorage>> =>
   Layer.mergeAll(IngestWriterLive, EventPipelineLive).pipe(
     Layer.provideMerge(DestinationsLive),
-    Layer.provideMerge(Layer.mergeAll(FunctionLoggerLive, FunctionRegistryLive, FunctionHealthLive, FetchHttpClient.layer)),
-    Layer.provideMerge(Layer.mergeAll(
-      FlagPersonsLive,
-      ProjectTokensLive,
-      FlagDefinitionsLive,
-      FlagQuotaLive,
-      Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
-      PosthogJsLive,
-      geoip
-    )),
+    Layer.provideMerge(
+      Layer.mergeAll(FunctionLoggerLive, FunctionRegistryLive, FunctionHealthLive, FetchHttpClient.layer)
+    ),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        FlagPersonsLive,
+        ProjectTokensLive,
+        FlagDefinitionsLive,
+        FlagQuotaLive,
+        Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
+        PosthogJsLive,
+        geoip
+      )
+    ),
     Layer.provideMerge(LifecycleLive),
-    Layer.provideMerge(Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))),
+    Layer.provideMerge(
+      Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))
+    ),
     Layer.provideMerge(Layer.map(storage, timeLimited(config.limits.storageTimeoutMs)))
   )

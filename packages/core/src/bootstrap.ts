@@ -30,7 +30,9 @@ export class BootstrapError extends Data.TaggedError("BootstrapError")<{ readonl
 const checkPrefix = (name: string, value: string | undefined, prefix: string) =>
   value === undefined || (value.startsWith(prefix) && value.length >= prefix.length + 16)
     ? Effect.void
-    : Effect.fail(new BootstrapError({ message: `${name} must start with "${prefix}" and have at least 16 characters after it` }))
+    : Effect.fail(
+        new BootstrapError({ message: `${name} must start with "${prefix}" and have at least 16 characters after it` })
+      )
 
 /** Checks keys given for the first start, before any storage is opened. */
 export const validateBootstrapOptions = (options: BootstrapOptions) =>
@@ -44,11 +46,11 @@ export const validateBootstrapOptions = (options: BootstrapOptions) =>
  * personal API key with scope `*`. Later starts find the organization and change nothing.
  */
 export const bootstrap = (options: BootstrapOptions = {}) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* validateBootstrapOptions(options)
     const transactor = yield* Transactor
     return yield* transactor.exclusive("zed.bootstrap")(
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const organizations = yield* OrganizationStore
         if (yield* organizations.any) return { created: false } as BootstrapResult
         const organization = yield* organizations.create({ name: "Default organization" })

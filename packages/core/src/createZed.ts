@@ -64,16 +64,17 @@ const notFound = errorReply(new NotFound({ detail: "Not found." }))
 
 export const createZed = async (options: ZedOptions): Promise<Zed> => {
   if (options.bootstrap) await Effect.runPromise(validateBootstrapOptions(options.bootstrap))
-  const runtime = ManagedRuntime.make(appLayer(options.storage, options.geoip ?? GeoIpNone, {
-    trustProxy: options.trustProxy ?? false,
-    destinationRetries: options.destinationRetries,
-    limits: limitsOf(options.limits)
-  }))
+  const runtime = ManagedRuntime.make(
+    appLayer(options.storage, options.geoip ?? GeoIpNone, {
+      trustProxy: options.trustProxy ?? false,
+      destinationRetries: options.destinationRetries,
+      limits: limitsOf(options.limits)
+    })
+  )
   try {
     await runtime.runtime()
-    const bootstrapped: BootstrapResult = options.bootstrap === false
-      ? { created: false }
-      : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
+    const bootstrapped: BootstrapResult =
+      options.bootstrap === false ? { created: false } : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
     const app = makeApp(routes)
     const fast = options.fastPaths === false ? () => undefined : app.fast((await runtime.runtime()).context)
     // Requests under way, so that close() can let them finish before it closes storage.
@@ -82,7 +83,7 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
     const handle = async (request: ZedRequest) => {
       underWay++
       try {
-        return (await fast(request)) ?? await runtime.runPromise(app.handle(request))
+        return (await fast(request)) ?? (await runtime.runPromise(app.handle(request)))
       } finally {
         if (--underWay === 0) idle?.()
       }
@@ -112,7 +113,8 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
       },
       run: (effect) => runtime.runPromise(effect),
       bootstrap: bootstrapped,
-      close: (closeOptions) => (closing ??= close(closeOptions?.graceMs ?? options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS))
+      close: (closeOptions) =>
+        (closing ??= close(closeOptions?.graceMs ?? options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS))
     }
   } catch (error) {
     await runtime.dispose()

@@ -7,7 +7,13 @@ export { openApiDocument, type OpenApiDocument } from "./api/openapi.js"
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, DEFAULT_SHUTDOWN_GRACE_MS, type Zed, type ZedOptions } from "./createZed.js"
-export { DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, demoEvents, type DemoOptions, DemoOptionsError } from "./demo/generate.js"
+export {
+  DEFAULT_DEMO_DAYS,
+  DEFAULT_DEMO_SEED,
+  demoEvents,
+  type DemoOptions,
+  DemoOptionsError
+} from "./demo/generate.js"
 export { DemoLoadError, loadDemoData, type LoadDemoOptions } from "./demo/load.js"
 export type { DemoEvent } from "./demo/session.js"
 export { DEFAULT_GRAMMAR_LIMITS, type GrammarLimits } from "./grammar/pool.js"

@@ -47,7 +47,15 @@ export { type QueryProgress, type QueryStatus, QueryStatusStore } from "./servic
 export type { InsightContext, InsightPlan } from "./insights/plan.js"
 export { type EventQuery, EventStore, type StoredEvent } from "./services/EventStore.js"
 export { type Group, GroupStore } from "./services/GroupStore.js"
-export { type DepthCount, depthBucket, type HeatmapRange, type HeatmapSelection, HeatmapStore, type PointCount, relativeX } from "./services/HeatmapStore.js"
+export {
+  type DepthCount,
+  depthBucket,
+  type HeatmapRange,
+  type HeatmapSelection,
+  HeatmapStore,
+  type PointCount,
+  relativeX
+} from "./services/HeatmapStore.js"
 export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
 export {
   type ActivityEntry,
@@ -106,7 +114,13 @@ export {
   type LogType
 } from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
-export { type NewSurvey, type StoredSurvey, type SurveyPatch, type SurveyQuery, SurveyStore } from "./services/SurveyStore.js"
+export {
+  type NewSurvey,
+  type StoredSurvey,
+  type SurveyPatch,
+  type SurveyQuery,
+  SurveyStore
+} from "./services/SurveyStore.js"
 export { processQueryStores } from "./services/memory/queries.js"
 export { OrganizationStore } from "./services/OrganizationStore.js"
 export { type NewProject, type ProjectPatch, type ProjectQuery, ProjectStore } from "./services/ProjectStore.js"

@@ -19,19 +19,26 @@ const op: fc.Arbitrary<Op> = fc.oneof(
 
 describe("bounded map", () => {
   it("stays within its entries and weight, whatever is done to it", () => {
-    fc.assert(fc.property(fc.integer({ min: 1, max: 20 }), fc.integer({ min: 0, max: 1000 }), fc.array(op, { maxLength: 200 }), (maxEntries, maxWeight, ops) => {
-      const map = makeBoundedMap<number, number>({ maxEntries, maxWeight, weigh: (weight) => weight })
-      for (const step of ops) {
-        if (step.op === "set") {
-          map.set(step.key, step.weight)
-          expect(map.peek(step.key)).toBe(step.weight <= maxWeight ? step.weight : undefined)
-        } else if (step.op === "get") map.get(step.key)
-        else map.delete(step.key)
-        expect(map.size()).toBeLessThanOrEqual(maxEntries)
-        expect(map.weight()).toBeLessThanOrEqual(maxWeight)
-        expect(map.weight()).toBe([...map.keys()].reduce((sum, key) => sum + map.peek(key)!, 0))
-      }
-    }))
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 20 }),
+        fc.integer({ min: 0, max: 1000 }),
+        fc.array(op, { maxLength: 200 }),
+        (maxEntries, maxWeight, ops) => {
+          const map = makeBoundedMap<number, number>({ maxEntries, maxWeight, weigh: (weight) => weight })
+          for (const step of ops) {
+            if (step.op === "set") {
+              map.set(step.key, step.weight)
+              expect(map.peek(step.key)).toBe(step.weight <= maxWeight ? step.weight : undefined)
+            } else if (step.op === "get") map.get(step.key)
+            else map.delete(step.key)
+            expect(map.size()).toBeLessThanOrEqual(maxEntries)
+            expect(map.weight()).toBeLessThanOrEqual(maxWeight)
+            expect(map.weight()).toBe([...map.keys()].reduce((sum, key) => sum + map.peek(key)!, 0))
+          }
+        }
+      )
+    )
   })
 
   it("lets the least recently used go first", () => {
@@ -47,6 +54,11 @@ describe("bounded map", () => {
     expect(approximateBytes({ name: "a".repeat(10_000) }) - approximateBytes({ name: "" })).toBe(10_000)
     expect(approximateBytes(new Map([["k", ["x".repeat(1000)]]]))).toBeGreaterThan(1000)
     // Past its budget of nodes it stops counting rather than walk a huge value.
-    expect(approximateBytes(Array.from({ length: 1000 }, () => "x"), 10)).toBeLessThan(1000)
+    expect(
+      approximateBytes(
+        Array.from({ length: 1000 }, () => "x"),
+        10
+      )
+    ).toBeLessThan(1000)
   })
 })

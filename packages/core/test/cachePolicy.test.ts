@@ -148,13 +148,25 @@ describe("decision table", () => {
     // Fresh cache, else a background computation: a miss answers the miss, a stale hit the stale result.
     async: { miss: ["miss+start", "miss+join"], fresh: ["cache", "cache+join"], stale: ["cache+start", "cache+join"] },
     // As async, with the lazy threshold.
-    lazy_async: { miss: ["miss+start", "miss+join"], fresh: ["cache", "cache+join"], stale: ["cache+start", "cache+join"] },
+    lazy_async: {
+      miss: ["miss+start", "miss+join"],
+      fresh: ["cache", "cache+join"],
+      stale: ["cache+start", "cache+join"]
+    },
     // Async when stale, blocking on a miss.
-    async_except_on_cache_miss: { miss: ["compute", "compute"], fresh: ["cache", "cache+join"], stale: ["cache+start", "cache+join"] },
+    async_except_on_cache_miss: {
+      miss: ["compute", "compute"],
+      fresh: ["cache", "cache+join"],
+      stale: ["cache+start", "cache+join"]
+    },
     // Always compute now.
     force_blocking: { miss: ["compute", "compute"], fresh: ["compute", "compute"], stale: ["compute", "compute"] },
     // Always in the background, answering only its status.
-    force_async: { miss: ["status+start", "status+join"], fresh: ["status+start", "status+join"], stale: ["status+start", "status+join"] },
+    force_async: {
+      miss: ["status+start", "status+join"],
+      fresh: ["status+start", "status+join"],
+      stale: ["status+start", "status+join"]
+    },
     // Whatever is cached, stale or not, else a miss; never computes.
     force_cache: { miss: ["miss", "miss+join"], fresh: ["cache", "cache+join"], stale: ["cache", "cache+join"] }
   }
@@ -165,37 +177,58 @@ describe("decision table", () => {
         [false, true].map((running) => {
           const state: State = kind === "none" ? "miss" : STATE[kind][age][mode === "lazy_async" ? 1 : 0]
           return { mode, kind, age, running, expected: OUTCOME[mode][state][running ? 1 : 0] }
-        }))))
+        })
+      )
+    )
+  )
 
   it("covers every mode, entry, age and background", () => {
     expect(cases).toHaveLength(7 * 5 * 6 * 2)
     expect(new Set(cases.map((c) => c.expected))).toEqual(
-      new Set(["compute", "cache", "cache+join", "cache+start", "miss", "miss+join", "miss+start", "status+start", "status+join"])
+      new Set([
+        "compute",
+        "cache",
+        "cache+join",
+        "cache+start",
+        "miss",
+        "miss+join",
+        "miss+start",
+        "status+start",
+        "status+join"
+      ])
     )
   })
 
-  it.each(cases)("$mode, $kind entry, $age, running: $running → $expected", ({ age, expected, kind, mode, running }) => {
-    const cached = kind === "none" ? null : entry()
-    const decision = decideCaching({
-      mode,
-      cached,
-      now: at(AGES[age]),
-      query: { staleness: ZEDQL_STALENESS, dateTo: kind === "none" ? null : KINDS[kind] },
-      backgroundRunning: running
-    })
-    expect(summary(decision)).toBe(expected)
-    if (decision._tag === "Cached") expect(decision.entry).toBe(cached)
-  })
+  it.each(cases)(
+    "$mode, $kind entry, $age, running: $running → $expected",
+    ({ age, expected, kind, mode, running }) => {
+      const cached = kind === "none" ? null : entry()
+      const decision = decideCaching({
+        mode,
+        cached,
+        now: at(AGES[age]),
+        query: { staleness: ZEDQL_STALENESS, dateTo: kind === "none" ? null : KINDS[kind] },
+        backgroundRunning: running
+      })
+      expect(summary(decision)).toBe(expected)
+      if (decision._tag === "Cached") expect(decision.entry).toBe(cached)
+    }
+  )
 })
 
 describe("invariants", () => {
   const duration = fc.integer({ min: 1, max: 30 * 24 * HOUR }).map(Duration.millis)
   const situation = fc.record({
     mode: fc.constantFrom(...MODES),
-    cached: fc.option(fc.integer({ min: -60 * 24 * HOUR, max: 0 }).map((ms) => entry(at(ms))), { nil: null }),
+    cached: fc.option(
+      fc.integer({ min: -60 * 24 * HOUR, max: 0 }).map((ms) => entry(at(ms))),
+      { nil: null }
+    ),
     now: fc.integer({ min: 0, max: 60 * 24 * HOUR }).map(at),
     query: fc.record({
-      staleness: fc.tuple(duration, duration).map(([a, b]) => ({ normal: Duration.min(a, b), lazy: Duration.max(a, b) })),
+      staleness: fc
+        .tuple(duration, duration)
+        .map(([a, b]) => ({ normal: Duration.min(a, b), lazy: Duration.max(a, b) })),
       dateTo: fc.option(fc.integer({ min: -90 * 24 * HOUR, max: 90 * 24 * HOUR }).map(at), { nil: null })
     }),
     backgroundRunning: fc.boolean()
@@ -206,56 +239,76 @@ describe("invariants", () => {
   const joins = (d: CacheDecision) => "background" in d && d.background === "join"
 
   it("force_cache never computes nor starts a computation", () => {
-    fc.assert(fc.property(situation, (s) => {
-      const d = decideCaching({ ...s, mode: "force_cache" })
-      expect(d._tag === "Compute" || starts(d)).toBe(false)
-      expect(d._tag).toBe(s.cached === null ? "Miss" : "Cached")
-    }))
+    fc.assert(
+      fc.property(situation, (s) => {
+        const d = decideCaching({ ...s, mode: "force_cache" })
+        expect(d._tag === "Compute" || starts(d)).toBe(false)
+        expect(d._tag).toBe(s.cached === null ? "Miss" : "Cached")
+      })
+    )
   })
 
   it("force_blocking always computes now; force_async always answers a background status", () => {
-    fc.assert(fc.property(situation, (s) => {
-      expect(decideCaching({ ...s, mode: "force_blocking" })._tag).toBe("Compute")
-      expect(decideCaching({ ...s, mode: "force_async" })._tag).toBe("Status")
-    }))
+    fc.assert(
+      fc.property(situation, (s) => {
+        expect(decideCaching({ ...s, mode: "force_blocking" })._tag).toBe("Compute")
+        expect(decideCaching({ ...s, mode: "force_async" })._tag).toBe("Status")
+      })
+    )
   })
 
   it("a fresh hit answers every mode that does not force, with that entry and nothing started", () => {
-    fc.assert(fc.property(situation, (s) => {
-      fc.pre(fresh(s) && !s.mode.startsWith("force_"))
-      expect(decideCaching(s)).toEqual({ _tag: "Cached", entry: s.cached, background: s.backgroundRunning ? "join" : "none" })
-    }))
+    fc.assert(
+      fc.property(situation, (s) => {
+        fc.pre(fresh(s) && !s.mode.startsWith("force_"))
+        expect(decideCaching(s)).toEqual({
+          _tag: "Cached",
+          entry: s.cached,
+          background: s.backgroundRunning ? "join" : "none"
+        })
+      })
+    )
   })
 
   it("a computation is started only when none runs, and joined only when one does", () => {
-    fc.assert(fc.property(situation, (s) => {
-      const d = decideCaching(s)
-      if (starts(d)) expect(s.backgroundRunning).toBe(false)
-      if (joins(d)) expect(s.backgroundRunning).toBe(true)
-      if (s.backgroundRunning && d._tag !== "Compute") expect(joins(d)).toBe(true)
-    }))
+    fc.assert(
+      fc.property(situation, (s) => {
+        const d = decideCaching(s)
+        if (starts(d)) expect(s.backgroundRunning).toBe(false)
+        if (joins(d)) expect(s.backgroundRunning).toBe(true)
+        if (s.backgroundRunning && d._tag !== "Compute") expect(joins(d)).toBe(true)
+      })
+    )
   })
 
   it("the async modes never compute now, except async_except_on_cache_miss on a miss", () => {
-    fc.assert(fc.property(situation, (s) => {
-      fc.pre(s.mode === "async" || s.mode === "lazy_async" || s.mode === "async_except_on_cache_miss")
-      expect(decideCaching(s)._tag === "Compute").toBe(s.mode === "async_except_on_cache_miss" && s.cached === null)
-    }))
+    fc.assert(
+      fc.property(situation, (s) => {
+        fc.pre(s.mode === "async" || s.mode === "lazy_async" || s.mode === "async_except_on_cache_miss")
+        expect(decideCaching(s)._tag === "Compute").toBe(s.mode === "async_except_on_cache_miss" && s.cached === null)
+      })
+    )
   })
 
   it("time only makes an entry staler: what is fresh later was fresh earlier", () => {
-    fc.assert(fc.property(situation, fc.integer({ min: 0, max: 30 * 24 * HOUR }), (s, earlier) => {
-      fc.pre(fresh(s))
-      expect(fresh({ ...s, now: new Date(Math.max(s.cached!.lastRefresh.getTime(), s.now.getTime() - earlier)) })).toBe(true)
-    }))
+    fc.assert(
+      fc.property(situation, fc.integer({ min: 0, max: 30 * 24 * HOUR }), (s, earlier) => {
+        fc.pre(fresh(s))
+        expect(
+          fresh({ ...s, now: new Date(Math.max(s.cached!.lastRefresh.getTime(), s.now.getTime() - earlier)) })
+        ).toBe(true)
+      })
+    )
   })
 
   it("a range that ended before the refresh keeps its result fresh forever", () => {
-    fc.assert(fc.property(situation, fc.integer({ min: 10_001, max: 90 * 24 * HOUR }), (s, before) => {
-      fc.pre(s.cached !== null)
-      const ended = { ...s, query: { ...s.query, dateTo: new Date(s.cached!.lastRefresh.getTime() - before) } }
-      expect(fresh(ended)).toBe(true)
-    }))
+    fc.assert(
+      fc.property(situation, fc.integer({ min: 10_001, max: 90 * 24 * HOUR }), (s, before) => {
+        fc.pre(s.cached !== null)
+        const ended = { ...s, query: { ...s.query, dateTo: new Date(s.cached!.lastRefresh.getTime() - before) } }
+        expect(fresh(ended)).toBe(true)
+      })
+    )
   })
 })
 

@@ -30,12 +30,14 @@ const json = (value: unknown) => utf8(JSON.stringify(value))
 
 const send = async (zed: Zed, path: string, wire: Wire) => {
   const query = new URLSearchParams(wire.query).toString()
-  const response = await zed.handler(new Request(`http://zed.test${path}${query === "" ? "" : `?${query}`}`, {
-    method: wire.method,
-    headers: wire.headers,
-    // A copy, typed as backed by a plain ArrayBuffer, as BodyInit wants.
-    body: wire.body === undefined ? null : new Uint8Array(wire.body)
-  }))
+  const response = await zed.handler(
+    new Request(`http://zed.test${path}${query === "" ? "" : `?${query}`}`, {
+      method: wire.method,
+      headers: wire.headers,
+      // A copy, typed as backed by a plain ArrayBuffer, as BodyInit wants.
+      body: wire.body === undefined ? null : new Uint8Array(wire.body)
+    })
+  )
   const text = await response.text()
   return { status: response.status, headers: response.headers, text }
 }
@@ -44,10 +46,25 @@ const send = async (zed: Zed, path: string, wire: Wire) => {
 const carriers: Record<string, (payload: Uint8Array) => Wire> = {
   json: (body) => ({ method: "POST", query: {}, headers: { "content-type": "application/json" }, body }),
   bare: (body) => ({ method: "POST", query: {}, headers: {}, body }),
-  gzipHeader: (body) => ({ method: "POST", query: {}, headers: { "content-type": "application/json", "content-encoding": "gzip" }, body }),
-  gzipJs: (body) => ({ method: "POST", query: { compression: "gzip-js" }, headers: { "content-type": "text/plain" }, body }),
+  gzipHeader: (body) => ({
+    method: "POST",
+    query: {},
+    headers: { "content-type": "application/json", "content-encoding": "gzip" },
+    body
+  }),
+  gzipJs: (body) => ({
+    method: "POST",
+    query: { compression: "gzip-js" },
+    headers: { "content-type": "text/plain" },
+    body
+  }),
   base64: (p) => ({ method: "POST", query: {}, headers: { "content-type": "text/plain" }, body: utf8(b64(p)) }),
-  form: (p) => ({ method: "POST", query: {}, headers: { "content-type": "application/x-www-form-urlencoded" }, body: utf8(`data=${encodeURIComponent(b64(p))}`) }),
+  form: (p) => ({
+    method: "POST",
+    query: {},
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: utf8(`data=${encodeURIComponent(b64(p))}`)
+  }),
   get: (p) => ({ method: "GET", query: { data: b64(p) }, headers: {} })
 }
 
@@ -67,9 +84,33 @@ const path = fc.constantFrom(...PATHS)
 // Events
 
 const EXCLUDED_KEYS = new Set([
-  "token", "distinct_id", "$browser", "$app_build", "$app_name", "$app_namespace", "$app_version", "$browser_version", "$device_type",
-  "$current_url", "$pathname", "$os", "$os_version", "$referring_domain", "$referrer", "utm_source", "utm_medium",
-  "utm_campaign", "utm_content", "utm_name", "utm_term", "gclid", "gad_source", "gbraid", "wbraid", "fbclid", "msclkid"
+  "token",
+  "distinct_id",
+  "$browser",
+  "$app_build",
+  "$app_name",
+  "$app_namespace",
+  "$app_version",
+  "$browser_version",
+  "$device_type",
+  "$current_url",
+  "$pathname",
+  "$os",
+  "$os_version",
+  "$referring_domain",
+  "$referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_name",
+  "utm_term",
+  "gclid",
+  "gad_source",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid"
 ])
 
 // `$`-keys steer normalization ($set, $process_person_profile, $groups...), the initial-property keys
@@ -78,21 +119,35 @@ const EXCLUDED_KEYS = new Set([
 const plainKey = (key: string) => !key.startsWith("$") && !EXCLUDED_KEYS.has(key) && key !== "__proto__"
 
 const hasProtoKey = (value: unknown): boolean =>
-  typeof value === "object" && value !== null &&
+  typeof value === "object" &&
+  value !== null &&
   (Object.hasOwn(value, "__proto__") || Object.values(value).some(hasProtoKey))
 
-const properties = fc.dictionary(fc.string({ maxLength: 12 }).filter(plainKey), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
+const properties = fc
+  .dictionary(fc.string({ maxLength: 12 }).filter(plainKey), fc.jsonValue({ maxDepth: 3 }), { maxKeys: 6 })
   .filter((p) => !hasProtoKey(p))
 
 const eventName = fc.oneof(
   { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !s.startsWith("$")) },
   // Non-string names are stored as their JSON text, as PostHog does.
-  { weight: 1, arbitrary: fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }), fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }).filter((d) => !hasProtoKey(d))) }
+  {
+    weight: 1,
+    arbitrary: fc.oneof(
+      fc.integer(),
+      fc.boolean(),
+      fc.array(fc.integer(), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.integer(), { maxKeys: 3 }).filter((d) => !hasProtoKey(d))
+    )
+  }
 )
 
-const distinctId = fc.oneof({ weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) }, { weight: 1, arbitrary: fc.integer() })
+const distinctId = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ minLength: 1, maxLength: 60 }) },
+  { weight: 1, arbitrary: fc.integer() }
+)
 
-const timestamp = fc.date({ min: new Date("2001-01-01T00:00:00Z"), max: new Date("2024-12-31T00:00:00Z"), noInvalidDate: true })
+const timestamp = fc
+  .date({ min: new Date("2001-01-01T00:00:00Z"), max: new Date("2024-12-31T00:00:00Z"), noInvalidDate: true })
   .map((d) => d.toISOString())
 
 interface SentEvent {
@@ -103,13 +158,16 @@ interface SentEvent {
   readonly timestamp?: string
 }
 
-const validEvent: fc.Arbitrary<SentEvent> = fc.record({
-  event: eventName,
-  distinct_id: distinctId,
-  properties,
-  uuid: fc.uuid().chain((u) => fc.constantFrom(u, u.toUpperCase())),
-  timestamp
-}, { requiredKeys: ["event", "distinct_id"] })
+const validEvent: fc.Arbitrary<SentEvent> = fc.record(
+  {
+    event: eventName,
+    distinct_id: distinctId,
+    properties,
+    uuid: fc.uuid().chain((u) => fc.constantFrom(u, u.toUpperCase())),
+    timestamp
+  },
+  { requiredKeys: ["event", "distinct_id"] }
+)
 
 type Shape = "single" | "array" | "arrayQuery" | "batch" | "batchToken"
 
@@ -144,16 +202,19 @@ const stringsIn = (value: unknown): Array<string> =>
   typeof value === "string"
     ? [value]
     : typeof value === "object" && value !== null
-    ? Object.entries(value).flatMap(([k, v]) => [k, ...stringsIn(v)])
-    : []
+      ? Object.entries(value).flatMap(([k, v]) => [k, ...stringsIn(v)])
+      : []
 
 /** JSON text with keys sorted, to compare events whatever their key order. */
 const canonical = (value: unknown): string =>
   Array.isArray(value)
     ? `[${value.map(canonical).join(",")}]`
     : typeof value === "object" && value !== null
-    ? `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(",")}}`
-    : JSON.stringify(value)
+      ? `{${Object.keys(value)
+          .sort()
+          .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+          .join(",")}}`
+      : JSON.stringify(value)
 
 // What sanitize.ts promises: well-formed strings without NUL.
 const clean = (s: string) => s.toWellFormed().replaceAll("\u0000", "\uFFFD")
@@ -161,10 +222,10 @@ const cleanDeep = (value: unknown): unknown =>
   typeof value === "string"
     ? clean(value)
     : Array.isArray(value)
-    ? value.map(cleanDeep)
-    : typeof value === "object" && value !== null
-    ? Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), cleanDeep(v)]))
-    : value
+      ? value.map(cleanDeep)
+      : typeof value === "object" && value !== null
+        ? Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k), cleanDeep(v)]))
+        : value
 
 const asText = (value: unknown) => (typeof value === "string" ? value : JSON.stringify(value))
 
@@ -183,7 +244,11 @@ let serial = 0
 const expectServing = async (target: string) => {
   const before = (await storedEvents(zed)).length
   const uuid = `00000000-0000-4000-8000-${(++serial).toString(16).padStart(12, "0")}`
-  const res = await send(zed, target, carriers["json"]!(json({ api_key: PROJECT_KEY, event: "alive", distinct_id: "fuzz", uuid })))
+  const res = await send(
+    zed,
+    target,
+    carriers["json"]!(json({ api_key: PROJECT_KEY, event: "alive", distinct_id: "fuzz", uuid }))
+  )
   expect(res.status).toBe(200)
   const after = await storedEvents(zed)
   expect(after.length).toBe(before + 1)
@@ -210,19 +275,29 @@ const expectRefused = async (target: string, wire: Wire, status?: number, detail
 const property = <T>(arb: fc.Arbitrary<T>, check: (value: T) => Promise<void>, numRuns = RUNS) =>
   fc.assert(fc.asyncProperty(arb, check), { numRuns })
 
-const validBatch = fc.array(validEvent, { minLength: 1, maxLength: 4 }).map((events) => json({ api_key: PROJECT_KEY, batch: events }))
+const validBatch = fc
+  .array(validEvent, { minLength: 1, maxLength: 4 })
+  .map((events) => json({ api_key: PROJECT_KEY, batch: events }))
 
 describe("capture refuses malformed gzip", () => {
   it("truncated gzip: 400", () =>
-    property(fc.record({ path, carrier, payload: validBatch, cut: fc.nat() }), async ({ carrier, cut, path, payload }) => {
-      const gz = gzipSync(payload)
-      const truncated = gz.subarray(0, 3 + (cut % (gz.length - 3)))
-      await expectRefused(path, carrier(truncated), 400)
-    }))
+    property(
+      fc.record({ path, carrier, payload: validBatch, cut: fc.nat() }),
+      async ({ carrier, cut, path, payload }) => {
+        const gz = gzipSync(payload)
+        const truncated = gz.subarray(0, 3 + (cut % (gz.length - 3)))
+        await expectRefused(path, carrier(truncated), 400)
+      }
+    ))
 
   it("corrupted gzip bytes: 400", () =>
     property(
-      fc.record({ path, carrier, payload: validBatch, flips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 }) }),
+      fc.record({
+        path,
+        carrier,
+        payload: validBatch,
+        flips: fc.array(fc.tuple(fc.nat(), fc.integer({ min: 1, max: 255 })), { minLength: 1, maxLength: 4 })
+      }),
       async ({ carrier, flips, path, payload }) => {
         const gz = Buffer.from(gzipSync(payload))
         // Past the magic bytes, so the body still reads as gzip.
@@ -241,9 +316,17 @@ describe("capture refuses malformed gzip", () => {
 })
 
 describe("capture refuses invalid events, all or nothing", () => {
-  const nonObject = fc.oneof(fc.constant(null), fc.integer(), fc.string(), fc.boolean(), fc.array(fc.integer(), { maxLength: 3 }))
+  const nonObject = fc.oneof(
+    fc.constant(null),
+    fc.integer(),
+    fc.string(),
+    fc.boolean(),
+    fc.array(fc.integer(), { maxLength: 3 })
+  )
   const notUuid = fc.oneof(
-    fc.string({ minLength: 1, maxLength: 40 }).filter((s) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)),
+    fc
+      .string({ minLength: 1, maxLength: 40 })
+      .filter((s) => !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(s)),
     fc.uuid().map((u) => `${u}\n`),
     fc.uuid().map((u) => `{${u}}`),
     fc.uuid().map((u) => u.replaceAll("-", "")),
@@ -261,21 +344,56 @@ describe("capture refuses invalid events, all or nothing", () => {
   // Each builds an invalid event from a valid one; `engage` because /engage/ names nameless events $identify.
   type Breaker = (event: SentEvent, engage: boolean) => unknown
   const breaker: fc.Arbitrary<Breaker> = fc.oneof(
-    nonObject.map((value): Breaker => () => value),
-    fc.constantFrom(undefined, null, "").map((name): Breaker => (e, engage) => ({ ...e, event: engage ? "" : name })),
-    fc.constantFrom(undefined, null, "").map((id): Breaker => (e) => ({ ...e, distinct_id: id })),
-    fc.oneof(fc.string(), fc.array(fc.jsonValue(), { maxLength: 3 }), fc.integer(), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean()).map((p): Breaker => (e) => ({ ...e, properties: p })),
-    notUuid.map((uuid): Breaker => (e) => ({ ...e, uuid })),
+    nonObject.map(
+      (value): Breaker =>
+        () =>
+          value
+    ),
+    fc.constantFrom(undefined, null, "").map(
+      (name): Breaker =>
+        (e, engage) => ({ ...e, event: engage ? "" : name })
+    ),
+    fc.constantFrom(undefined, null, "").map(
+      (id): Breaker =>
+        (e) => ({ ...e, distinct_id: id })
+    ),
+    fc
+      .oneof(
+        fc.string(),
+        fc.array(fc.jsonValue(), { maxLength: 3 }),
+        fc.integer(),
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        fc.boolean()
+      )
+      .map(
+        (p): Breaker =>
+          (e) => ({ ...e, properties: p })
+      ),
+    notUuid.map(
+      (uuid): Breaker =>
+        (e) => ({ ...e, uuid })
+    ),
     // Properties nest at most 64 levels (sanitize.ts MAX_DEPTH); far deeper is the next property.
-    fc.tuple(fc.integer({ min: 65, max: 1_000 }), fc.boolean()).map(([depth, object]): Breaker => (e) => ({
-      ...e,
-      properties: { deep: nested(depth - 1, 1, object) }
-    }))
+    fc.tuple(fc.integer({ min: 65, max: 1_000 }), fc.boolean()).map(
+      ([depth, object]): Breaker =>
+        (e) => ({
+          ...e,
+          properties: { deep: nested(depth - 1, 1, object) }
+        })
+    )
   )
 
   it("one invalid event among valid ones: 400, none stored", () =>
     property(
-      fc.record({ path, encoding, shape, events: fc.array(validEvent, { maxLength: 4 }), breaker, at: fc.nat(), victim: validEvent }),
+      fc.record({
+        path,
+        encoding,
+        shape,
+        events: fc.array(validEvent, { maxLength: 4 }),
+        breaker,
+        at: fc.nat(),
+        victim: validEvent
+      }),
       async ({ at, breaker, encoding, events, path, shape, victim }) => {
         const broken = breaker(victim, path.startsWith("/engage"))
         const all: Array<unknown> = [...events]
@@ -300,26 +418,47 @@ describe("capture refuses invalid events, all or nothing", () => {
     ))
 
   it("properties nest up to 64 levels", () =>
-    property(fc.record({ levels: fc.integer({ min: 2, max: 80 }), object: fc.boolean() }), async ({ levels, object }) => {
-      // Levels count `properties` itself and the innermost object.
-      const event = { api_key: PROJECT_KEY, event: "nested", distinct_id: "d", properties: { deep: nested(levels - 2, { leaf: 1 }, object) } }
-      if (levels > 64) return expectRefused("/batch/", carriers["json"]!(json(event)), 400, "properties are nested too deeply")
-      const res = await send(zed, "/batch/", carriers["json"]!(json(event)))
-      expect(res.status).toBe(200)
-    }, 80))
+    property(
+      fc.record({ levels: fc.integer({ min: 2, max: 80 }), object: fc.boolean() }),
+      async ({ levels, object }) => {
+        // Levels count `properties` itself and the innermost object.
+        const event = {
+          api_key: PROJECT_KEY,
+          event: "nested",
+          distinct_id: "d",
+          properties: { deep: nested(levels - 2, { leaf: 1 }, object) }
+        }
+        if (levels > 64)
+          return expectRefused("/batch/", carriers["json"]!(json(event)), 400, "properties are nested too deeply")
+        const res = await send(zed, "/batch/", carriers["json"]!(json(event)))
+        expect(res.status).toBe(200)
+      },
+      80
+    ))
 })
 
 describe("capture refuses malformed bodies", () => {
   it("batch that is not an array: 400", () =>
     property(
-      fc.record({ path, encoding, batch: fc.jsonValue().filter((v) => !Array.isArray(v)), key: fc.constantFrom("api_key", "token") }),
-      ({ batch, encoding, key, path }) => expectRefused(path, encoding(json({ [key]: PROJECT_KEY, batch })), 400, "batch must be an array of events")
+      fc.record({
+        path,
+        encoding,
+        batch: fc.jsonValue().filter((v) => !Array.isArray(v)),
+        key: fc.constantFrom("api_key", "token")
+      }),
+      ({ batch, encoding, key, path }) =>
+        expectRefused(path, encoding(json({ [key]: PROJECT_KEY, batch })), 400, "batch must be an array of events")
     ))
 
   it("no event at all: 400", () =>
     property(
-      fc.record({ path, encoding, body: fc.constantFrom([], { api_key: PROJECT_KEY, batch: [] }, { token: PROJECT_KEY, batch: [] }) }),
-      ({ body, encoding, path }) => expectRefused(path, withQuery(encoding(json(body)), { token: PROJECT_KEY }), 400, "request holds no event")
+      fc.record({
+        path,
+        encoding,
+        body: fc.constantFrom([], { api_key: PROJECT_KEY, batch: [] }, { token: PROJECT_KEY, batch: [] })
+      }),
+      ({ body, encoding, path }) =>
+        expectRefused(path, withQuery(encoding(json(body)), { token: PROJECT_KEY }), 400, "request holds no event")
     ))
 
   it("a body that is no event, array or batch: 400", () =>
@@ -329,18 +468,35 @@ describe("capture refuses malformed bodies", () => {
     ))
 
   // Invalid UTF-8 is refused (decode.ts decodes with fatal: true), not turned into U+FFFD.
-  const badUtf8 = fc.constantFrom([0xff], [0xfe], [0xc3, 0x28], [0xc0, 0xaf], [0xed, 0xa0, 0x80], [0xe2, 0x82], [0xf8, 0x88, 0x80, 0x80, 0x80], [0x80])
+  const badUtf8 = fc.constantFrom(
+    [0xff],
+    [0xfe],
+    [0xc3, 0x28],
+    [0xc0, 0xaf],
+    [0xed, 0xa0, 0x80],
+    [0xe2, 0x82],
+    [0xf8, 0x88, 0x80, 0x80, 0x80],
+    [0x80]
+  )
 
   it("invalid UTF-8, raw or inside gzip, base64 or a form: 400", () =>
     property(
-      fc.record({ path, encoding, event: validEvent, bad: badUtf8, field: fc.constantFrom("event", "distinct_id", "key", "value"), at: fc.nat() }),
+      fc.record({
+        path,
+        encoding,
+        event: validEvent,
+        bad: badUtf8,
+        field: fc.constantFrom("event", "distinct_id", "key", "value"),
+        at: fc.nat()
+      }),
       async ({ at, bad, encoding, event, field, path }) => {
         const marker = "\u0001MARK\u0001"
-        const body = field === "event"
-          ? { ...event, event: marker }
-          : field === "distinct_id"
-          ? { ...event, distinct_id: marker }
-          : { ...event, properties: field === "key" ? { [marker]: 1 } : { k: marker } }
+        const body =
+          field === "event"
+            ? { ...event, event: marker }
+            : field === "distinct_id"
+              ? { ...event, distinct_id: marker }
+              : { ...event, properties: field === "key" ? { [marker]: 1 } : { k: marker } }
         const text = JSON.stringify({ api_key: PROJECT_KEY, batch: [body] })
         const [before, after] = text.split(JSON.stringify(marker).slice(1, -1)) as [string, string]
         // Any prefix of these sequences is invalid too.
@@ -354,7 +510,17 @@ describe("capture refuses malformed bodies", () => {
       const text = JSON.stringify({ api_key: PROJECT_KEY, event: "X", distinct_id: "d" })
       const escaped = bad.map((b) => `%${b.toString(16).padStart(2, "0").toUpperCase()}`).join("")
       const body = `data=${encodeURIComponent(text).replace("X", escaped)}`
-      return expectRefused(path, { method: "POST", query: {}, headers: { "content-type": "application/x-www-form-urlencoded" }, body: utf8(body) }, 400, "invalid UTF-8")
+      return expectRefused(
+        path,
+        {
+          method: "POST",
+          query: {},
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: utf8(body)
+        },
+        400,
+        "invalid UTF-8"
+      )
     }))
 
   it("random bytes under any content type and compression hint: 4xx", () =>
@@ -369,7 +535,14 @@ describe("capture refuses malformed bodies", () => {
           fc.base64String({ maxLength: 300 }).map(utf8),
           fc.jsonValue().map(json)
         ),
-        contentType: fc.constantFrom(undefined, "application/json", "text/plain", "application/x-www-form-urlencoded", "application/octet-stream", "application/json; charset=utf-8"),
+        contentType: fc.constantFrom(
+          undefined,
+          "application/json",
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "application/octet-stream",
+          "application/json; charset=utf-8"
+        ),
         contentEncoding: fc.constantFrom(undefined, "gzip", "x-gzip", "deflate", "br", "identity", "gzip, deflate"),
         compression: fc.constantFrom(undefined, "gzip-js", "gzip", "lz64", "lz-string", "base64", "b64", "bogus"),
         underscore: fc.option(fc.oneof(fc.string(), fc.nat().map(String)), { nil: undefined }),
@@ -383,33 +556,46 @@ describe("capture refuses malformed bodies", () => {
         if (compression !== undefined) query["compression"] = compression
         if (underscore !== undefined) query["_"] = underscore
         const raw = asForm ? utf8(`data=${Buffer.from(bytes).toString("latin1")}`) : bytes
-        const wire: Wire = method === "GET"
-          ? { method, headers, query: { ...query, data: Buffer.from(bytes).toString("latin1") } }
-          : { method, headers, query, body: raw }
+        const wire: Wire =
+          method === "GET"
+            ? { method, headers, query: { ...query, data: Buffer.from(bytes).toString("latin1") } }
+            : { method, headers, query, body: raw }
         return expectRefused(path, wire)
       },
       300
     ))
 
   it("OPTIONS answers the preflight whatever the body, storing nothing", () =>
-    property(fc.record({ path, bytes: fc.uint8Array({ maxLength: 200 }), origin: fc.option(fc.webUrl(), { nil: undefined }) }), async ({ bytes, origin, path }) => {
-      const before = (await storedEvents(zed)).length
-      const res = await send(zed, path, { method: "OPTIONS", query: {}, headers: origin === undefined ? {} : { origin }, body: bytes })
-      expect(res.status).toBe(200)
-      expect(JSON.parse(res.text)).toEqual({ status: "Ok" })
-      expect(res.headers.get("access-control-allow-origin")).toBe(origin ?? "*")
-      expect((await storedEvents(zed)).length).toBe(before)
-    }))
+    property(
+      fc.record({ path, bytes: fc.uint8Array({ maxLength: 200 }), origin: fc.option(fc.webUrl(), { nil: undefined }) }),
+      async ({ bytes, origin, path }) => {
+        const before = (await storedEvents(zed)).length
+        const res = await send(zed, path, {
+          method: "OPTIONS",
+          query: {},
+          headers: origin === undefined ? {} : { origin },
+          body: bytes
+        })
+        expect(res.status).toBe(200)
+        expect(JSON.parse(res.text)).toEqual({ status: "Ok" })
+        expect(res.headers.get("access-control-allow-origin")).toBe(origin ?? "*")
+        expect((await storedEvents(zed)).length).toBe(before)
+      }
+    ))
 })
 
 describe("capture refuses bad project keys: 401", () => {
-  const unknownKey = fc.stringMatching(/^[A-Za-z0-9_]{20,40}$/).map((s) => `phc_${s}`).filter((k) => k !== PROJECT_KEY)
+  const unknownKey = fc
+    .stringMatching(/^[A-Za-z0-9_]{20,40}$/)
+    .map((s) => `phc_${s}`)
+    .filter((k) => k !== PROJECT_KEY)
   const personalKey = fc.stringMatching(/^[A-Za-z0-9]{20,40}$/).map((s) => `phx_${s}`)
   const events = fc.array(validEvent, { minLength: 1, maxLength: 4 })
 
   it("missing token", () =>
     property(fc.record({ path, encoding, events, single: fc.boolean() }), ({ encoding, events, path, single }) =>
-      expectRefused(path, encoding(json(single ? events[0] : events)), 401, "event submitted without an api_key")))
+      expectRefused(path, encoding(json(single ? events[0] : events)), 401, "event submitted without an api_key")
+    ))
 
   it("personal key, unknown project key, or a token no project key looks like", () =>
     property(
@@ -418,7 +604,11 @@ describe("capture refuses bad project keys: 401", () => {
         encoding,
         shape,
         events,
-        token: fc.oneof(personalKey, unknownKey, fc.constantFrom(" ", "phc_with space", "phc_\u0000", "x".repeat(300), "phc_é"))
+        token: fc.oneof(
+          personalKey,
+          unknownKey,
+          fc.constantFrom(" ", "phc_with space", "phc_\u0000", "x".repeat(300), "phc_é")
+        )
       }),
       ({ encoding, events, path, shape, token }) => {
         const { body, query } = shaped(shape, events, token)
@@ -428,7 +618,14 @@ describe("capture refuses bad project keys: 401", () => {
 
   it("events carrying different tokens", () =>
     property(
-      fc.record({ path, encoding, events: fc.array(validEvent, { minLength: 2, maxLength: 5 }), other: fc.oneof(unknownKey, personalKey), at: fc.nat(), batch: fc.boolean() }),
+      fc.record({
+        path,
+        encoding,
+        events: fc.array(validEvent, { minLength: 2, maxLength: 5 }),
+        other: fc.oneof(unknownKey, personalKey),
+        at: fc.nat(),
+        batch: fc.boolean()
+      }),
       ({ at, batch, encoding, events, other, path }) => {
         const tokens = events.map((e, i) => ({ ...e, token: i === at % events.length ? other : PROJECT_KEY }))
         return expectRefused(path, encoding(json(batch ? { batch: tokens } : tokens)), 401, "inconsistent api_key")
@@ -438,7 +635,12 @@ describe("capture refuses bad project keys: 401", () => {
 
 describe("capture size limits", () => {
   const MB = 1024 * 1024
-  const event = (size: number) => ({ api_key: PROJECT_KEY, event: "big", distinct_id: "d", properties: { s: "a".repeat(size) } })
+  const event = (size: number) => ({
+    api_key: PROJECT_KEY,
+    event: "big",
+    distinct_id: "d",
+    properties: { s: "a".repeat(size) }
+  })
   // Whitespace after the JSON pads the body to an exact size without changing the event.
   const padded = (value: unknown, size: number) => {
     const text = JSON.stringify(value)
@@ -463,7 +665,10 @@ describe("capture size limits", () => {
     expect((await send(zed, "/batch/", carriers["json"]!(json(event(MB - 8))))).status).toBe(200)
     await expectRefused("/batch/", carriers["json"]!(json(event(MB - 7))), 413, "big is larger than 1048576 bytes")
     // Several events just under the limit fill a /batch/ body past what /e/ would take.
-    const many = { api_key: PROJECT_KEY, batch: Array.from({ length: 3 }, () => ({ ...event(MB - 100), api_key: undefined })) }
+    const many = {
+      api_key: PROJECT_KEY,
+      batch: Array.from({ length: 3 }, () => ({ ...event(MB - 100), api_key: undefined }))
+    }
     const before = (await storedEvents(zed)).length
     expect((await send(zed, "/batch/", carriers["json"]!(json(many)))).status).toBe(200)
     expect((await storedEvents(zed)).length).toBe(before + 3)
@@ -500,9 +705,23 @@ describe("capture stores valid events exactly as sent", () => {
     property(
       fc.record({
         path,
-        encode: fc.constantFrom(encodings["json"]!, encodings["bare"]!, encodings["gzip"]!, encodings["gzipText"]!, encodings["base64"]!, encodings["form"]!, encodings["get"]!, encodings["gzipBase64"]!, lz64),
+        encode: fc.constantFrom(
+          encodings["json"]!,
+          encodings["bare"]!,
+          encodings["gzip"]!,
+          encodings["gzipText"]!,
+          encodings["base64"]!,
+          encodings["form"]!,
+          encodings["get"]!,
+          encodings["gzipBase64"]!,
+          lz64
+        ),
         shape,
-        events: fc.uniqueArray(validEvent, { minLength: 1, maxLength: 5, selector: (e) => e.uuid?.toLowerCase() ?? Symbol() })
+        events: fc.uniqueArray(validEvent, {
+          minLength: 1,
+          maxLength: 5,
+          selector: (e) => e.uuid?.toLowerCase() ?? Symbol()
+        })
       }),
       async ({ encode, events, path, shape }) => {
         // A fresh Zed per run, so the store holds exactly what this run sent.
@@ -524,7 +743,9 @@ describe("capture stores valid events exactly as sent", () => {
           }
           // Resent (an SDK retrying), events with a uuid are not stored again; those without get a new one.
           expect((await send(own, path, wire)).status).toBe(200)
-          expect((await storedEvents(own)).length).toBe(events.length + events.filter((e) => e.uuid === undefined).length)
+          expect((await storedEvents(own)).length).toBe(
+            events.length + events.filter((e) => e.uuid === undefined).length
+          )
         } finally {
           await own.close()
         }
@@ -533,12 +754,20 @@ describe("capture stores valid events exactly as sent", () => {
 
   // Code units, NUL and lone surrogates included: JSON escapes them all, and PostgreSQL can store neither.
   const units = (maxLength: number, minLength = 0) =>
-    fc.array(fc.oneof(fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfffd), fc.integer({ min: 0, max: 0xffff })), { minLength, maxLength })
+    fc
+      .array(
+        fc.oneof(fc.constantFrom(0, 0xd800, 0xdbff, 0xdc00, 0xdfff, 0xfffd), fc.integer({ min: 0, max: 0xffff })),
+        { minLength, maxLength }
+      )
       .map((codes) => String.fromCharCode(...codes))
   const nasty = fc.record({
     event: units(30, 1).filter((s) => !s.startsWith("$")),
     distinct_id: units(30, 1),
-    properties: fc.dictionary(units(8).filter((k) => plainKey(clean(k)) && plainKey(k)), fc.oneof(units(20), fc.array(units(10), { maxLength: 3 }), fc.dictionary(units(5), units(5), { maxKeys: 2 })), { maxKeys: 5 })
+    properties: fc.dictionary(
+      units(8).filter((k) => plainKey(clean(k)) && plainKey(k)),
+      fc.oneof(units(20), fc.array(units(10), { maxLength: 3 }), fc.dictionary(units(5), units(5), { maxKeys: 2 })),
+      { maxKeys: 5 }
+    )
   })
 
   it("NUL and lone surrogates are stored as U+FFFD, not refused", () =>
@@ -546,7 +775,11 @@ describe("capture stores valid events exactly as sent", () => {
       fc.pre(!hasProtoKey(event.properties))
       const own = await memoryZed()
       try {
-        const res = await send(own, path, (gzip ? encodings["gzip"]! : encodings["json"]!)(json({ ...event, api_key: PROJECT_KEY })))
+        const res = await send(
+          own,
+          path,
+          (gzip ? encodings["gzip"]! : encodings["json"]!)(json({ ...event, api_key: PROJECT_KEY }))
+        )
         expect(res.status, res.text).toBe(200)
         const [stored] = await storedEvents(own)
         expect(stored && actual(stored)).toEqual(cleanDeep(event))
@@ -569,7 +802,11 @@ describe("regressions found by fuzzing", () => {
 
   // Top-level $set/$set_once were copied outside the depth guard.
   it("top-level $set nested past 64 levels is a 400, not a 500", () =>
-    expectRefused("/e/", raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","$set":{"a":${deep(100)}}}`), 400))
+    expectRefused(
+      "/e/",
+      raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","$set":{"a":${deep(100)}}}`),
+      400
+    ))
 
   // Printing a deeply nested distinct_id overflowed the stack.
   it("a distinct_id nested 10 000 deep is refused or stringified, never a 500", async () => {
@@ -581,7 +818,11 @@ describe("regressions found by fuzzing", () => {
   it("$unset strings are sanitized like properties", async () => {
     const own = await memoryZed()
     try {
-      const res = await send(own, "/e/", raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","$unset":["a\\u0000b","\\ud800"]}`))
+      const res = await send(
+        own,
+        "/e/",
+        raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","$unset":["a\\u0000b","\\ud800"]}`)
+      )
       expect(res.status).toBe(200)
       const [stored] = await storedEvents(own)
       for (const s of stringsIn(stored!.properties)) expect(s.isWellFormed() && !s.includes("\u0000")).toBe(true)
@@ -595,7 +836,10 @@ describe("regressions found by fuzzing", () => {
     const own = await memoryZed()
     try {
       const long = "a".repeat(199) + "\u{1F600}"
-      expect((await send(own, "/e/", carriers["json"]!(json({ api_key: PROJECT_KEY, event: long, distinct_id: long })))).status).toBe(200)
+      expect(
+        (await send(own, "/e/", carriers["json"]!(json({ api_key: PROJECT_KEY, event: long, distinct_id: long }))))
+          .status
+      ).toBe(200)
       const [stored] = await storedEvents(own)
       expect(stored!.event.isWellFormed()).toBe(true)
       expect(stored!.distinct_id.isWellFormed()).toBe(true)
@@ -608,7 +852,11 @@ describe("regressions found by fuzzing", () => {
   it("a property named __proto__ is kept", async () => {
     const own = await memoryZed()
     try {
-      const res = await send(own, "/e/", raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","properties":{"__proto__":{"a":1},"b":2}}`))
+      const res = await send(
+        own,
+        "/e/",
+        raw(`{"api_key":"${PROJECT_KEY}","event":"x","distinct_id":"d","properties":{"__proto__":{"a":1},"b":2}}`)
+      )
       expect(res.status).toBe(200)
       const [stored] = await storedEvents(own)
       expect(Object.hasOwn(stored!.properties, "__proto__")).toBe(true)
@@ -617,4 +865,3 @@ describe("regressions found by fuzzing", () => {
     }
   })
 })
-

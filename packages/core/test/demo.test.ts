@@ -14,7 +14,6 @@ const END = new Date("2026-03-02T00:00:00.000Z")
 const DAY = 86_400_000
 const generate = (events: number, seed = 1, end = END, days?: number) => [...demoEvents({ events, seed, end, days })]
 
-
 /** Breaks of the rules every data set must keep, whatever the options (empty when none). */
 const violations = (events: ReadonlyArray<DemoEvent>, start: number, end: number): Array<string> => {
   const problems: Array<string> = []
@@ -29,7 +28,8 @@ const violations = (events: ReadonlyArray<DemoEvent>, start: number, end: number
     if (ms < previous) problems.push(`out of order at ${e.timestamp}`)
     if (ms < start || ms >= end) problems.push(`out of range: ${e.timestamp}`)
     previous = ms
-    if (!isUuid(e.uuid) || e.uuid[14] !== "7" || parseInt(e.uuid.replace(/-/g, "").slice(0, 12), 16) !== ms) problems.push(`not a UUIDv7 of its time: ${e.uuid}`)
+    if (!isUuid(e.uuid) || e.uuid[14] !== "7" || parseInt(e.uuid.replace(/-/g, "").slice(0, 12), 16) !== ms)
+      problems.push(`not a UUIDv7 of its time: ${e.uuid}`)
     if (uuids.has(e.uuid)) problems.push(`uuid twice: ${e.uuid}`)
     uuids.add(e.uuid)
     if (!DEMO_EVENT_NAMES.includes(e.event)) problems.push(`undocumented event ${e.event}`)
@@ -39,24 +39,31 @@ const violations = (events: ReadonlyArray<DemoEvent>, start: number, end: number
     if (typeof session === "string") {
       const current = sessions.get(session)
       if (e.event === "$identify") {
-        if (current !== undefined && e.properties["$anon_distinct_id"] !== current) problems.push(`identify of another id in ${session}`)
-      } else if (current !== undefined && current !== e.distinct_id) problems.push(`session ${session} changed distinct id without identify`)
+        if (current !== undefined && e.properties["$anon_distinct_id"] !== current)
+          problems.push(`identify of another id in ${session}`)
+      } else if (current !== undefined && current !== e.distinct_id)
+        problems.push(`session ${session} changed distinct id without identify`)
       sessions.set(session, e.distinct_id)
     }
-    if (e.event === "$identify" && (typeof e.properties["$anon_distinct_id"] !== "string" || !isObject(e.properties["$set"]))) {
+    if (
+      e.event === "$identify" &&
+      (typeof e.properties["$anon_distinct_id"] !== "string" || !isObject(e.properties["$set"]))
+    ) {
       problems.push(`identify without $anon_distinct_id or $set: ${e.uuid}`)
     }
 
     // A group is identified before events name it.
     if (e.event === "$groupidentify") identifiedGroups.add(String(e.properties["$group_key"]))
     const groups = e.properties["$groups"]
-    if (isObject(groups) && !identifiedGroups.has(String(groups["company"]))) problems.push(`group ${String(groups["company"])} named before identified`)
+    if (isObject(groups) && !identifiedGroups.has(String(groups["company"])))
+      problems.push(`group ${String(groups["company"])} named before identified`)
 
     // Flags answer the same for the same distinct id.
     if (e.event === "$feature_flag_called") {
       const key = `${String(e.properties["$feature_flag"])}|${e.distinct_id}`
       const response = e.properties["$feature_flag_response"]
-      if (flagResponses.has(key) && flagResponses.get(key) !== response) problems.push(`flag ${key} answered differently`)
+      if (flagResponses.has(key) && flagResponses.get(key) !== response)
+        problems.push(`flag ${key} answered differently`)
       flagResponses.set(key, response)
     }
   }
@@ -64,7 +71,11 @@ const violations = (events: ReadonlyArray<DemoEvent>, start: number, end: number
 }
 
 const CUSTOM_KEYS = ["email", "name", "plan", "company", "job_title"]
-const comparable = (person: { distinctIds: ReadonlyArray<string>; identified: boolean; properties: Record<string, unknown> }) => ({
+const comparable = (person: {
+  distinctIds: ReadonlyArray<string>
+  identified: boolean
+  properties: Record<string, unknown>
+}) => ({
   distinctIds: [...person.distinctIds].sort(),
   identified: person.identified,
   properties: Object.fromEntries(CUSTOM_KEYS.map((key) => [key, person.properties[key]]))
@@ -117,7 +128,8 @@ describe("demoEvents", () => {
     const count = (predicate: (e: DemoEvent) => boolean) => events.filter(predicate).length
     const byName = new Map<string, number>()
     for (const e of events) byName.set(e.event, (byName.get(e.event) ?? 0) + 1)
-    const valuesOf = (event: string, key: string) => events.filter((e) => e.event === event).map((e) => e.properties[key])
+    const valuesOf = (event: string, key: string) =>
+      events.filter((e) => e.event === event).map((e) => e.properties[key])
 
     it("spans the default six weeks before the end", () => {
       expect(violations(events, END.getTime() - 42 * DAY, END.getTime())).toEqual([])
@@ -139,7 +151,8 @@ describe("demoEvents", () => {
       expect(average(weekdays)).toBeGreaterThan(1.5 * average(weekend))
       const sum = (from: number, to: number) => hours.slice(from, to).reduce((a, b) => a + b, 0)
       expect(sum(13, 18)).toBeGreaterThan(3 * sum(1, 6))
-      const week = (from: number) => count((e) => Date.parse(e.timestamp) >= from && Date.parse(e.timestamp) < from + 7 * DAY)
+      const week = (from: number) =>
+        count((e) => Date.parse(e.timestamp) >= from && Date.parse(e.timestamp) < from + 7 * DAY)
       expect(week(END.getTime() - 7 * DAY)).toBeGreaterThan(1.2 * week(END.getTime() - 42 * DAY))
     })
 
@@ -152,7 +165,10 @@ describe("demoEvents", () => {
       const weeks = new Map<string, Set<number>>()
       for (const e of events) {
         if (!e.distinct_id.startsWith("user_")) continue
-        weeks.set(e.distinct_id, (weeks.get(e.distinct_id) ?? new Set()).add(Math.floor(Date.parse(e.timestamp) / (7 * DAY))))
+        weeks.set(
+          e.distinct_id,
+          (weeks.get(e.distinct_id) ?? new Set()).add(Math.floor(Date.parse(e.timestamp) / (7 * DAY)))
+        )
       }
       expect([...weeks.values()].filter((w) => w.size >= 3).length).toBeGreaterThan(10)
       // Identified users log in on new browsers too: a person with several anonymous ids.
@@ -168,7 +184,16 @@ describe("demoEvents", () => {
         const url = new URL(view.properties["$current_url"] as string)
         expect(url.host).toBe(view.properties["$host"])
         expect(url.pathname).toBe(view.properties["$pathname"])
-        for (const key of ["$session_id", "$window_id", "$browser", "$os", "$device_type", "$lib", "$referrer", "$referring_domain"]) {
+        for (const key of [
+          "$session_id",
+          "$window_id",
+          "$browser",
+          "$os",
+          "$device_type",
+          "$lib",
+          "$referrer",
+          "$referring_domain"
+        ]) {
           expect(view.properties[key], key).toBeDefined()
         }
       }
@@ -181,15 +206,25 @@ describe("demoEvents", () => {
     })
 
     it("has typed properties: numbers, booleans and dates", () => {
-      for (const [event, key] of [["plan_upgraded", "price"], ["invoice_paid", "price"], ["document_edited", "duration_ms"], ["search_performed", "results_count"]] as const) {
+      for (const [event, key] of [
+        ["plan_upgraded", "price"],
+        ["invoice_paid", "price"],
+        ["document_edited", "duration_ms"],
+        ["search_performed", "results_count"]
+      ] as const) {
         const values = valuesOf(event, key)
         expect(values.length, event).toBeGreaterThan(0)
-        expect(values.every((v) => typeof v === "number" && Number.isFinite(v)), `${event}.${key}`).toBe(true)
+        expect(
+          values.every((v) => typeof v === "number" && Number.isFinite(v)),
+          `${event}.${key}`
+        ).toBe(true)
       }
       expect(new Set(valuesOf("search_performed", "has_results"))).toEqual(new Set([true, false]))
       const due = valuesOf("task_created", "due_date")
       expect(due.length).toBeGreaterThan(0)
-      expect(due.every((d) => typeof d === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/.test(d))).toBe(true)
+      expect(due.every((d) => typeof d === "string" && /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.000Z$/.test(d))).toBe(
+        true
+      )
     })
 
     it("has companies as groups, feature flags, server-side events and a long tail of rare events", () => {
@@ -199,7 +234,9 @@ describe("demoEvents", () => {
       expect(count((e) => isObject(e.properties["$groups"])) / events.length).toBeGreaterThan(0.2)
       const flags = events.filter((e) => e.event === "$feature_flag_called")
       expect(new Set(flags.map((e) => e.properties["$feature_flag"])).size).toBeGreaterThanOrEqual(3)
-      expect(new Set(flags.map((e) => typeof e.properties["$feature_flag_response"]))).toEqual(new Set(["boolean", "string"]))
+      expect(new Set(flags.map((e) => typeof e.properties["$feature_flag_response"]))).toEqual(
+        new Set(["boolean", "string"])
+      )
       expect(count((e) => e.properties["$lib"] === "posthog-node")).toBeGreaterThan(0)
       const rare = [...byName].filter(([, n]) => n < events.length / 1000)
       expect(rare.length).toBeGreaterThanOrEqual(5)
@@ -228,11 +265,16 @@ describe("loadDemoData", () => {
     const byUuid = new Map(stored.map((e) => [e.uuid, e]))
     for (const e of events) expect(byUuid.get(e.uuid)!.timestamp.toISOString()).toBe(e.timestamp)
 
-    const { count, results } = await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 100_000, offset: 0 })))
+    const { count, results } = await zed.run(
+      Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 100_000, offset: 0 }))
+    )
     const expected = demoPersons(events).persons
     expect(count).toBe(expected.length)
-    const actual = results.map((p) => comparable({ distinctIds: p.distinct_ids, identified: p.is_identified, properties: p.properties }))
-    const sort = (list: Array<ReturnType<typeof comparable>>) => list.sort((a, b) => a.distinctIds[0]!.localeCompare(b.distinctIds[0]!))
+    const actual = results.map((p) =>
+      comparable({ distinctIds: p.distinct_ids, identified: p.is_identified, properties: p.properties })
+    )
+    const sort = (list: Array<ReturnType<typeof comparable>>) =>
+      list.sort((a, b) => a.distinctIds[0]!.localeCompare(b.distinctIds[0]!))
     expect(sort(actual)).toEqual(sort(expected.map(comparable)))
 
     // Each company holds what its `$groupidentify` events set, the later winning.

@@ -44,7 +44,9 @@ export const demoPersons = (events: ReadonlyArray<DemoEvent>) => {
     const person = byRoot.get(find(e.distinct_id))!
     if (e.event === "$identify") person.identified = true
     const setOnce = e.properties["$set_once"]
-    if (isObject(setOnce)) for (const [key, value] of Object.entries(setOnce)) if (!(key in person.properties)) person.properties[key] = value
+    if (isObject(setOnce))
+      for (const [key, value] of Object.entries(setOnce))
+        if (!(key in person.properties)) person.properties[key] = value
     const set = e.properties["$set"]
     if (isObject(set)) Object.assign(person.properties, set)
   }

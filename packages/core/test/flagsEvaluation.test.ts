@@ -15,17 +15,27 @@ import { ADMIN_KEY, call, PROJECT_KEY } from "./support.js"
 // and with every request through the Effect pipeline.
 
 const capture = (z: Zed, batch: ReadonlyArray<Record<string, unknown>>) =>
-  z.handler(new Request("http://zed.test/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch }) }))
+  z.handler(
+    new Request("http://zed.test/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch }) })
+  )
 
 for (const fastPaths of [true, false]) {
   describe(fastPaths ? "from memory (fast path)" : "through the Effect pipeline", () => {
     let zed: Zed
 
     const zedWith = (options: Partial<ZedOptions> = {}) =>
-      createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }, ...options, fastPaths })
+      createZed({
+        storage: memoryStorage(),
+        bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY },
+        ...options,
+        fastPaths
+      })
 
     const define = (z: Zed, key: string, filters: unknown, extra: Record<string, unknown> = {}) =>
-      call(z, "/api/projects/1/feature_flags/", { method: "POST", body: JSON.stringify({ key, filters, ...extra }) }).then((r) => {
+      call(z, "/api/projects/1/feature_flags/", {
+        method: "POST",
+        body: JSON.stringify({ key, filters, ...extra })
+      }).then((r) => {
         expect(r.status).toBe(201)
         return r.json as { id: number; version: number }
       })
@@ -33,13 +43,20 @@ for (const fastPaths of [true, false]) {
     /** The answer without what differs between two calls. */
     const comparable = (json: Record<string, unknown>) => ({ ...json, requestId: undefined, evaluatedAt: undefined })
 
-    const ask = async (z: Zed, path: string, body: unknown, init: { headers?: Record<string, string>; raw?: BodyInit } = {}) => {
+    const ask = async (
+      z: Zed,
+      path: string,
+      body: unknown,
+      init: { headers?: Record<string, string>; raw?: BodyInit } = {}
+    ) => {
       const send = async () => {
-        const res = await z.handler(new Request(`http://zed.test${path}`, {
-          method: "POST",
-          body: init.raw ?? JSON.stringify(body),
-          headers: { "content-type": "application/json", ...init.headers }
-        }))
+        const res = await z.handler(
+          new Request(`http://zed.test${path}`, {
+            method: "POST",
+            body: init.raw ?? JSON.stringify(body),
+            headers: { "content-type": "application/json", ...init.headers }
+          })
+        )
         return { status: res.status, headers: res.headers, json: await res.json() }
       }
       const answer = await send()
@@ -50,19 +67,34 @@ for (const fastPaths of [true, false]) {
       return again
     }
 
-    const decide = (z: Zed, body: Record<string, unknown>, path = "/decide/?v=3") => ask(z, path, { token: PROJECT_KEY, ...body })
+    const decide = (z: Zed, body: Record<string, unknown>, path = "/decide/?v=3") =>
+      ask(z, path, { token: PROJECT_KEY, ...body })
 
     let checkout: { id: number; version: number }
 
     beforeAll(async () => {
       zed = await zedWith()
       await define(zed, "beta-feature", { groups: [{ properties: [], rollout_percentage: 50 }] })
-      checkout = await define(zed, "checkout-experiment", {
-        groups: [{ properties: [], rollout_percentage: 100 }],
-        multivariate: { variants: [{ key: "control", rollout_percentage: 50 }, { key: "test", rollout_percentage: 50 }] },
-        payloads: { control: "{\"color\":\"blue\"}" }
-      }, { name: "Checkout test" })
-      await define(zed, "pro-users", { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }], rollout_percentage: 100 }] })
+      checkout = await define(
+        zed,
+        "checkout-experiment",
+        {
+          groups: [{ properties: [], rollout_percentage: 100 }],
+          multivariate: {
+            variants: [
+              { key: "control", rollout_percentage: 50 },
+              { key: "test", rollout_percentage: 50 }
+            ]
+          },
+          payloads: { control: '{"color":"blue"}' }
+        },
+        { name: "Checkout test" }
+      )
+      await define(zed, "pro-users", {
+        groups: [
+          { properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }], rollout_percentage: 100 }
+        ]
+      })
       await define(zed, "switched-off", { groups: [{ rollout_percentage: 100 }] }, { active: false })
     })
     afterAll(() => zed.close())
@@ -78,8 +110,12 @@ for (const fastPaths of [true, false]) {
       it("/decide v3 and /flags v1 give every active flag with payloads of the matched ones", async () => {
         for (const path of ["/decide/?v=3", "/flags/", "/flags/?v=1"]) {
           const body = (await decide(zed, { distinct_id: "user-1" }, path)).json
-          expect(body.featureFlags).toEqual({ "beta-feature": false, "checkout-experiment": "control", "pro-users": false })
-          expect(body.featureFlagPayloads).toEqual({ "checkout-experiment": "{\"color\":\"blue\"}" })
+          expect(body.featureFlags).toEqual({
+            "beta-feature": false,
+            "checkout-experiment": "control",
+            "pro-users": false
+          })
+          expect(body.featureFlagPayloads).toEqual({ "checkout-experiment": '{"color":"blue"}' })
           expect(body.errorsWhileComputingFlags).toBe(false)
           expect(body.requestId).toMatch(/^[0-9a-f-]{36}$/)
         }
@@ -93,9 +129,19 @@ for (const fastPaths of [true, false]) {
             enabled: true,
             variant: "control",
             reason: { code: "condition_match", condition_index: 0, description: "Matched condition set 1" },
-            metadata: { id: checkout.id, version: checkout.version, description: "Checkout test", payload: "{\"color\":\"blue\"}", has_experiment: false }
+            metadata: {
+              id: checkout.id,
+              version: checkout.version,
+              description: "Checkout test",
+              payload: '{"color":"blue"}',
+              has_experiment: false
+            }
           })
-          expect(body.flags["beta-feature"]).toMatchObject({ enabled: false, variant: null, reason: { code: "out_of_rollout_bound", condition_index: 0 } })
+          expect(body.flags["beta-feature"]).toMatchObject({
+            enabled: false,
+            variant: null,
+            reason: { code: "out_of_rollout_bound", condition_index: 0 }
+          })
           expect(body.flags["pro-users"].reason.code).toBe("no_condition_match")
           expect(body.flags).not.toHaveProperty("switched-off")
         }
@@ -103,10 +149,17 @@ for (const fastPaths of [true, false]) {
 
       it("carries the remote config keys on /decide, and on /flags only with config=true", async () => {
         const decided = (await decide(zed, { distinct_id: "u" }, "/decide/?v=3")).json
-        expect(decided).toMatchObject({ supportedCompression: ["gzip", "gzip-js"], hasFeatureFlags: true, isAuthenticated: false, config: { enable_collect_everything: true } })
+        expect(decided).toMatchObject({
+          supportedCompression: ["gzip", "gzip-js"],
+          hasFeatureFlags: true,
+          isAuthenticated: false,
+          config: { enable_collect_everything: true }
+        })
         expect(decided).not.toHaveProperty("token")
         expect((await decide(zed, { distinct_id: "u" }, "/flags/?v=2")).json).not.toHaveProperty("supportedCompression")
-        expect((await decide(zed, { distinct_id: "u" }, "/flags/?v=2&config=true")).json).toHaveProperty("supportedCompression")
+        expect((await decide(zed, { distinct_id: "u" }, "/flags/?v=2&config=true")).json).toHaveProperty(
+          "supportedCompression"
+        )
       })
     })
 
@@ -114,16 +167,31 @@ for (const fastPaths of [true, false]) {
       it("stored person properties, overridden by the request's", async () => {
         await capture(zed, [{ event: "$identify", distinct_id: "paying", properties: { $set: { plan: "pro" } } }])
         expect((await decide(zed, { distinct_id: "paying" })).json.featureFlags["pro-users"]).toBe(true)
-        expect((await decide(zed, { distinct_id: "paying", person_properties: { plan: "free" } })).json.featureFlags["pro-users"]).toBe(false)
-        expect((await decide(zed, { distinct_id: "someone", person_properties: { plan: "pro" } })).json.featureFlags["pro-users"]).toBe(true)
-        const overridesOnly = await decide(zed, { distinct_id: "paying" }, "/decide/?v=3&only_use_override_person_properties=true")
+        expect(
+          (await decide(zed, { distinct_id: "paying", person_properties: { plan: "free" } })).json.featureFlags[
+            "pro-users"
+          ]
+        ).toBe(false)
+        expect(
+          (await decide(zed, { distinct_id: "someone", person_properties: { plan: "pro" } })).json.featureFlags[
+            "pro-users"
+          ]
+        ).toBe(true)
+        const overridesOnly = await decide(
+          zed,
+          { distinct_id: "paying" },
+          "/decide/?v=3&only_use_override_person_properties=true"
+        )
         expect(overridesOnly.json.featureFlags["pro-users"]).toBe(false)
       })
 
       it("the same answer however the request is encoded, with PostHog's field aliases", async () => {
         const body = { api_key: PROJECT_KEY, $distinct_id: "user-1", $properties: { plan: "pro" } }
         const json = await ask(zed, "/decide/?v=3", body)
-        const gzip = await ask(zed, "/decide/?v=3", undefined, { raw: gzipSync(JSON.stringify(body)), headers: { "content-type": "text/plain" } })
+        const gzip = await ask(zed, "/decide/?v=3", undefined, {
+          raw: gzipSync(JSON.stringify(body)),
+          headers: { "content-type": "text/plain" }
+        })
         const form = await ask(zed, "/decide/?v=3", undefined, {
           raw: `data=${encodeURIComponent(Buffer.from(JSON.stringify(body)).toString("base64"))}`,
           headers: { "content-type": "application/x-www-form-urlencoded" }
@@ -134,13 +202,20 @@ for (const fastPaths of [true, false]) {
 
       it("refuse a missing or unknown project key (401) and a missing distinct id (400)", async () => {
         expect((await ask(zed, "/flags/?v=2", { distinct_id: "u" })).status).toBe(401)
-        expect((await ask(zed, "/flags/?v=2", { token: "phc_unknown", distinct_id: "u" })).json).toMatchObject({ code: "invalid_api_key" })
-        expect((await ask(zed, "/flags/?v=2", { token: PROJECT_KEY })).json).toMatchObject({ code: "invalid_payload", detail: "distinct_id is required" })
+        expect((await ask(zed, "/flags/?v=2", { token: "phc_unknown", distinct_id: "u" })).json).toMatchObject({
+          code: "invalid_api_key"
+        })
+        expect((await ask(zed, "/flags/?v=2", { token: PROJECT_KEY })).json).toMatchObject({
+          code: "invalid_payload",
+          detail: "distinct_id is required"
+        })
         expect((await ask(zed, "/flags/?v=2", undefined, { raw: "{nope" })).status).toBe(400)
       })
 
       it("answer browsers' preflights and echo their origin", async () => {
-        const res = await zed.handler(new Request("http://zed.test/flags/?v=2", { method: "OPTIONS", headers: { origin: "https://shop.example" } }))
+        const res = await zed.handler(
+          new Request("http://zed.test/flags/?v=2", { method: "OPTIONS", headers: { origin: "https://shop.example" } })
+        )
         expect(res.status).toBe(200)
         expect(res.headers.get("access-control-allow-origin")).toBe("https://shop.example")
       })
@@ -150,31 +225,74 @@ for (const fastPaths of [true, false]) {
       it("match dynamic and static cohorts", async () => {
         const paying = await call(zed, "/api/projects/1/cohorts/", {
           method: "POST",
-          body: JSON.stringify({ name: "Paying", filters: { properties: { type: "OR", values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }] } } })
+          body: JSON.stringify({
+            name: "Paying",
+            filters: {
+              properties: {
+                type: "OR",
+                values: [{ type: "AND", values: [{ key: "plan", type: "person", value: ["pro", "enterprise"] }] }]
+              }
+            }
+          })
         })
-        await define(zed, "cohort-flag", { groups: [{ properties: [{ key: "id", type: "cohort", value: paying.json.id }] }] })
-        expect((await decide(zed, { distinct_id: "x", person_properties: { plan: "Enterprise" } })).json.featureFlags["cohort-flag"]).toBe(true)
-        expect((await decide(zed, { distinct_id: "x", person_properties: { plan: "free" } })).json.featureFlags["cohort-flag"]).toBe(false)
+        await define(zed, "cohort-flag", {
+          groups: [{ properties: [{ key: "id", type: "cohort", value: paying.json.id }] }]
+        })
+        expect(
+          (await decide(zed, { distinct_id: "x", person_properties: { plan: "Enterprise" } })).json.featureFlags[
+            "cohort-flag"
+          ]
+        ).toBe(true)
+        expect(
+          (await decide(zed, { distinct_id: "x", person_properties: { plan: "free" } })).json.featureFlags[
+            "cohort-flag"
+          ]
+        ).toBe(false)
 
-        await capture(zed, [{ event: "$identify", distinct_id: "insider" }, { event: "$identify", distinct_id: "outsider" }])
+        await capture(zed, [
+          { event: "$identify", distinct_id: "insider" },
+          { event: "$identify", distinct_id: "outsider" }
+        ])
         const people = (await call(zed, "/api/projects/1/persons/?distinct_id=insider")).json.results
-        const beta = await call(zed, "/api/projects/1/cohorts/", { method: "POST", body: '{"name":"Beta","is_static":true}' })
-        await call(zed, `/api/projects/1/cohorts/${beta.json.id}/add_persons_to_static_cohort/`, { method: "PATCH", body: JSON.stringify({ person_ids: [people[0].uuid] }) })
-        await define(zed, "beta-cohort-flag", { groups: [{ properties: [{ key: "id", type: "cohort", value: beta.json.id }] }] })
+        const beta = await call(zed, "/api/projects/1/cohorts/", {
+          method: "POST",
+          body: '{"name":"Beta","is_static":true}'
+        })
+        await call(zed, `/api/projects/1/cohorts/${beta.json.id}/add_persons_to_static_cohort/`, {
+          method: "PATCH",
+          body: JSON.stringify({ person_ids: [people[0].uuid] })
+        })
+        await define(zed, "beta-cohort-flag", {
+          groups: [{ properties: [{ key: "id", type: "cohort", value: beta.json.id }] }]
+        })
         expect((await decide(zed, { distinct_id: "insider" })).json.featureFlags["beta-cohort-flag"]).toBe(true)
         expect((await decide(zed, { distinct_id: "outsider" })).json.featureFlags["beta-cohort-flag"]).toBe(false)
       })
 
       it("bucket group flags on the group key with its stored properties", async () => {
         await capture(zed, [
-          { event: "$groupidentify", distinct_id: "u", properties: { $group_type: "company", $group_key: "initech", $group_set: { seats: 25 } } },
-          { event: "$groupidentify", distinct_id: "u", properties: { $group_type: "company", $group_key: "acme-inc", $group_set: { seats: 25 } } }
+          {
+            event: "$groupidentify",
+            distinct_id: "u",
+            properties: { $group_type: "company", $group_key: "initech", $group_set: { seats: 25 } }
+          },
+          {
+            event: "$groupidentify",
+            distinct_id: "u",
+            properties: { $group_type: "company", $group_key: "acme-inc", $group_set: { seats: 25 } }
+          }
         ])
         await define(zed, "company-flag", {
           aggregation_group_type_index: 0,
-          groups: [{ properties: [{ key: "seats", type: "group", group_type_index: 0, operator: "gte", value: 10 }], rollout_percentage: 50 }]
+          groups: [
+            {
+              properties: [{ key: "seats", type: "group", group_type_index: 0, operator: "gte", value: 10 }],
+              rollout_percentage: 50
+            }
+          ]
         })
-        const flag = async (body: Record<string, unknown>) => (await decide(zed, { distinct_id: "anyone", ...body })).json.featureFlags["company-flag"]
+        const flag = async (body: Record<string, unknown>) =>
+          (await decide(zed, { distinct_id: "anyone", ...body })).json.featureFlags["company-flag"]
         expect(await flag({ groups: { company: "initech" } })).toBe(true)
         expect(await flag({ groups: { company: "acme-inc" } })).toBe(false)
         expect(await flag({ groups: { company: "initech" }, group_properties: { company: { seats: 5 } } })).toBe(false)
@@ -208,19 +326,32 @@ for (const fastPaths of [true, false]) {
         await define(own, "always", { groups: [{ rollout_percentage: 100 }] })
         // Sent once each: this test counts them.
         const once = (path: string) =>
-          own.handler(new Request(`http://zed.test${path}`, { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: "q" }) })).then((r) => r.json())
+          own
+            .handler(
+              new Request(`http://zed.test${path}`, {
+                method: "POST",
+                body: JSON.stringify({ token: PROJECT_KEY, distinct_id: "q" })
+              })
+            )
+            .then((r) => r.json())
         await call(own, "/api/organizations/@current/", { method: "PATCH", body: '{"flag_evaluation_quota": 2}' })
         const answers = []
         for (let i = 0; i < 3; i++) answers.push(await once("/decide/?v=3"))
         expect(answers[1].featureFlags).toEqual({ always: true })
         expect(answers[2]).toMatchObject({ quotaLimited: ["feature_flags"], featureFlags: {}, featureFlagPayloads: {} })
-        expect((await decide(own, { distinct_id: "q" }, "/flags/?v=2")).json).toMatchObject({ quotaLimited: ["feature_flags"], flags: {} })
+        expect((await decide(own, { distinct_id: "q" }, "/flags/?v=2")).json).toMatchObject({
+          quotaLimited: ["feature_flags"],
+          flags: {}
+        })
         await own.close()
       })
 
       it("still answer the other flags when a person's data cannot be read", async () => {
         const timeout = new StorageError({ message: "statement timeout" })
-        const failing = Layer.succeed(FlagInputs, FlagInputs.of({ load: () => Effect.fail(timeout), persons: () => Effect.fail(timeout) }))
+        const failing = Layer.succeed(
+          FlagInputs,
+          FlagInputs.of({ load: () => Effect.fail(timeout), persons: () => Effect.fail(timeout) })
+        )
         const own = await zedWith({ storage: Layer.merge(memoryStorage(), failing) })
         await define(own, "rollout", { groups: [{ rollout_percentage: 100 }] })
         await define(own, "needs-person", { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] })
@@ -232,11 +363,23 @@ for (const fastPaths of [true, false]) {
       })
 
       it("read $geoip_* from the client address (X-Forwarded-For), unless disabled", async () => {
-        const geoip = Layer.succeed(GeoIp, GeoIp.of({ lookup: (ip) => (ip === "81.2.69.160" ? { $geoip_country_code: "GB" } : {}) }))
+        const geoip = Layer.succeed(
+          GeoIp,
+          GeoIp.of({ lookup: (ip) => (ip === "81.2.69.160" ? { $geoip_country_code: "GB" } : {}) })
+        )
         const own = await zedWith({ geoip })
-        await define(own, "uk-only", { groups: [{ properties: [{ key: "$geoip_country_code", type: "person", value: "GB" }] }] })
+        await define(own, "uk-only", {
+          groups: [{ properties: [{ key: "$geoip_country_code", type: "person", value: "GB" }] }]
+        })
         const ukOnly = async (body: Record<string, unknown>, ip: string) =>
-          (await ask(own, "/decide/?v=3", { token: PROJECT_KEY, distinct_id: "g", ...body }, { headers: { "x-forwarded-for": ip } })).json.featureFlags["uk-only"]
+          (
+            await ask(
+              own,
+              "/decide/?v=3",
+              { token: PROJECT_KEY, distinct_id: "g", ...body },
+              { headers: { "x-forwarded-for": ip } }
+            )
+          ).json.featureFlags["uk-only"]
         expect(await ukOnly({}, "81.2.69.160")).toBe(true)
         expect(await ukOnly({}, "192.0.2.1")).toBe(false)
         expect(await ukOnly({ geoip_disable: true }, "81.2.69.160")).toBe(false)
@@ -249,21 +392,39 @@ for (const fastPaths of [true, false]) {
 
 describe("the fast path", () => {
   it("answers person-only requests from memory once they are known, and sends the others on", async () => {
-    const own = await createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    const own = await createZed({
+      storage: memoryStorage(),
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     const fast = makeApp(routes).fast(await own.run(Effect.context<AppServices>()))
     const request = (body: Record<string, unknown>) =>
-      fromWebRequest(new Request("http://zed.test/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, ...body }) }))!
+      fromWebRequest(
+        new Request("http://zed.test/flags/?v=2", {
+          method: "POST",
+          body: JSON.stringify({ token: PROJECT_KEY, ...body })
+        })
+      )!
     const fromMemory = async (body: Record<string, unknown>) => {
       const reply = await fast(request(body))
       return reply === undefined ? undefined : JSON.parse(String(reply.body))
     }
-    await capture(own, [{ event: "$groupidentify", distinct_id: "u", properties: { $group_type: "company", $group_key: "acme" } }])
+    await capture(own, [
+      { event: "$groupidentify", distinct_id: "u", properties: { $group_type: "company", $group_key: "acme" } }
+    ])
     await call(own, "/api/projects/1/feature_flags/", {
       method: "POST",
-      body: JSON.stringify({ key: "pro", filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] } })
+      body: JSON.stringify({
+        key: "pro",
+        filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] }
+      })
     })
     const ask = (body: Record<string, unknown>) =>
-      own.handler(new Request("http://zed.test/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, ...body }) }))
+      own.handler(
+        new Request("http://zed.test/flags/?v=2", {
+          method: "POST",
+          body: JSON.stringify({ token: PROJECT_KEY, ...body })
+        })
+      )
     await ask({ distinct_id: "first" })
     await capture(own, [{ event: "$identify", distinct_id: "stored", properties: { $set: { plan: "pro" } } }])
     // The process that stored the person knows it; of others it knows nothing before their first request.

@@ -4,7 +4,15 @@ import fc from "fast-check"
 import { PostHog } from "posthog-node"
 import { evaluateFlags } from "../src/flags/evaluate.js"
 import { flagHash, holdoutHash } from "../src/flags/hash.js"
-import type { CohortDefinition, EvaluationContext, FlagCondition, FlagDefinition, FlagFilters, FlagPropertyFilter, PropertyGroup } from "../src/flags/model.js"
+import type {
+  CohortDefinition,
+  EvaluationContext,
+  FlagCondition,
+  FlagDefinition,
+  FlagFilters,
+  FlagPropertyFilter,
+  PropertyGroup
+} from "../src/flags/model.js"
 import { matchProperty, parseRustFloat } from "../src/flags/properties.js"
 
 // Zed against posthog-node 5.70.0's own local evaluation, on random definitions and persons. The SDK
@@ -43,21 +51,57 @@ import { matchProperty, parseRustFloat } from "../src/flags/properties.js"
 /** FLAGS_PARITY_SCALE=50 runs fifty times the cases (a soak run; the default keeps the file quick). */
 const SCALE = Number(process.env["FLAGS_PARITY_SCALE"] ?? 1)
 
-const TEXT_VALUES = ["pro", "Pro", "free", "enterprise", "", "true", "TRUE", "false", "a@acme.com", "B@Example.COM", "x@other.org", "e.t"]
+const TEXT_VALUES = [
+  "pro",
+  "Pro",
+  "free",
+  "enterprise",
+  "",
+  "true",
+  "TRUE",
+  "false",
+  "a@acme.com",
+  "B@Example.COM",
+  "x@other.org",
+  "e.t"
+]
 const PERSON_DOMAINS: Record<string, ReadonlyArray<unknown>> = {
   plan: ["pro", "Pro", "free", "enterprise", "", "true", "TRUE", "false", true, false, null],
   email: ["a@acme.com", "B@Example.COM", "x@other.org", "pro@acme.io", "", "Ünïcode@acme.com", null],
   age: [20, 9, 18, 2.5, "20", "9", "18.0", "-1", "1e2", null],
   version: ["1.2.3", "1.10.0", "v2.0.0", "0.2.9", "1.2", "3.0.0", "0.0.3", "1.2.10"],
-  signup: ["2024-01-15T10:00:00Z", "2023-12-31T23:00:00Z", "2025-06-01", "2024-01-01T00:00:00.000Z", "2026-01-01T00:00:00+02:00"]
+  signup: [
+    "2024-01-15T10:00:00Z",
+    "2023-12-31T23:00:00Z",
+    "2025-06-01",
+    "2024-01-01T00:00:00.000Z",
+    "2026-01-01T00:00:00+02:00"
+  ]
 }
 const GROUP_DOMAINS: Record<string, ReadonlyArray<unknown>> = {
   seats: [5, 25, 10, 10.5, "30", null],
   name: ["Acme", "initech", "globex", "", null]
 }
-const KIND: Record<string, "text" | "number" | "semver" | "date"> = { plan: "text", email: "text", name: "text", age: "number", seats: "number", version: "semver", signup: "date" }
+const KIND: Record<string, "text" | "number" | "semver" | "date"> = {
+  plan: "text",
+  email: "text",
+  name: "text",
+  age: "number",
+  seats: "number",
+  version: "semver",
+  signup: "date"
+}
 
-const NEGATIVE = new Set(["is_not", "is_not_set", "not_icontains", "not_starts_with", "not_ends_with", "not_regex", "not_icontains_multi", "not_between"])
+const NEGATIVE = new Set([
+  "is_not",
+  "is_not_set",
+  "not_icontains",
+  "not_starts_with",
+  "not_ends_with",
+  "not_regex",
+  "not_icontains_multi",
+  "not_between"
+])
 
 const exactValue = fc.oneof(
   fc.constantFrom(...TEXT_VALUES),
@@ -69,40 +113,84 @@ const exactValue = fc.oneof(
 const filterFor = (key: string, type: "person" | "group"): fc.Arbitrary<FlagPropertyFilter> => {
   const base = type === "group" ? { key, type, group_type_index: 0 } : { key, type }
   const kind = KIND[key]!
-  const pair = (operator: fc.Arbitrary<string>, value: fc.Arbitrary<unknown>) => fc.record({ operator, value }).map((f) => ({ ...base, ...f }))
+  const pair = (operator: fc.Arbitrary<string>, value: fc.Arbitrary<unknown>) =>
+    fc.record({ operator, value }).map((f) => ({ ...base, ...f }))
   switch (kind) {
     case "text":
       return fc.oneof(
         pair(fc.constantFrom("exact", "is_not"), exactValue),
-        pair(fc.constantFrom("icontains", "not_icontains", "starts_with", "not_starts_with", "ends_with", "not_ends_with"), fc.constantFrom("acme", "PRO", "@", "com", "e", "r", "")),
-        pair(fc.constantFrom("regex", "not_regex"), fc.constantFrom("^pro", "com$", "^[a-z]+@", "e.t", "([", "o+", "^$")),
+        pair(
+          fc.constantFrom("icontains", "not_icontains", "starts_with", "not_starts_with", "ends_with", "not_ends_with"),
+          fc.constantFrom("acme", "PRO", "@", "com", "e", "r", "")
+        ),
+        pair(
+          fc.constantFrom("regex", "not_regex"),
+          fc.constantFrom("^pro", "com$", "^[a-z]+@", "e.t", "([", "o+", "^$")
+        ),
         pair(fc.constantFrom("is_set", "is_not_set"), fc.constant("is_set"))
       )
     case "number":
       return pair(fc.constantFrom("gt", "gte", "lt", "lte"), fc.constantFrom(18, "18", 2.5, "-1", 0, 10, "25"))
     case "semver":
       return fc.oneof(
-        pair(fc.constantFrom("semver_eq", "semver_neq", "semver_gt", "semver_gte", "semver_lt", "semver_lte", "semver_tilde", "semver_caret"), fc.constantFrom("1.2.3", "1.2", "0.2.3", "2.0.0", "1.10.0", "0.0.3", "v1.2.0")),
+        pair(
+          fc.constantFrom(
+            "semver_eq",
+            "semver_neq",
+            "semver_gt",
+            "semver_gte",
+            "semver_lt",
+            "semver_lte",
+            "semver_tilde",
+            "semver_caret"
+          ),
+          fc.constantFrom("1.2.3", "1.2", "0.2.3", "2.0.0", "1.10.0", "0.0.3", "v1.2.0")
+        ),
         pair(fc.constant("semver_wildcard"), fc.constantFrom("1.*", "1.2.*", "0.*", "3.*"))
       )
     case "date":
-      return pair(fc.constantFrom("is_date_before", "is_date_after"), fc.constantFrom("2024-01-01", "2024-06-01T12:00:00Z", "-365d", "-2y", "-30d", "2025-01-01T00:00:00+05:00", "-18m"))
+      return pair(
+        fc.constantFrom("is_date_before", "is_date_after"),
+        fc.constantFrom(
+          "2024-01-01",
+          "2024-06-01T12:00:00Z",
+          "-365d",
+          "-2y",
+          "-30d",
+          "2025-01-01T00:00:00+05:00",
+          "-18m"
+        )
+      )
   }
 }
 
 const personFilter = fc.constantFrom(...Object.keys(PERSON_DOMAINS)).chain((key) => filterFor(key, "person"))
 const groupFilter = fc.constantFrom(...Object.keys(GROUP_DOMAINS)).chain((key) => filterFor(key, "group"))
-const cohortFilter = fc.record({ id: fc.constantFrom(1, 2), operator: fc.constantFrom("in", "in", "not_in") }).map(({ id, operator }): FlagPropertyFilter => ({ key: "id", type: "cohort", value: id, operator }))
+const cohortFilter = fc
+  .record({ id: fc.constantFrom(1, 2), operator: fc.constantFrom("in", "in", "not_in") })
+  .map(({ id, operator }): FlagPropertyFilter => ({ key: "id", type: "cohort", value: id, operator }))
 
 const cohortDefinition = (id: number): fc.Arbitrary<CohortDefinition> => {
-  const leaf = fc.record({ filter: personFilter, negation: fc.boolean() }).map(({ filter, negation }): FlagPropertyFilter => (negation ? { ...filter, negation } : filter))
+  const leaf = fc
+    .record({ filter: personFilter, negation: fc.boolean() })
+    .map(({ filter, negation }): FlagPropertyFilter => (negation ? { ...filter, negation } : filter))
   const and = fc.array(leaf, { minLength: 1, maxLength: 2 }).map((values): PropertyGroup => ({ type: "AND", values }))
-  const properties = fc.oneof(and, fc.array(and, { minLength: 1, maxLength: 2 }).map((values): PropertyGroup => ({ type: "OR", values })))
+  const properties = fc.oneof(
+    and,
+    fc.array(and, { minLength: 1, maxLength: 2 }).map((values): PropertyGroup => ({ type: "OR", values }))
+  )
   return properties.map((props) => ({ id, is_static: false, properties: props }))
 }
 
 const ROLLOUT = fc.constantFrom<number | null | undefined>(undefined, null, 0, 10, 33.3, 50, 75.5, 100, 100)
-const SPLITS = [[50, 50], [33, 33, 34], [100, 0], [20, 30, 50], [10, 80], [0, 100]]
+const SPLITS = [
+  [50, 50],
+  [33, 33, 34],
+  [100, 0],
+  [20, 30, 50],
+  [10, 80],
+  [0, 100]
+]
 const VARIANT_KEYS = ["control", "test", "test-2"]
 
 interface Shape {
@@ -115,20 +203,30 @@ const condition = (shape: Shape, dependencies: ReadonlyArray<string>): fc.Arbitr
     dependencies.length === 0
       ? fc.constant(undefined)
       : fc.option(
-          fc.record({ key: fc.constantFrom(...dependencies), value: fc.constantFrom<unknown>(true, false, "control", "test") }).map(({ key, value }): FlagPropertyFilter => ({
-            key,
-            type: "flag",
-            operator: "flag_evaluates_to",
-            value,
-            dependency_chain: [key]
-          })),
+          fc
+            .record({
+              key: fc.constantFrom(...dependencies),
+              value: fc.constantFrom<unknown>(true, false, "control", "test")
+            })
+            .map(
+              ({ key, value }): FlagPropertyFilter => ({
+                key,
+                type: "flag",
+                operator: "flag_evaluates_to",
+                value,
+                dependency_chain: [key]
+              })
+            ),
           { nil: undefined }
         )
   const mixedGroup = shape.group ? fc.constant(false) : fc.constantFrom(false, false, true)
   return fc
     .record({
       groupCondition: mixedGroup,
-      personFilters: fc.array(fc.oneof({ weight: 4, arbitrary: personFilter }, { weight: 1, arbitrary: cohortFilter }), { maxLength: 2 }),
+      personFilters: fc.array(
+        fc.oneof({ weight: 4, arbitrary: personFilter }, { weight: 1, arbitrary: cohortFilter }),
+        { maxLength: 2 }
+      ),
       groupFilters: fc.array(groupFilter, { maxLength: 2 }),
       dependency: dependencyFilter,
       rollout: ROLLOUT,
@@ -136,7 +234,10 @@ const condition = (shape: Shape, dependencies: ReadonlyArray<string>): fc.Arbitr
     })
     .map(({ groupCondition, personFilters, groupFilters, dependency, rollout, variant }) => {
       const grouped = shape.group || groupCondition
-      const properties = [...(dependency === undefined ? [] : [dependency]), ...(grouped ? groupFilters : personFilters)]
+      const properties = [
+        ...(dependency === undefined ? [] : [dependency]),
+        ...(grouped ? groupFilters : personFilters)
+      ]
       return {
         properties,
         ...(rollout === undefined ? {} : { rollout_percentage: rollout }),
@@ -164,9 +265,17 @@ const flagDefinition = (index: number, dependencies: ReadonlyArray<string>): fc.
       const filters: FlagFilters = {
         aggregation_group_type_index: shape.group ? 0 : null,
         groups: conditions,
-        ...(shape.multivariate ? { multivariate: { variants: split.map((pct, i) => ({ key: VARIANT_KEYS[i]!, rollout_percentage: pct })) } } : {}),
+        ...(shape.multivariate
+          ? { multivariate: { variants: split.map((pct, i) => ({ key: VARIANT_KEYS[i]!, rollout_percentage: pct })) } }
+          : {}),
         ...(holdout === undefined ? {} : { holdout: { id: 7, exclusion_percentage: holdout } }),
-        ...(payloads === undefined ? {} : { payloads: Object.fromEntries(payloads.map((k, i) => [k, i % 2 === 0 ? JSON.stringify({ k }) : `plain ${k}`])) })
+        ...(payloads === undefined
+          ? {}
+          : {
+              payloads: Object.fromEntries(
+                payloads.map((k, i) => [k, i % 2 === 0 ? JSON.stringify({ k }) : `plain ${k}`])
+              )
+            })
       }
       return {
         id: index + 1,
@@ -185,17 +294,31 @@ const flagDefinition = (index: number, dependencies: ReadonlyArray<string>): fc.
     })
 
 const definitions = fc
-  .tuple(flagDefinition(0, []), flagDefinition(1, []), fc.option(flagDefinition(2, ["flag-0", "flag-1"]), { nil: undefined }), cohortDefinition(1), cohortDefinition(2))
+  .tuple(
+    flagDefinition(0, []),
+    flagDefinition(1, []),
+    fc.option(flagDefinition(2, ["flag-0", "flag-1"]), { nil: undefined }),
+    cohortDefinition(1),
+    cohortDefinition(2)
+  )
   .map(([a, b, c, cohort1, cohort2]) => ({ flags: c === undefined ? [a, b] : [a, b, c], cohorts: [cohort1, cohort2] }))
 
 const subsetOf = (domains: Record<string, ReadonlyArray<unknown>>) =>
-  fc.record(Object.fromEntries(Object.entries(domains).map(([key, values]) => [key, fc.constantFrom(...values)])), { requiredKeys: [] }) as fc.Arbitrary<Record<string, unknown>>
+  fc.record(Object.fromEntries(Object.entries(domains).map(([key, values]) => [key, fc.constantFrom(...values)])), {
+    requiredKeys: []
+  }) as fc.Arbitrary<Record<string, unknown>>
 
 const person = fc.record({
-  distinctId: fc.oneof(fc.string({ minLength: 1, maxLength: 12 }), fc.constantFrom("user-1", "üser-ñ", "27", "bob@example.com", "acme-inc")),
+  distinctId: fc.oneof(
+    fc.string({ minLength: 1, maxLength: 12 }),
+    fc.constantFrom("user-1", "üser-ñ", "27", "bob@example.com", "acme-inc")
+  ),
   properties: subsetOf(PERSON_DOMAINS),
   deviceId: fc.option(fc.constantFrom("dev-1", "dev-2", "device-abc"), { nil: undefined }),
-  group: fc.option(fc.record({ key: fc.constantFrom("acme-inc", "initech", "globex", "7"), properties: subsetOf(GROUP_DOMAINS) }), { nil: undefined }),
+  group: fc.option(
+    fc.record({ key: fc.constantFrom("acme-inc", "initech", "globex", "7"), properties: subsetOf(GROUP_DOMAINS) }),
+    { nil: undefined }
+  ),
   matchingVersion: fc.constantFrom<1 | 2>(1, 2)
 })
 
@@ -210,13 +333,19 @@ const fragile = (
   groupProperties: Record<string, unknown> | undefined,
   decided: ReadonlySet<string>
 ): boolean => {
-  if (flag.filters.aggregation_group_type_index === 0 && flag.filters.holdout != null && groupProperties === undefined) return true
+  if (flag.filters.aggregation_group_type_index === 0 && flag.filters.holdout != null && groupProperties === undefined)
+    return true
   // A filter true on an absent key (a negative operator, a negated filter, or a positive one inside
   // a `not_in` cohort) is where the server answers and the SDK moves on to the next condition.
   const negativeOnAbsent = (filter: FlagPropertyFilter, source: Record<string, unknown>, flipped = false) =>
-    NEGATIVE.has(filter.operator ?? "exact") !== (filter.negation === true) !== flipped && !Object.hasOwn(source, filter.key)
+    (NEGATIVE.has(filter.operator ?? "exact") !== (filter.negation === true)) !== flipped &&
+    !Object.hasOwn(source, filter.key)
   const groupFragile = (group: PropertyGroup, flipped: boolean): boolean =>
-    group.values.some((v) => ("values" in v ? groupFragile(v as PropertyGroup, flipped) : negativeOnAbsent(v as FlagPropertyFilter, personProperties, flipped)))
+    group.values.some((v) =>
+      "values" in v
+        ? groupFragile(v as PropertyGroup, flipped)
+        : negativeOnAbsent(v as FlagPropertyFilter, personProperties, flipped)
+    )
   return (flag.filters.groups ?? []).some((c) =>
     (c.properties ?? []).some((filter) => {
       if (filter.type === "flag") {
@@ -224,7 +353,10 @@ const fragile = (
         if (dependency === undefined) return false
         // A dependency the SDK cannot decide makes the condition inconclusive there (it moves on to
         // the next condition), while the server has a value for it.
-        return !decided.has(dependency.key) || fragile(dependency, byKey, cohorts, personProperties, groupProperties, decided)
+        return (
+          !decided.has(dependency.key) ||
+          fragile(dependency, byKey, cohorts, personProperties, groupProperties, decided)
+        )
       }
       if (filter.type === "cohort") {
         const properties = cohorts.get(Number(filter.value))?.properties
@@ -255,7 +387,12 @@ describe("parity with posthog-node local evaluation", () => {
     disableGeoip: true,
     fetch: async (url) => {
       if (!url.includes("/flags/definitions")) throw new Error(`unexpected request ${url}`)
-      return { status: 200, json: async () => served, text: async () => JSON.stringify(served), headers: { get: () => null } }
+      return {
+        status: 200,
+        json: async () => served,
+        text: async () => JSON.stringify(served),
+        headers: { get: () => null }
+      }
     }
   })
 
@@ -282,10 +419,18 @@ describe("parity with posthog-node local evaluation", () => {
           cohorts: Object.fromEntries(cohorts.map((c) => [String(c.id), c.properties])),
           property_matching_version: p.matchingVersion
         })
-        const personProperties: Record<string, unknown> = { ...p.properties, ...(p.deviceId === undefined ? {} : { $device_id: p.deviceId }) }
+        const personProperties: Record<string, unknown> = {
+          ...p.properties,
+          ...(p.deviceId === undefined ? {} : { $device_id: p.deviceId })
+        }
         const groups: Record<string, string> = p.group === undefined ? {} : { company: p.group.key }
         const groupProperties = p.group === undefined ? {} : { company: p.group.properties }
-        const answer = await posthog.getAllFlagsAndPayloads(p.distinctId, { personProperties, groups, groupProperties, onlyEvaluateLocally: true })
+        const answer = await posthog.getAllFlagsAndPayloads(p.distinctId, {
+          personProperties,
+          groups,
+          groupProperties,
+          onlyEvaluateLocally: true
+        })
         const sdk = { featureFlags: answer.featureFlags ?? {}, featureFlagPayloads: answer.featureFlagPayloads ?? {} }
 
         // The SDK's view of the properties: distinct_id in the person's, $group_key in the group's.
@@ -350,10 +495,15 @@ describe("parity with posthog-node local evaluation", () => {
 describe("parity with @posthog/core", () => {
   it("hashes bit-identically", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.string({ maxLength: 20 }), fc.string({ minLength: 1, maxLength: 40, unit: "binary" }), fc.constantFrom("", "variant"), async (key, id, salt) => {
-        expect(flagHash(key, id, salt)).toBe(await getFeatureFlagHash(key, id, salt))
-        expect(holdoutHash(id)).toBe(await getFeatureFlagHash("holdout", id, "", "-"))
-      }),
+      fc.asyncProperty(
+        fc.string({ maxLength: 20 }),
+        fc.string({ minLength: 1, maxLength: 40, unit: "binary" }),
+        fc.constantFrom("", "variant"),
+        async (key, id, salt) => {
+          expect(flagHash(key, id, salt)).toBe(await getFeatureFlagHash(key, id, salt))
+          expect(holdoutHash(id)).toBe(await getFeatureFlagHash("holdout", id, "", "-"))
+        }
+      ),
       { numRuns: 300 * SCALE }
     )
   })
@@ -371,27 +521,87 @@ describe("parity with @posthog/core", () => {
   const atom = fc.constantFrom("a", "b", "A", ".", "\\d", "\\w", "[a-c]", "[^b]", "(ab)", "(a|b)", "\\.", "x")
   const pattern = fc
     .array(fc.tuple(atom, fc.constantFrom("", "", "*", "+", "?", "{1,2}")), { minLength: 1, maxLength: 4 })
-    .chain((parts) => fc.tuple(fc.constantFrom("", "^"), fc.constant(parts.map(([a, q]) => a + q).join("")), fc.constantFrom("", "$")))
+    .chain((parts) =>
+      fc.tuple(fc.constantFrom("", "^"), fc.constant(parts.map(([a, q]) => a + q).join("")), fc.constantFrom("", "$"))
+    )
     .map(([start, body, end]) => start + body + end)
-  const numericText = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }).map(String), fc.integer({ min: -1000, max: 1000 }).map(String), fc.constantFrom("1e3", ".5", "5.", "-0", "+7"))
-  const version = fc.tuple(fc.nat(12), fc.nat(12), fc.option(fc.nat(12), { nil: undefined }), fc.boolean()).map(([a, b, c, v]) => `${v ? "v" : ""}${a}.${b}${c === undefined ? "" : `.${c}`}`)
-  const instant = fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2035-01-01T00:00:00Z"), noInvalidDate: true })
+  const numericText = fc.oneof(
+    fc.double({ noNaN: true, noDefaultInfinity: true }).map(String),
+    fc.integer({ min: -1000, max: 1000 }).map(String),
+    fc.constantFrom("1e3", ".5", "5.", "-0", "+7")
+  )
+  const version = fc
+    .tuple(fc.nat(12), fc.nat(12), fc.option(fc.nat(12), { nil: undefined }), fc.boolean())
+    .map(([a, b, c, v]) => `${v ? "v" : ""}${a}.${b}${c === undefined ? "" : `.${c}`}`)
+  const instant = fc.date({
+    min: new Date("2000-01-01T00:00:00Z"),
+    max: new Date("2035-01-01T00:00:00Z"),
+    noInvalidDate: true
+  })
   const isoDate = fc.oneof(
     instant.map((d) => d.toISOString()),
     instant.map((d) => d.toISOString().slice(0, 10)),
     instant.map((d) => d.toISOString().replace("Z", "+05:30"))
   )
-  const relative = fc.tuple(fc.integer({ min: 1, max: 400 }), fc.constantFrom("h", "d", "w", "m", "y"), fc.boolean()).map(([n, unit, sign]) => `${sign ? "-" : ""}${n}${unit}`)
+  const relative = fc
+    .tuple(fc.integer({ min: 1, max: 400 }), fc.constantFrom("h", "d", "w", "m", "y"), fc.boolean())
+    .map(([n, unit, sign]) => `${sign ? "-" : ""}${n}${unit}`)
 
   const filters: fc.Arbitrary<{ operator: string; value: unknown; actual: unknown }> = fc.oneof(
     // A null filter value is "no value" to the server (no match), a value to the SDK.
-    fc.record({ operator: fc.constantFrom("exact", "is_not"), value: fc.oneof(filterScalar, fc.array(scalar, { maxLength: 3 })), actual: scalar }),
-    fc.record({ operator: fc.constantFrom("icontains", "not_icontains", "starts_with", "not_starts_with", "ends_with", "not_ends_with"), value: text, actual: scalar }),
-    fc.record({ operator: fc.constantFrom("regex", "not_regex"), value: pattern, actual: fc.oneof(text, fc.stringMatching(/^[a-cAB.x0-9]{0,8}$/)) }),
-    fc.record({ operator: fc.constantFrom("gt", "gte", "lt", "lte"), value: fc.oneof(numericText, fc.double({ noNaN: true, noDefaultInfinity: true })), actual: fc.oneof(numericText, fc.double({ noNaN: true, noDefaultInfinity: true })) }),
-    fc.record({ operator: fc.constantFrom("semver_eq", "semver_neq", "semver_gt", "semver_gte", "semver_lt", "semver_lte", "semver_tilde", "semver_caret"), value: version, actual: version }),
-    fc.record({ operator: fc.constant("semver_wildcard"), value: fc.tuple(fc.nat(5), fc.option(fc.nat(5), { nil: undefined })).map(([a, b]) => (b === undefined ? `${a}.*` : `${a}.${b}.*`)), actual: version }),
-    fc.record({ operator: fc.constantFrom("is_date_before", "is_date_after"), value: fc.oneof(isoDate, relative), actual: isoDate }),
+    fc.record({
+      operator: fc.constantFrom("exact", "is_not"),
+      value: fc.oneof(filterScalar, fc.array(scalar, { maxLength: 3 })),
+      actual: scalar
+    }),
+    fc.record({
+      operator: fc.constantFrom(
+        "icontains",
+        "not_icontains",
+        "starts_with",
+        "not_starts_with",
+        "ends_with",
+        "not_ends_with"
+      ),
+      value: text,
+      actual: scalar
+    }),
+    fc.record({
+      operator: fc.constantFrom("regex", "not_regex"),
+      value: pattern,
+      actual: fc.oneof(text, fc.stringMatching(/^[a-cAB.x0-9]{0,8}$/))
+    }),
+    fc.record({
+      operator: fc.constantFrom("gt", "gte", "lt", "lte"),
+      value: fc.oneof(numericText, fc.double({ noNaN: true, noDefaultInfinity: true })),
+      actual: fc.oneof(numericText, fc.double({ noNaN: true, noDefaultInfinity: true }))
+    }),
+    fc.record({
+      operator: fc.constantFrom(
+        "semver_eq",
+        "semver_neq",
+        "semver_gt",
+        "semver_gte",
+        "semver_lt",
+        "semver_lte",
+        "semver_tilde",
+        "semver_caret"
+      ),
+      value: version,
+      actual: version
+    }),
+    fc.record({
+      operator: fc.constant("semver_wildcard"),
+      value: fc
+        .tuple(fc.nat(5), fc.option(fc.nat(5), { nil: undefined }))
+        .map(([a, b]) => (b === undefined ? `${a}.*` : `${a}.${b}.*`)),
+      actual: version
+    }),
+    fc.record({
+      operator: fc.constantFrom("is_date_before", "is_date_after"),
+      value: fc.oneof(isoDate, relative),
+      actual: isoDate
+    }),
     fc.record({ operator: fc.constantFrom("is_set", "is_not_set"), value: fc.constant("is_set"), actual: scalar })
   )
 
@@ -406,7 +616,8 @@ describe("parity with @posthog/core", () => {
     let decided = 0
     fc.assert(
       fc.property(filters, fc.constantFrom<1 | 2>(1, 2), ({ operator, value, actual }, version) => {
-        if (["gt", "gte", "lt", "lte"].includes(operator) && !(numericOnBothSides(value) && numericOnBothSides(actual))) return
+        if (["gt", "gte", "lt", "lte"].includes(operator) && !(numericOnBothSides(value) && numericOnBothSides(actual)))
+          return
         const filter = { key: "k", operator, value }
         let expected: boolean
         try {
@@ -416,7 +627,12 @@ describe("parity with @posthog/core", () => {
           throw error
         }
         decided++
-        expect({ filter, actual, version, match: matchProperty(filter, { k: actual }, { propertyMatchingVersion: version, now: new Date() }) }).toEqual({
+        expect({
+          filter,
+          actual,
+          version,
+          match: matchProperty(filter, { k: actual }, { propertyMatchingVersion: version, now: new Date() })
+        }).toEqual({
           filter,
           actual,
           version,

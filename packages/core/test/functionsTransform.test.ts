@@ -14,12 +14,21 @@ import type { IncomingEvent } from "../src/ingest/normalize.js"
 // The transformation chain on its own, without I/O: order, drops, failures that keep the event,
 // the per-request time budget, filters and masking.
 
-const project = { id: 1, name: "Test", test_account_filters: [{ key: "email", operator: "not_icontains", value: "@zed.test", type: "person" }] } as unknown as Project
+const project = {
+  id: 1,
+  name: "Test",
+  test_account_filters: [{ key: "email", operator: "not_icontains", value: "@zed.test", type: "person" }]
+} as unknown as Project
 
 let ids = 0
 const transformation = async (code: string, extra: Partial<ActiveFunction> = {}): Promise<ActiveFunction> => ({
   fn: {
-    ...newFunction(`t${++ids}`, { code, bytecode: await Effect.runPromise(compileProgram(code)), execution_order: ids, created_by: null }),
+    ...newFunction(`t${++ids}`, {
+      code,
+      bytecode: await Effect.runPromise(compileProgram(code)),
+      execution_order: ids,
+      created_by: null
+    }),
     id: `00000000-0000-4000-8000-${String(ids).padStart(12, "0")}`,
     created_at: new Date(),
     updated_at: new Date()
@@ -29,12 +38,23 @@ const transformation = async (code: string, extra: Partial<ActiveFunction> = {})
   ...extra
 })
 
-const event = (name: string, properties: Record<string, unknown>, distinctId = "u") => incomingEvent(name, distinctId, properties)
+const event = (name: string, properties: Record<string, unknown>, distinctId = "u") =>
+  incomingEvent(name, distinctId, properties)
 
 const run = (transformations: ReadonlyArray<ActiveFunction>, events: ReadonlyArray<IncomingEvent>) => {
   const logs: Array<LogLine> = []
   const pipeline: ProjectPipeline = { plugins: [], transformations, destinations: [] }
-  const out = transformEvents({ project, pipeline, deps: { geoip: () => ({}) }, masker: makeMasker(), health: makeFunctionHealth(), log: (l) => logs.push(l) }, events)
+  const out = transformEvents(
+    {
+      project,
+      pipeline,
+      deps: { geoip: () => ({}) },
+      masker: makeMasker(),
+      health: makeFunctionHealth(),
+      log: (l) => logs.push(l)
+    },
+    events
+  )
   return { out, logs }
 }
 
@@ -57,7 +77,12 @@ describe("transformations", () => {
   })
 
   it("keep the event as it was when one fails or returns something else", async () => {
-    for (const code of ["throw Error('no')", "return 42", "return {'properties': 'x'}", "let e := event\ne.event := ''\nreturn e"]) {
+    for (const code of [
+      "throw Error('no')",
+      "return 42",
+      "return {'properties': 'x'}",
+      "let e := event\ne.event := ''\nreturn e"
+    ]) {
       const broken = await transformation(code)
       const setA = await transformation(SET_A)
       const { logs, out } = run([broken, setA], [event("x", { keep: true })])
@@ -91,18 +116,23 @@ describe("transformations", () => {
         filter_test_accounts: true
       }
     })
-    const { out } = run([setA], [
-      event("buy", { amount: 20 }),
-      event("buy", { amount: 5 }),
-      event("view", { amount: 20 }),
-      event("buy", { amount: 20, $set: { email: "me@zed.test" } })
-    ])
+    const { out } = run(
+      [setA],
+      [
+        event("buy", { amount: 20 }),
+        event("buy", { amount: 5 }),
+        event("view", { amount: 20 }),
+        event("buy", { amount: 20, $set: { email: "me@zed.test" } })
+      ]
+    )
     expect(out.map((e) => e.properties["a"] ?? null)).toEqual([1, null, null, null])
   })
 
   it("run once per masking hash within the ttl", async () => {
     const hash = await Effect.runPromise(compileProgram("return event.distinct_id"))
-    const setA = await transformation(SET_A, { masking: { ttl: 60, threshold: null, hash: "{event.distinct_id}", bytecode: hash } })
+    const setA = await transformation(SET_A, {
+      masking: { ttl: 60, threshold: null, hash: "{event.distinct_id}", bytecode: hash }
+    })
     const { out } = run([setA], [event("x", {}, "p"), event("x", {}, "p"), event("x", {}, "q")])
     expect(out.map((e) => e.properties["a"] ?? null)).toEqual([1, null, 1])
   })
@@ -113,9 +143,15 @@ describe("transformations", () => {
     const proto = JSON.parse('{" ": {"__proto__": 0}, "__proto__": {"a": 1}}') as Record<string, unknown>
     expect(run([identity], [event("x", proto)]).out[0]!.properties).toEqual(proto)
     const json = fc.jsonValue({ maxDepth: 3 }).filter((v) => v !== null)
-    await fc.assert(fc.asyncProperty(fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json, { maxKeys: 6 }), async (properties) => {
-      const sent = JSON.parse(JSON.stringify(properties)) as Record<string, unknown>
-      expect(run([identity], [event("x", sent)]).out[0]!.properties).toEqual(sent)
-    }), { numRuns: 100 })
+    await fc.assert(
+      fc.asyncProperty(
+        fc.dictionary(fc.string({ minLength: 1, maxLength: 8 }), json, { maxKeys: 6 }),
+        async (properties) => {
+          const sent = JSON.parse(JSON.stringify(properties)) as Record<string, unknown>
+          expect(run([identity], [event("x", sent)]).out[0]!.properties).toEqual(sent)
+        }
+      ),
+      { numRuns: 100 }
+    )
   })
 })

@@ -12,9 +12,15 @@ describe("grammar pool", () => {
   it("parses, and reports the grammar's own syntax errors as JSON", async () => {
     const pool = makeGrammarPool(limits)
     try {
-      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT 1")))).toMatchObject({ node: "SelectQuery" })
-      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT FROM WHERE")))).toMatchObject({ error: true })
-      expect(JSON.parse(await Effect.runPromise(pool.parse("parseProgram", "let x := 1; return x")))).toMatchObject({ node: "Program" })
+      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT 1")))).toMatchObject({
+        node: "SelectQuery"
+      })
+      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT FROM WHERE")))).toMatchObject({
+        error: true
+      })
+      expect(JSON.parse(await Effect.runPromise(pool.parse("parseProgram", "let x := 1; return x")))).toMatchObject({
+        node: "Program"
+      })
     } finally {
       await pool.close()
     }
@@ -43,7 +49,9 @@ describe("grammar pool", () => {
       expect(deep._tag === "Left" && ["depth", "time"].includes(deep.left.limit)).toBe(true)
       const chain = await outcome("SELECT " + Array(1000).fill("1").join("+"))
       expect(chain._tag === "Left" && ["depth", "time"].includes(chain.left.limit)).toBe(true)
-      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT 2")))).toMatchObject({ node: "SelectQuery" })
+      expect(JSON.parse(await Effect.runPromise(pool.parse("parseSelect", "SELECT 2")))).toMatchObject({
+        node: "SelectQuery"
+      })
     } finally {
       await pool.close()
     }
@@ -51,9 +59,11 @@ describe("grammar pool", () => {
 
   it("measures bracket depth and tokens outside strings and comments", () => {
     expect(measureText("SELECT f((1), [2]) -- ((((\n/* [[[ */ 'a(b' \"c[\" `d{`")).toEqual({ depth: 2, tokens: 14 })
-    fc.assert(fc.property(fc.integer({ min: 0, max: 200 }), fc.string(), (depth, filler) => {
-      const quoted = `'${filler.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`
-      expect(measureText("SELECT " + "(".repeat(depth) + quoted + ")".repeat(depth)).depth).toBe(depth)
-    }))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 200 }), fc.string(), (depth, filler) => {
+        const quoted = `'${filler.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`
+        expect(measureText("SELECT " + "(".repeat(depth) + quoted + ")".repeat(depth)).depth).toBe(depth)
+      })
+    )
   })
 })

@@ -16,24 +16,42 @@ const PAGE = "https://shop.example/products/1"
 const OTHER = "https://shop.example/products/22"
 
 /** A `$$heatmap` event as posthog-js flushes it. */
-const heatmapEvent = (who: string, data: Record<string, Array<Record<string, unknown>>>, viewport = { $viewport_width: 1280, $viewport_height: 800 }, uuid = uuidv7()) => ({
+const heatmapEvent = (
+  who: string,
+  data: Record<string, Array<Record<string, unknown>>>,
+  viewport = { $viewport_width: 1280, $viewport_height: 800 },
+  uuid = uuidv7()
+) => ({
   uuid,
   event: "$$heatmap",
   properties: { distinct_id: who, $session_id: `s-${who}`, $current_url: PAGE, ...viewport, $heatmap_data: data }
 })
 
 const capture = async (events: ReadonlyArray<Record<string, unknown>>) => {
-  const res = await call(zed, "/i/v0/e/", { method: "POST", key: null, body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) })
+  const res = await call(zed, "/i/v0/e/", {
+    method: "POST",
+    key: null,
+    body: JSON.stringify({ api_key: PROJECT_KEY, batch: events })
+  })
   expect(res.status, res.text).toBe(200)
 }
 
 const heatmap = (query: string) => call(zed, `/api/environments/1/heatmaps/?${query}`)
 
-const clicks = (x: number, y: number, n = 1, fixed = false, type = "click") => Array.from({ length: n }, () => ({ x, y, target_fixed: fixed, type }))
+const clicks = (x: number, y: number, n = 1, fixed = false, type = "click") =>
+  Array.from({ length: n }, () => ({ x, y, target_fixed: fixed, type }))
 
 describe("heatmaps", () => {
   it("aggregates clicks by place for an exact URL, in posthog-js's scale, counted or by person", async () => {
-    const resent = heatmapEvent("ann", { [PAGE]: [...clicks(640, 100, 2), ...clicks(10, 20, 1, true), ...clicks(640, 100, 1, false, "rageclick"), ...clicks(300, 300, 1, false, "mousemove")], [OTHER]: clicks(5, 5) })
+    const resent = heatmapEvent("ann", {
+      [PAGE]: [
+        ...clicks(640, 100, 2),
+        ...clicks(10, 20, 1, true),
+        ...clicks(640, 100, 1, false, "rageclick"),
+        ...clicks(300, 300, 1, false, "mousemove")
+      ],
+      [OTHER]: clicks(5, 5)
+    })
     await capture([
       resent,
       heatmapEvent("bob", { [PAGE]: clicks(641, 103) }),
@@ -48,15 +66,24 @@ describe("heatmaps", () => {
     const res = await heatmap(`url_exact=${encodeURIComponent(PAGE)}`)
     expect(res.status, res.text).toBe(200)
     expect(res.headers.get("cache-control")).toBe("max-age=30")
-    expect(res.json.results).toEqual([
-      { pointer_target_fixed: false, pointer_relative_x: 0.5, pointer_y: 96, count: 3 },
-      { pointer_target_fixed: false, pointer_relative_x: 0.25, pointer_y: 48, count: 1 },
-      { pointer_target_fixed: true, pointer_relative_x: 0.01, pointer_y: 16, count: 1 }
-    ].sort((a, b) => b.count - a.count || Number(a.pointer_target_fixed) - Number(b.pointer_target_fixed) || a.pointer_relative_x - b.pointer_relative_x))
+    expect(res.json.results).toEqual(
+      [
+        { pointer_target_fixed: false, pointer_relative_x: 0.5, pointer_y: 96, count: 3 },
+        { pointer_target_fixed: false, pointer_relative_x: 0.25, pointer_y: 48, count: 1 },
+        { pointer_target_fixed: true, pointer_relative_x: 0.01, pointer_y: 16, count: 1 }
+      ].sort(
+        (a, b) =>
+          b.count - a.count ||
+          Number(a.pointer_target_fixed) - Number(b.pointer_target_fixed) ||
+          a.pointer_relative_x - b.pointer_relative_x
+      )
+    )
     const people = await heatmap(`url_exact=${encodeURIComponent(PAGE)}&aggregation=unique_visitors`)
     expect(people.json.results.find((p: { pointer_y: number }) => p.pointer_y === 96).count).toBe(2)
     const rage = await heatmap(`url_exact=${encodeURIComponent(PAGE)}&type=rageclick`)
-    expect(rage.json.results).toEqual([{ pointer_target_fixed: false, pointer_relative_x: 0.5, pointer_y: 96, count: 1 }])
+    expect(rage.json.results).toEqual([
+      { pointer_target_fixed: false, pointer_relative_x: 0.5, pointer_y: 96, count: 1 }
+    ])
     // Desktop widths only.
     const wide = await heatmap(`url_exact=${encodeURIComponent(PAGE)}&viewport_width_min=1024`)
     expect(wide.json.results.map((p: { pointer_relative_x: number }) => p.pointer_relative_x)).not.toContain(0.25)
@@ -75,7 +102,14 @@ describe("heatmaps", () => {
   it("counts how far down a page people scrolled, from the next page view", async () => {
     const scrolled = (who: string, depth: number) => ({
       event: "$pageview",
-      properties: { distinct_id: who, $current_url: "https://shop.example/checkout", $viewport_width: 1280, $viewport_height: 800, $prev_pageview_pathname: "/blog/post", $prev_pageview_max_scroll: depth }
+      properties: {
+        distinct_id: who,
+        $current_url: "https://shop.example/checkout",
+        $viewport_width: 1280,
+        $viewport_height: 800,
+        $prev_pageview_pathname: "/blog/post",
+        $prev_pageview_max_scroll: depth
+      }
     })
     await capture([scrolled("ann", 0), scrolled("bob", 400), scrolled("cat", 1250)])
     const res = await heatmap(`type=scrolldepth&url_exact=${encodeURIComponent("https://shop.example/blog/post")}`)
@@ -108,6 +142,8 @@ describe("heatmaps", () => {
     }
     const readOnly = await issueKey(zed, ["insight:read"])
     expect((await call(zed, `/api/environments/1/heatmaps/?${url}`, { key: readOnly })).status).toBe(403)
-    expect((await call(zed, `/api/environments/1/heatmaps/?${url}`, { key: await issueKey(zed, ["heatmap:read"]) })).status).toBe(200)
+    expect(
+      (await call(zed, `/api/environments/1/heatmaps/?${url}`, { key: await issueKey(zed, ["heatmap:read"]) })).status
+    ).toBe(200)
   })
 })

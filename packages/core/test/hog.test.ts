@@ -20,8 +20,7 @@ const LIMITS = { timeoutMs: 5_000, memoryBytes: 64 * 1024 * 1024 }
 const EVENT = { event: "signup", properties: { plan: "pro", name: "Ada" } }
 
 const compiled = (compile: Effect.Effect<Bytecode, HogCompileError>) => Effect.runPromise(compile)
-const compileFailure = (compile: Effect.Effect<Bytecode, HogCompileError>) =>
-  Effect.runPromise(Effect.flip(compile))
+const compileFailure = (compile: Effect.Effect<Bytecode, HogCompileError>) => Effect.runPromise(Effect.flip(compile))
 
 interface Request {
   readonly url: string
@@ -48,7 +47,9 @@ const run = async (source: string, globals: Record<string, unknown> = {}) =>
   runHog(await compiled(compileProgram(source)), { globals, limits: LIMITS })
 
 describe("hog corpus", () => {
-  const programs = readdirSync(CORPUS).filter((f) => f.endsWith(".hog")).sort()
+  const programs = readdirSync(CORPUS)
+    .filter((f) => f.endsWith(".hog"))
+    .sort()
 
   it("has programs for each area", () => {
     expect(programs.length).toBeGreaterThanOrEqual(10)
@@ -66,10 +67,12 @@ describe("hog corpus", () => {
 
   it("fetch sends the request the program built and returns the response", async () => {
     const { requests } = await runRecorded(readFileSync(join(CORPUS, "fetch.hog"), "utf8"))
-    expect(requests).toEqual([{
-      url: "https://example.com/hook",
-      init: { method: "POST", headers: { "Content-Type": "application/json" }, body: { event: "signup", n: 1 } }
-    }])
+    expect(requests).toEqual([
+      {
+        url: "https://example.com/hook",
+        init: { method: "POST", headers: { "Content-Type": "application/json" }, body: { event: "signup", n: 1 } }
+      }
+    ])
   })
 })
 
@@ -80,16 +83,23 @@ describe("hog results", () => {
   })
 
   it("return stops a program early", async () => {
-    expect(await run("let i := 0\nwhile (true) { i := i + 1\n if (i = 4) { return i } }")).toEqual({ _tag: "Finished", result: 4 })
+    expect(await run("let i := 0\nwhile (true) { i := i + 1\n if (i = 4) { return i } }")).toEqual({
+      _tag: "Finished",
+      result: 4
+    })
   })
 
   it("expressions evaluate against globals", async () => {
     const bytecode = await compiled(compileExpression("event.properties.plan || '-' || toString(length(event.event))"))
-    expect(runHog(bytecode, { globals: { event: EVENT }, limits: LIMITS })).toEqual({ _tag: "Finished", result: "pro-6" })
+    expect(runHog(bytecode, { globals: { event: EVENT }, limits: LIMITS })).toEqual({
+      _tag: "Finished",
+      result: "pro-6"
+    })
   })
 
   it("templates render strings, and a lone placeholder yields its value", async () => {
-    const render = async (text: string) => runHog(await compiled(compileTemplate(text)), { globals: { event: EVENT }, limits: LIMITS })
+    const render = async (text: string) =>
+      runHog(await compiled(compileTemplate(text)), { globals: { event: EVENT }, limits: LIMITS })
     expect(await render("Hi {event.properties.name}!")).toEqual({ _tag: "Finished", result: "Hi Ada!" })
     expect(await render("{event.properties}")).toEqual({ _tag: "Finished", result: EVENT.properties })
     expect(await render("plain text")).toEqual({ _tag: "Finished", result: "plain text" })
@@ -127,17 +137,25 @@ describe("hog failures", () => {
   it("an endless loop times out", async () => {
     const bytecode = await compiled(compileProgram("let i := 0\nwhile (true) { i := i + 1 }"))
     const started = Date.now()
-    expect(failed(runHog(bytecode, { globals: {}, limits: { timeoutMs: 50, memoryBytes: LIMITS.memoryBytes } }))).toMatch(/timed out/)
+    expect(
+      failed(runHog(bytecode, { globals: {}, limits: { timeoutMs: 50, memoryBytes: LIMITS.memoryBytes } }))
+    ).toMatch(/timed out/)
     expect(Date.now() - started).toBeLessThan(2_000)
   })
 
   it("growing data past the memory limit fails", async () => {
-    const bytecode = await compiled(compileProgram("let a := []\nwhile (true) { a := arrayPushBack(a, 'xxxxxxxxxxxxxxxx') }"))
-    expect(failed(runHog(bytecode, { globals: {}, limits: { timeoutMs: 5_000, memoryBytes: 20_000 } }))).toMatch(/Memory limit of 20000 bytes exceeded/)
+    const bytecode = await compiled(
+      compileProgram("let a := []\nwhile (true) { a := arrayPushBack(a, 'xxxxxxxxxxxxxxxx') }")
+    )
+    expect(failed(runHog(bytecode, { globals: {}, limits: { timeoutMs: 5_000, memoryBytes: 20_000 } }))).toMatch(
+      /Memory limit of 20000 bytes exceeded/
+    )
   })
 
   it("a synchronous run refuses fetch with a clear message", async () => {
-    expect(failed(await run("return fetch('https://example.com')"))).toMatch(/fetch\(\) cannot be called in a synchronous run/)
+    expect(failed(await run("return fetch('https://example.com')"))).toMatch(
+      /fetch\(\) cannot be called in a synchronous run/
+    )
   })
 
   it("a failing fetch fails the run", async () => {
@@ -214,58 +232,84 @@ describe("hog properties", () => {
   })).expr
 
   it("arithmetic computes what JavaScript computes", async () => {
-    await fc.assert(fc.asyncProperty(arithmetic, async (expr) => {
-      const outcome = runHog(await compiled(compileExpression(expr.text)), { globals: {}, limits: LIMITS })
-      expect(outcome).toEqual({ _tag: "Finished", result: expr.value })
-    }), { numRuns: 200 })
+    await fc.assert(
+      fc.asyncProperty(arithmetic, async (expr) => {
+        const outcome = runHog(await compiled(compileExpression(expr.text)), { globals: {}, limits: LIMITS })
+        expect(outcome).toEqual({ _tag: "Finished", result: expr.value })
+      }),
+      { numRuns: 200 }
+    )
   })
 
   const comparisons: Record<string, (a: number, b: number) => boolean> = {
-    "=": (a, b) => a === b, "!=": (a, b) => a !== b, "<": (a, b) => a < b,
-    "<=": (a, b) => a <= b, ">": (a, b) => a > b, ">=": (a, b) => a >= b
+    "=": (a, b) => a === b,
+    "!=": (a, b) => a !== b,
+    "<": (a, b) => a < b,
+    "<=": (a, b) => a <= b,
+    ">": (a, b) => a > b,
+    ">=": (a, b) => a >= b
   }
 
   it("comparisons and their combinations agree with JavaScript", async () => {
     const small = fc.integer({ min: -5, max: 5 })
-    await fc.assert(fc.asyncProperty(
-      small, fc.constantFrom(...Object.keys(comparisons)), small, fc.constantFrom("and", "or"), small, small,
-      async (a, op, b, join, c, d) => {
-        const source = `${a} ${op} ${b} ${join} not (${c} < ${d})`
-        const left = comparisons[op]!(a, b)
-        const expected = join === "and" ? left && !(c < d) : left || !(c < d)
-        const outcome = runHog(await compiled(compileExpression(source)), { globals: {}, limits: LIMITS })
-        expect(outcome).toEqual({ _tag: "Finished", result: expected })
-      }
-    ), { numRuns: 200 })
+    await fc.assert(
+      fc.asyncProperty(
+        small,
+        fc.constantFrom(...Object.keys(comparisons)),
+        small,
+        fc.constantFrom("and", "or"),
+        small,
+        small,
+        async (a, op, b, join, c, d) => {
+          const source = `${a} ${op} ${b} ${join} not (${c} < ${d})`
+          const left = comparisons[op]!(a, b)
+          const expected = join === "and" ? left && !(c < d) : left || !(c < d)
+          const outcome = runHog(await compiled(compileExpression(source)), { globals: {}, limits: LIMITS })
+          expect(outcome).toEqual({ _tag: "Finished", result: expected })
+        }
+      ),
+      { numRuns: 200 }
+    )
   })
 
   // Template text is literal except for its braces and backslash escapes.
   const literal = fc.string({ maxLength: 20 }).filter((s) => !/[{}\\]/.test(s))
 
   it("templates render literal text and placeholder values exactly", async () => {
-    await fc.assert(fc.asyncProperty(literal, fc.string(), literal, fc.string(), literal, async (pre, a, mid, b, post) => {
-      const bytecode = await compiled(compileTemplate(`${pre}{event.a}${mid}{event.b}${post}`))
-      const outcome = runHog(bytecode, { globals: { event: { a, b } }, limits: LIMITS })
-      expect(outcome).toEqual({ _tag: "Finished", result: pre + a + mid + b + post })
-    }), { numRuns: 200 })
+    await fc.assert(
+      fc.asyncProperty(literal, fc.string(), literal, fc.string(), literal, async (pre, a, mid, b, post) => {
+        const bytecode = await compiled(compileTemplate(`${pre}{event.a}${mid}{event.b}${post}`))
+        const outcome = runHog(bytecode, { globals: { event: { a, b } }, limits: LIMITS })
+        expect(outcome).toEqual({ _tag: "Finished", result: pre + a + mid + b + post })
+      }),
+      { numRuns: 200 }
+    )
   })
 
   it("string values round-trip through programs and print unchanged", async () => {
-    await fc.assert(fc.asyncProperty(fc.string(), async (s) => {
-      const { outcome, lines } = await runRecorded("print(event.s)\nreturn event.s || ''", { event: { s } })
-      expect(outcome).toEqual({ _tag: "Finished", result: s })
-      expect(lines).toEqual([s])
-    }), { numRuns: 100 })
+    await fc.assert(
+      fc.asyncProperty(fc.string(), async (s) => {
+        const { outcome, lines } = await runRecorded("print(event.s)\nreturn event.s || ''", { event: { s } })
+        expect(outcome).toEqual({ _tag: "Finished", result: s })
+        expect(lines).toEqual([s])
+      }),
+      { numRuns: 100 }
+    )
   })
 
   it("arrays index from 1 and from the end with negatives", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.array(fc.integer(), { minLength: 1, maxLength: 10 }).chain((xs) => fc.tuple(fc.constant(xs), fc.integer({ min: 1, max: xs.length }))),
-      async ([xs, i]) => {
-        const outcome = await run(`return [arr[${i}], arr[-${i}]]`, { arr: xs })
-        expect(outcome).toEqual({ _tag: "Finished", result: [xs[i - 1], xs[xs.length - i]] })
-      }
-    ), { numRuns: 100 })
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .array(fc.integer(), { minLength: 1, maxLength: 10 })
+          .chain((xs) => fc.tuple(fc.constant(xs), fc.integer({ min: 1, max: xs.length }))),
+        async ([xs, i]) => {
+          const outcome = await run(`return [arr[${i}], arr[-${i}]]`, { arr: xs })
+          expect(outcome).toEqual({ _tag: "Finished", result: [xs[i - 1], xs[xs.length - i]] })
+        }
+      ),
+      { numRuns: 100 }
+    )
   })
 })
 

@@ -53,13 +53,24 @@ describe("planned statements", () => {
       kind: "FunnelsQuery",
       series: [{ event: "$pageview" }, { event: "signed_up" }, { event: "paid" }],
       breakdownFilter: { breakdown: "$browser" },
-      funnelsFilter: { funnelOrderType: "unordered", exclusions: [{ event: "left", funnelFromStep: 0, funnelToStep: 1 }] }
+      funnelsFilter: {
+        funnelOrderType: "unordered",
+        exclusions: [{ event: "left", funnelFromStep: 0, funnelToStep: 1 }]
+      }
     }
-    const run = (ctx: InsightContext) => Effect.runPromise(Effect.flatMap(planFunnels(funnel, ctx), (plan) =>
-      Effect.forEach(plan.queries, (q) => compileZedQLTree(q, { projectId: 1, timezone: "UTC", values: plan.values }))))
+    const run = (ctx: InsightContext) =>
+      Effect.runPromise(
+        Effect.flatMap(planFunnels(funnel, ctx), (plan) =>
+          Effect.forEach(plan.queries, (q) =>
+            compileZedQLTree(q, { projectId: 1, timezone: "UTC", values: plan.values })
+          )
+        )
+      )
     expect(await parses(() => run(CONTEXT))).toBeGreaterThan(0)
     expect(await parses(() => run(later(5)))).toBe(0)
-    expect(Effect.runSync(planFunnels(funnel, later(5))).queries).toEqual(Effect.runSync(planFunnels(funnel, CONTEXT)).queries)
+    expect(Effect.runSync(planFunnels(funnel, later(5))).queries).toEqual(
+      Effect.runSync(planFunnels(funnel, CONTEXT)).queries
+    )
   })
 })
 
@@ -67,7 +78,8 @@ describe("Zed's own reads", () => {
   const project = { id: 1, timezone: "UTC", test_account_filters: [] } as unknown as Project
   /** A runner that compiles what it is given and answers no rows. */
   const runner = Layer.succeed(QueryRunner, {
-    select: (_project: Project, query: SelectLike) => Effect.as(Effect.orDie(compileZedQLTree(query, { projectId: 1, timezone: "UTC" })), []),
+    select: (_project: Project, query: SelectLike) =>
+      Effect.as(Effect.orDie(compileZedQLTree(query, { projectId: 1, timezone: "UTC" })), []),
     run: () => Effect.die("unused"),
     runPlan: () => Effect.die("unused"),
     status: () => Effect.die("unused"),
@@ -75,7 +87,12 @@ describe("Zed's own reads", () => {
   })
 
   it("a recordings list, selected a second time, parses nothing", async () => {
-    const filters = { date_from: "-7d", duration: [{ key: "duration" as const, operator: "gt" as const, value: 5 }], events: [{ id: "$pageview" }], session_ids: ["a", "b"] }
+    const filters = {
+      date_from: "-7d",
+      duration: [{ key: "duration" as const, operator: "gt" as const, value: 5 }],
+      events: [{ id: "$pageview" }],
+      session_ids: ["a", "b"]
+    }
     const run = () => compile(recordingsQuery(filters, { testAccountFilters: [] }, { limit: 10, offset: 0 }))
     expect(await parses(run)).toBeGreaterThan(0)
     expect(await parses(run)).toBe(0)
@@ -84,11 +101,20 @@ describe("Zed's own reads", () => {
   it("a survey's results, computed a second time, parse nothing", async () => {
     const survey = {
       id: "0190e1c2-0000-7000-8000-000000000001",
-      questions: [{ id: "q1", type: "open", question: "Why?" }, { id: "q2", type: "multiple_choice", question: "Which?", choices: ["a", "b"] }],
+      questions: [
+        { id: "q1", type: "open", question: "Why?" },
+        { id: "q2", type: "multiple_choice", question: "Which?", choices: ["a", "b"] }
+      ],
       start_date: new Date("2026-03-01T00:00:00Z"),
       created_at: new Date("2026-03-01T00:00:00Z")
     } as unknown as StoredSurvey
-    const run = () => Effect.runPromise(Effect.provide(surveyResults(project, survey, { from: new Date("2026-03-01T00:00:00Z"), to: new Date() }), runner))
+    const run = () =>
+      Effect.runPromise(
+        Effect.provide(
+          surveyResults(project, survey, { from: new Date("2026-03-01T00:00:00Z"), to: new Date() }),
+          runner
+        )
+      )
     expect(await parses(run)).toBeGreaterThan(0)
     expect(await parses(run)).toBe(0)
   })

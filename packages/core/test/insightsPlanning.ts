@@ -9,7 +9,11 @@ import { compileZedQLTree } from "../src/zedql/compile.js"
 // The tests plan synchronously (Effect.runSync), as planProblem does once the app has loaded the parser.
 await Effect.runPromise(Q.ready)
 
-export const CONTEXT: InsightContext = { timezone: "America/New_York", now: new Date("2026-03-20T15:30:00.000Z"), weekStartDay: 0 }
+export const CONTEXT: InsightContext = {
+  timezone: "America/New_York",
+  now: new Date("2026-03-20T15:30:00.000Z"),
+  weekStartDay: 0
+}
 
 /** A planned statement compiled for a project with the plan's values. */
 export const compileStatement = (query: SelectLike, values: InsightPlan["values"], timezone = CONTEXT.timezone) =>
@@ -17,4 +21,6 @@ export const compileStatement = (query: SelectLike, values: InsightPlan["values"
 
 /** Each statement of the plan compiled for a project, or the first refusal. */
 export const compilePlan = (plan: InsightPlan, timezone = CONTEXT.timezone) =>
-  Effect.runPromise(Effect.either(Effect.forEach(plan.queries, (query) => compileStatement(query, plan.values, timezone))))
+  Effect.runPromise(
+    Effect.either(Effect.forEach(plan.queries, (query) => compileStatement(query, plan.values, timezone)))
+  )

@@ -20,14 +20,18 @@ const SPECIFIER = /(?:from|import)\s*\(?\s*"([^"]+)"/g
 const importsOf = (file: string) =>
   [...readFileSync(file, "utf8").matchAll(SPECIFIER)].map(([, specifier]) => ({
     specifier: specifier!,
-    target: specifier!.startsWith(".") ? relative(src, resolve(dirname(file), specifier!)).replace(/\.js$/, ".ts") : undefined
+    target: specifier!.startsWith(".")
+      ? relative(src, resolve(dirname(file), specifier!)).replace(/\.js$/, ".ts")
+      : undefined
   }))
 
 const core = sources(src).map((file) => ({ path: relative(src, file), imports: importsOf(file) }))
 
 /** `file → import` for each import `broken` calls a breach. */
 const breaches = (files: typeof core, broken: (path: string, target: string) => boolean) =>
-  files.flatMap(({ imports, path }) => imports.filter((i) => i.target !== undefined && broken(path, i.target)).map((i) => `${path} → ${i.target}`))
+  files.flatMap(({ imports, path }) =>
+    imports.filter((i) => i.target !== undefined && broken(path, i.target)).map((i) => `${path} → ${i.target}`)
+  )
 
 const top = (path: string) => path.split("/")[0]!
 
@@ -43,7 +47,9 @@ describe("the layering of @zed/core", () => {
   })
 
   it("keeps HTTP at the edge: nothing below api/ imports it", () => {
-    expect(breaches(core, (path, target) => top(path) !== "api" && !COMPOSITION.has(path) && top(target) === "api")).toEqual([])
+    expect(
+      breaches(core, (path, target) => top(path) !== "api" && !COMPOSITION.has(path) && top(target) === "api")
+    ).toEqual([])
   })
 
   it("keeps routes independent: a route module imports no other route module", () => {
@@ -56,13 +62,16 @@ describe("the layering of @zed/core", () => {
   })
 
   it("lets the other packages use the core only through its published entry points", () => {
-    const exported = Object.keys(JSON.parse(readFileSync(join(packages, "core/package.json"), "utf8")).exports as object)
-      .map((key) => key === "." ? "@zed/core" : `@zed/core/${key.slice(2)}`)
+    const exported = Object.keys(
+      JSON.parse(readFileSync(join(packages, "core/package.json"), "utf8")).exports as object
+    ).map((key) => (key === "." ? "@zed/core" : `@zed/core/${key.slice(2)}`))
     const others = readdirSync(packages).filter((name) => name !== "core" && name !== "web")
     const reaching = others.flatMap((name) =>
       sources(join(packages, name, "src")).flatMap((file) =>
         importsOf(file)
-          .filter(({ specifier }) => specifier.startsWith("@zed/core") ? !exported.includes(specifier) : specifier.includes("/core/src"))
+          .filter(({ specifier }) =>
+            specifier.startsWith("@zed/core") ? !exported.includes(specifier) : specifier.includes("/core/src")
+          )
           .map(({ specifier }) => `${relative(packages, file)} → ${specifier}`)
       )
     )

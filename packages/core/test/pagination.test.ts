@@ -17,36 +17,47 @@ describe("pagination", () => {
   })
 
   it("drops offset from the link back to the first page, and has no links past the ends", () => {
-    expect(pageLinks(url("?offset=5&limit=10"), { limit: 10, offset: 5 }, 30).previous)
-      .toBe("https://zed.example/api/projects/?limit=10")
+    expect(pageLinks(url("?offset=5&limit=10"), { limit: 10, offset: 5 }, 30).previous).toBe(
+      "https://zed.example/api/projects/?limit=10"
+    )
     expect(pageLinks(url(), { limit: 10, offset: 0 }, 30).previous).toBeNull()
     expect(pageLinks(url(), { limit: 10, offset: 20 }, 30).next).toBeNull()
-    expect(paginated(url(), { limit: 10, offset: 0 }, 0, [])).toEqual({ count: 0, next: null, previous: null, results: [] })
+    expect(paginated(url(), { limit: 10, offset: 0 }, 0, [])).toEqual({
+      count: 0,
+      next: null,
+      previous: null,
+      results: []
+    })
   })
 
   it("following next from the first page visits every item once, and previous walks back", () => {
-    fc.assert(fc.property(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 60 }), (count, limit) => {
-      const seen: Array<number> = []
-      const offsets: Array<number> = []
-      let link: string | null = url(`?limit=${limit}`).toString()
-      while (link !== null) {
-        const at: URL = new URL(link)
-        const page = toPage({ limit: Number(at.searchParams.get("limit")), offset: Number(at.searchParams.get("offset") ?? 0) })
-        offsets.push(page.offset)
-        for (let i = page.offset; i < Math.min(page.offset + page.limit, count); i++) seen.push(i)
-        link = pageLinks(at, page, count).next
-      }
-      expect(seen).toEqual(Array.from({ length: count }, (_, i) => i))
-      // Walking back from the last page lands on each earlier page in turn.
-      const back: Array<number> = []
-      let prev: string | null = url(`?limit=${limit}&offset=${offsets.at(-1)}`).toString()
-      while (prev !== null) {
-        const at: URL = new URL(prev)
-        const page = toPage({ limit, offset: Number(at.searchParams.get("offset") ?? 0) })
-        back.unshift(page.offset)
-        prev = pageLinks(at, page, count).previous
-      }
-      expect(back).toEqual(offsets)
-    }))
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: 500 }), fc.integer({ min: 1, max: 60 }), (count, limit) => {
+        const seen: Array<number> = []
+        const offsets: Array<number> = []
+        let link: string | null = url(`?limit=${limit}`).toString()
+        while (link !== null) {
+          const at: URL = new URL(link)
+          const page = toPage({
+            limit: Number(at.searchParams.get("limit")),
+            offset: Number(at.searchParams.get("offset") ?? 0)
+          })
+          offsets.push(page.offset)
+          for (let i = page.offset; i < Math.min(page.offset + page.limit, count); i++) seen.push(i)
+          link = pageLinks(at, page, count).next
+        }
+        expect(seen).toEqual(Array.from({ length: count }, (_, i) => i))
+        // Walking back from the last page lands on each earlier page in turn.
+        const back: Array<number> = []
+        let prev: string | null = url(`?limit=${limit}&offset=${offsets.at(-1)}`).toString()
+        while (prev !== null) {
+          const at: URL = new URL(prev)
+          const page = toPage({ limit, offset: Number(at.searchParams.get("offset") ?? 0) })
+          back.unshift(page.offset)
+          prev = pageLinks(at, page, count).previous
+        }
+        expect(back).toEqual(offsets)
+      })
+    )
   })
 })

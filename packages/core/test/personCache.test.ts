@@ -22,7 +22,10 @@ describe("person cache", () => {
     const heavy = (id: number) => person(id, { blob: "x".repeat(1024 * 1024) })
     const count = Math.ceil(PERSON_CACHE_BOUNDS.bytes / (1024 * 1024)) + 10
     for (let id = 0; id < count; id++) cache.remember(1, [heavy(id)])
-    const { found, missing } = cache.lookup(1, Array.from({ length: count }, (_, id) => `user-${id}`))
+    const { found, missing } = cache.lookup(
+      1,
+      Array.from({ length: count }, (_, id) => `user-${id}`)
+    )
     expect(found.length).toBeLessThan(PERSON_CACHE_BOUNDS.bytes / (1024 * 1024))
     expect(missing[0]).toBe("user-0")
     expect(found.map((p) => p.id)).toContain(count - 1)
@@ -30,9 +33,8 @@ describe("person cache", () => {
   })
 
   it("answers what it was last told of every id it still keeps", () => {
-    fc.assert(fc.property(
-      fc.array(fc.record({ id: fc.nat(50), size: fc.nat(2000) }), { maxLength: 100 }),
-      (writes) => {
+    fc.assert(
+      fc.property(fc.array(fc.record({ id: fc.nat(50), size: fc.nat(2000) }), { maxLength: 100 }), (writes) => {
         const cache = makePersonCache(true)
         const last = new Map<number, number>()
         for (const { id, size } of writes) {
@@ -44,7 +46,7 @@ describe("person cache", () => {
           // Small persons are far from the bounds: every one is kept, as last written.
           expect((properties as { text: string }).text.length).toBe(size)
         }
-      }
-    ))
+      })
+    )
   })
 })

@@ -10,7 +10,12 @@ import { applyPropertyUpdates, processPersons } from "../src/persons/processor.j
 
 let clock = Date.parse("2026-01-01T00:00:00Z")
 let serial = 0
-const event = (name: string, distinctId: string, properties: Record<string, unknown> = {}, processPerson = true): IncomingEvent => ({
+const event = (
+  name: string,
+  distinctId: string,
+  properties: Record<string, unknown> = {},
+  processPerson = true
+): IncomingEvent => ({
   uuid: `00000000-0000-7000-8000-${String(++serial).padStart(12, "0")}`,
   event: name,
   distinct_id: distinctId,
@@ -26,7 +31,9 @@ const run = (events: ReadonlyArray<IncomingEvent>) => processPersons(P, events, 
 describe("person properties", () => {
   it("apply $set_once only to absent keys, then $set, then $unset", () => {
     const person: Record<string, unknown> = { a: 1, b: 2, gone: true }
-    expect(applyPropertyUpdates(person, { $set_once: { a: 9, c: 3 }, $set: { b: 20, c: 30 }, $unset: ["gone", "never"] })).toBe(true)
+    expect(
+      applyPropertyUpdates(person, { $set_once: { a: 9, c: 3 }, $set: { b: 20, c: 30 }, $unset: ["gone", "never"] })
+    ).toBe(true)
     expect(person).toEqual({ a: 1, b: 20, c: 30 })
     expect(applyPropertyUpdates(person, { $set: { b: 20 }, $set_once: { a: 0 } })).toBe(false)
     applyPropertyUpdates(person, { $unset: { a: "any" } })
@@ -89,7 +96,7 @@ describe("identify, alias and merge", () => {
   })
 
   it("never merges through ids that buggy clients send for everyone", () => {
-    for (const id of ["anonymous", "NULL".toLowerCase(), "'undefined'", "\"guest\"", "  ", "[object Object]", "0"]) {
+    for (const id of ["anonymous", "NULL".toLowerCase(), "'undefined'", '"guest"', "  ", "[object Object]", "0"]) {
       expect(isIllegalDistinctId(id)).toBe(true)
     }
     expect(isIllegalDistinctId("user-0")).toBe(false)
@@ -99,7 +106,11 @@ describe("identify, alias and merge", () => {
   })
 
   it("gives personless events the id's deterministic person id, or its existing person's", () => {
-    const { changes, personIds } = run([event("e", "ghost", {}, false), event("e", "known"), event("e", "known", {}, false)])
+    const { changes, personIds } = run([
+      event("e", "ghost", {}, false),
+      event("e", "known"),
+      event("e", "known", {}, false)
+    ])
     expect(personIds).toEqual([personUuid(P, "ghost"), personUuid(P, "known"), personUuid(P, "known")])
     expect(changes.created.map((p) => p.distinct_ids)).toEqual([["known"]])
   })
@@ -111,24 +122,49 @@ describe("identify, alias and merge", () => {
 })
 
 const snapshot = (runtime: ManagedRuntime.ManagedRuntime<PersonStore | EventStore, unknown>) =>
-  runtime.runPromise(Effect.gen(function*() {
-    const { results } = yield* (yield* PersonStore).list(P, { properties: [], limit: 1000, offset: 0 })
-    const events = yield* (yield* EventStore).list(P, { limit: 1000, offset: 0 })
-    return {
-      persons: results.map((p) => ({ uuid: p.uuid, ids: [...p.distinct_ids].sort(), properties: p.properties, identified: p.is_identified, created: p.created_at }))
-        .sort((a, b) => a.uuid.localeCompare(b.uuid)),
-      events: Object.fromEntries(events.map((e) => [e.uuid, e.person_id]))
-    }
-  }))
+  runtime.runPromise(
+    Effect.gen(function* () {
+      const { results } = yield* (yield* PersonStore).list(P, { properties: [], limit: 1000, offset: 0 })
+      const events = yield* (yield* EventStore).list(P, { limit: 1000, offset: 0 })
+      return {
+        persons: results
+          .map((p) => ({
+            uuid: p.uuid,
+            ids: [...p.distinct_ids].sort(),
+            properties: p.properties,
+            identified: p.is_identified,
+            created: p.created_at
+          }))
+          .sort((a, b) => a.uuid.localeCompare(b.uuid)),
+        events: Object.fromEntries(events.map((e) => [e.uuid, e.person_id]))
+      }
+    })
+  )
 
 // One group commit must leave the same persons and event attributions as committing each event
 // on its own: that is what lets the writer batch concurrent requests.
 describe("batch processing", () => {
   const ids = fc.constantFrom("anon-1", "anon-2", "user-a", "user-b", "null")
-  const props = fc.dictionary(fc.constantFrom("plan", "email", "seats"), fc.oneof(fc.string({ maxLength: 3 }), fc.integer()), { maxKeys: 2 })
+  const props = fc.dictionary(
+    fc.constantFrom("plan", "email", "seats"),
+    fc.oneof(fc.string({ maxLength: 3 }), fc.integer()),
+    { maxKeys: 2 }
+  )
   const step = fc.oneof(
-    fc.record({ kind: fc.constant("set"), id: ids, set: props, setOnce: props, unset: fc.subarray(["plan", "seats"]), personless: fc.boolean() }),
-    fc.record({ kind: fc.constantFrom("$identify", "$create_alias", "$merge_dangerously"), id: ids, other: ids, set: props })
+    fc.record({
+      kind: fc.constant("set"),
+      id: ids,
+      set: props,
+      setOnce: props,
+      unset: fc.subarray(["plan", "seats"]),
+      personless: fc.boolean()
+    }),
+    fc.record({
+      kind: fc.constantFrom("$identify", "$create_alias", "$merge_dangerously"),
+      id: ids,
+      other: ids,
+      set: props
+    })
   )
   type Step = typeof step extends fc.Arbitrary<infer T> ? T : never
   const toEvent = (s: Step): IncomingEvent =>
@@ -137,23 +173,26 @@ describe("batch processing", () => {
       : event(s.kind, s.id, { [s.kind === "$identify" ? "$anon_distinct_id" : "alias"]: s.other, $set: s.set })
 
   it("one group or one event at a time: the same persons and attributions", async () => {
-    await fc.assert(fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
-      const events = steps.map(toEvent)
-      const together = ManagedRuntime.make(memoryStorage())
-      const apart = ManagedRuntime.make(memoryStorage())
-      await together.runPromise(ingest([{ projectId: P, events }]))
-      for (const e of events) await apart.runPromise(ingest([{ projectId: P, events: [e] }]))
-      const [a, b] = await Promise.all([snapshot(together), snapshot(apart)])
-      expect(a).toEqual(b)
-      // Every distinct id belongs to at most one person, and every event's person exists unless it was personless.
-      const owners = a.persons.flatMap((p) => p.ids)
-      expect(new Set(owners).size).toBe(owners.length)
-      const personUuids = new Set(a.persons.map((p) => p.uuid))
-      events.forEach((e) => {
-        if (e.processPerson) expect(personUuids.has(a.events[e.uuid]!)).toBe(true)
-      })
-      await Promise.all([together.dispose(), apart.dispose()])
-    }), { numRuns: 300 })
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 12 }), async (steps) => {
+        const events = steps.map(toEvent)
+        const together = ManagedRuntime.make(memoryStorage())
+        const apart = ManagedRuntime.make(memoryStorage())
+        await together.runPromise(ingest([{ projectId: P, events }]))
+        for (const e of events) await apart.runPromise(ingest([{ projectId: P, events: [e] }]))
+        const [a, b] = await Promise.all([snapshot(together), snapshot(apart)])
+        expect(a).toEqual(b)
+        // Every distinct id belongs to at most one person, and every event's person exists unless it was personless.
+        const owners = a.persons.flatMap((p) => p.ids)
+        expect(new Set(owners).size).toBe(owners.length)
+        const personUuids = new Set(a.persons.map((p) => p.uuid))
+        events.forEach((e) => {
+          if (e.processPerson) expect(personUuids.has(a.events[e.uuid]!)).toBe(true)
+        })
+        await Promise.all([together.dispose(), apart.dispose()])
+      }),
+      { numRuns: 300 }
+    )
   })
 
   it("a retried event is stored once and applies its updates once", async () => {
@@ -173,11 +212,13 @@ describe("what each submission stored", () => {
     const runtime = ManagedRuntime.make(memoryStorage())
     const [old, a, b, c] = [event("e", "u"), event("e", "u"), event("e", "v"), event("e", "w")]
     await runtime.runPromise(ingest([{ projectId: P, events: [old] }]))
-    const { stored } = await runtime.runPromise(ingest([
-      { projectId: P, events: [old, a, a, b] },
-      { projectId: P, events: [b, c] },
-      { projectId: P + 1, events: [b] }
-    ]))
+    const { stored } = await runtime.runPromise(
+      ingest([
+        { projectId: P, events: [old, a, a, b] },
+        { projectId: P, events: [b, c] },
+        { projectId: P + 1, events: [b] }
+      ])
+    )
     expect(stored.map((events) => events.map((e) => e.uuid))).toEqual([[a.uuid, b.uuid], [c.uuid], [b.uuid]])
     await runtime.dispose()
   })

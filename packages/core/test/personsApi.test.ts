@@ -6,7 +6,12 @@ import { call, issueKey, memoryZed, PROJECT_KEY } from "./support.js"
 
 let zed: Zed
 const capture = (events: ReadonlyArray<Record<string, unknown>>) =>
-  zed.handler(new Request("http://zed.test/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) }))
+  zed.handler(
+    new Request("http://zed.test/batch/", {
+      method: "POST",
+      body: JSON.stringify({ api_key: PROJECT_KEY, batch: events })
+    })
+  )
 
 beforeAll(async () => {
   zed = await memoryZed()
@@ -18,11 +23,16 @@ beforeAll(async () => {
     ["cy", { name: "Cy", age: 9 }],
     ["dee", { email: "dee@example.com", plan: "pro", vip: true }]
   ] as const) {
-    const res = await capture([{ event: "$identify", distinct_id: id, timestamp: at(), properties: { $set: properties } }])
+    const res = await capture([
+      { event: "$identify", distinct_id: id, timestamp: at(), properties: { $set: properties } }
+    ])
     expect(res.status).toBe(200)
   }
   await capture([{ event: "$create_alias", distinct_id: "ada", timestamp: at(), properties: { alias: "ada-phone" } }])
-  await capture([{ event: "page", distinct_id: "ada-phone", timestamp: at() }, { event: "page", distinct_id: "bob", timestamp: at() }])
+  await capture([
+    { event: "page", distinct_id: "ada-phone", timestamp: at() },
+    { event: "page", distinct_id: "bob", timestamp: at() }
+  ])
 })
 afterAll(() => zed.close())
 
@@ -33,8 +43,17 @@ describe("listing persons", () => {
   it("lists newest first with their distinct ids and a display name", async () => {
     const all = await list()
     expect(all.count).toBe(4)
-    expect(all.results.map((p: { name: string }) => p.name)).toEqual(["dee@example.com", "Cy", "bob@example.org", "ada@example.com"])
-    expect(all.results[3]).toMatchObject({ distinct_ids: ["ada", "ada-phone"], is_identified: true, properties: { plan: "pro" } })
+    expect(all.results.map((p: { name: string }) => p.name)).toEqual([
+      "dee@example.com",
+      "Cy",
+      "bob@example.org",
+      "ada@example.com"
+    ])
+    expect(all.results[3]).toMatchObject({
+      distinct_ids: ["ada", "ada-phone"],
+      is_identified: true,
+      properties: { plan: "pro" }
+    })
     expect(all.results[3].uuid).toMatch(/^[0-9a-f-]{36}$/)
   })
 
@@ -66,15 +85,28 @@ describe("listing persons", () => {
     expect(await where([{ key: "vip", operator: "is_set" }])).toEqual(["dee@example.com"])
     expect(await where([{ key: "email", operator: "is_not_set" }])).toEqual(["Cy"])
     expect(await where([{ key: "vip", value: "true" }])).toEqual(["dee@example.com"])
-    expect(await where([{ key: "plan", value: "pro" }, { key: "email", value: "ada", operator: "icontains" }])).toEqual(["ada@example.com"])
+    expect(
+      await where([
+        { key: "plan", value: "pro" },
+        { key: "email", value: "ada", operator: "icontains" }
+      ])
+    ).toEqual(["ada@example.com"])
   })
 
   it("answers 400 naming the problem in a property filter", async () => {
-    expect((await call(zed, "/api/projects/1/persons/?properties=not-json")).json).toMatchObject({ code: "invalid_input", attr: "properties" })
+    expect((await call(zed, "/api/projects/1/persons/?properties=not-json")).json).toMatchObject({
+      code: "invalid_input",
+      attr: "properties"
+    })
     const unknown = encodeURIComponent(JSON.stringify([{ key: "plan", value: "x", operator: "sounds_like" }]))
-    expect((await call(zed, `/api/projects/1/persons/?properties=${unknown}`)).json).toMatchObject({ attr: "properties__0__operator" })
+    expect((await call(zed, `/api/projects/1/persons/?properties=${unknown}`)).json).toMatchObject({
+      attr: "properties__0__operator"
+    })
     const noValue = encodeURIComponent(JSON.stringify([{ key: "plan", operator: "icontains" }]))
-    expect((await call(zed, `/api/projects/1/persons/?properties=${noValue}`)).json).toMatchObject({ code: "required", attr: "properties__0" })
+    expect((await call(zed, `/api/projects/1/persons/?properties=${noValue}`)).json).toMatchObject({
+      code: "required",
+      attr: "properties__0"
+    })
   })
 })
 
@@ -96,9 +128,15 @@ describe("one person", () => {
 
 describe("property values", () => {
   it("lists values with counts, filtered by text, as JSON or CSV", async () => {
-    expect((await call(zed, "/api/projects/1/persons/values/?key=plan")).json).toEqual([{ name: "pro", count: 2 }, { name: "free", count: 1 }])
-    expect((await call(zed, "/api/projects/1/persons/values/?key=email&value=.COM")).json.map((v: { name: string }) => v.name))
-      .toEqual(["ada@example.com", "dee@example.com"])
+    expect((await call(zed, "/api/projects/1/persons/values/?key=plan")).json).toEqual([
+      { name: "pro", count: 2 },
+      { name: "free", count: 1 }
+    ])
+    expect(
+      (await call(zed, "/api/projects/1/persons/values/?key=email&value=.COM")).json.map(
+        (v: { name: string }) => v.name
+      )
+    ).toEqual(["ada@example.com", "dee@example.com"])
     const csv = await call(zed, "/api/projects/1/persons/values/?key=plan&format=csv")
     expect(csv.headers.get("content-type")).toMatch(/^text\/csv/)
     expect(csv.text).toBe("name,count\r\npro,2\r\nfree,1\r\n")
@@ -107,12 +145,15 @@ describe("property values", () => {
 })
 
 describe("deleting persons", () => {
-  const eventsOf = (personId: string) => zed.run(Effect.flatMap(EventStore, (s) => s.list(1, { person_id: personId, limit: 100, offset: 0 })))
+  const eventsOf = (personId: string) =>
+    zed.run(Effect.flatMap(EventStore, (s) => s.list(1, { person_id: personId, limit: 100, offset: 0 })))
 
   it("needs person:write", async () => {
     const reader = await issueKey(zed, ["person:read"])
     const [cy] = (await list("?distinct_id=cy")).results
-    expect((await call(zed, `/api/projects/1/persons/${cy.id}/`, { method: "DELETE", key: reader })).json.detail).toBe("API key missing required scope 'person:write'")
+    expect((await call(zed, `/api/projects/1/persons/${cy.id}/`, { method: "DELETE", key: reader })).json.detail).toBe(
+      "API key missing required scope 'person:write'"
+    )
   })
 
   it("removes the person and keeps their events unless asked", async () => {
@@ -128,7 +169,9 @@ describe("deleting persons", () => {
   it("with delete_events=true removes their events too, and the distinct ids can start a new person", async () => {
     const [ada] = (await list("?distinct_id=ada")).results
     expect((await eventsOf(ada.uuid)).length).toBe(3)
-    expect((await call(zed, `/api/projects/1/persons/${ada.uuid}/?delete_events=true`, { method: "DELETE" })).status).toBe(202)
+    expect(
+      (await call(zed, `/api/projects/1/persons/${ada.uuid}/?delete_events=true`, { method: "DELETE" })).status
+    ).toBe(202)
     expect(await eventsOf(ada.uuid)).toEqual([])
     await capture([{ event: "back", distinct_id: "ada-phone", properties: { $set: { returned: true } } }])
     const [again] = (await list("?distinct_id=ada-phone")).results

@@ -1,7 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
 import { type IncomingEvent, normalizeEvent } from "../src/ingest/normalize.js"
-import { detectPropertyType, MAX_KEY_BYTES, MAX_WRITES_PER_EVENT, propertyDefinitionsOf } from "../src/ingest/propertyTypes.js"
+import {
+  detectPropertyType,
+  MAX_KEY_BYTES,
+  MAX_WRITES_PER_EVENT,
+  propertyDefinitionsOf
+} from "../src/ingest/propertyTypes.js"
 import type { PropertyDefinition } from "../src/services/PropertyDefinitions.js"
 
 const now = new Date("2026-03-01T12:00:00.000Z")
@@ -33,7 +38,8 @@ describe("detectPropertyType", () => {
   })
 
   it("keeps numeric-looking strings String, and reads only exact true/false text as Boolean", () => {
-    for (const text of ["123", "1.5", "-2", "1e5", "0x10", "", "yes", "True", "1"]) expect(typeOf("v", text)).toBe("String")
+    for (const text of ["123", "1.5", "-2", "1e5", "0x10", "", "yes", "True", "1"])
+      expect(typeOf("v", text)).toBe("String")
     for (const text of ["true", "false", "TRUE", "FALSE", " true "]) expect(typeOf("v", text)).toBe("Boolean")
   })
 
@@ -52,7 +58,8 @@ describe("detectPropertyType", () => {
       "Sun, 01 Feb 2026 10:00:00 GMT",
       "1 Feb 2026 10:00 +0200",
       new Date("2026-02-01T10:00:00Z").toUTCString()
-    ]) expect([text, typeOf("value", text)]).toEqual([text, "DateTime"])
+    ])
+      expect([text, typeOf("value", text)]).toEqual([text, "DateTime"])
     for (const text of [
       "2026-02",
       "2026-02-01T10:00",
@@ -62,12 +69,22 @@ describe("detectPropertyType", () => {
       "1767225600",
       "Feb 1, 2026",
       "yesterday"
-    ]) expect([text, typeOf("value", text)]).toEqual([text, "String"])
+    ])
+      expect([text, typeOf("value", text)]).toEqual([text, "String"])
   })
 
   it("reads numbers under time-like keys as DateTime when they could be Unix times of the last six months or later", () => {
     const recent = Math.floor(nowSeconds) - 3600
-    for (const key of ["time", "$time", "Timestamp", "signup_date", "created_at", "expires-at", "createdAt", "updatedAt"]) {
+    for (const key of [
+      "time",
+      "$time",
+      "Timestamp",
+      "signup_date",
+      "created_at",
+      "expires-at",
+      "createdAt",
+      "updatedAt"
+    ]) {
       expect([key, typeOf(key, recent)]).toEqual([key, "DateTime"])
       expect([key, typeOf(key, recent * 1000)]).toEqual([key, "DateTime"])
     }
@@ -80,8 +97,17 @@ describe("detectPropertyType", () => {
   })
 
   it("keeps campaign parameters, flag values and survey answers String, whatever their first value", () => {
-    for (const key of ["utm_source", "UTM_Campaign", "$initial_utm_term", "$feature/beta", "$feature_flag_response", "$survey_response", "$survey_response_2"]) {
-      for (const value of [1, true, "true", "2026-02-01"]) expect([key, value, typeOf(key, value)]).toEqual([key, value, "String"])
+    for (const key of [
+      "utm_source",
+      "UTM_Campaign",
+      "$initial_utm_term",
+      "$feature/beta",
+      "$feature_flag_response",
+      "$survey_response",
+      "$survey_response_2"
+    ]) {
+      for (const value of [1, true, "true", "2026-02-01"])
+        expect([key, value, typeOf(key, value)]).toEqual([key, value, "String"])
     }
     expect(typeOf("$initial_referrer", 1)).toBe("Numeric")
     expect(typeOf("$feature_flag", true)).toBe("Boolean")
@@ -90,19 +116,24 @@ describe("detectPropertyType", () => {
 
 describe("propertyDefinitionsOf", () => {
   it("records an event's top-level properties, skipping person updates and group columns", () => {
-    const definitions = propertyDefinitionsOf([event("$pageview", {
-      $browser: "Chrome",
-      price: 10,
-      paid: true,
-      nothing: null,
-      tags: ["a"],
-      $set: { email: "ada@example.com" },
-      $set_once: { first_seen: "2026-01-01" },
-      $unset: ["old"],
-      $groups: { company: "acme" },
-      $group_0: "acme",
-      $group_4: "x"
-    })], new Map())
+    const definitions = propertyDefinitionsOf(
+      [
+        event("$pageview", {
+          $browser: "Chrome",
+          price: 10,
+          paid: true,
+          nothing: null,
+          tags: ["a"],
+          $set: { email: "ada@example.com" },
+          $set_once: { first_seen: "2026-01-01" },
+          $unset: ["old"],
+          $groups: { company: "acme" },
+          $group_0: "acme",
+          $group_4: "x"
+        })
+      ],
+      new Map()
+    )
     expect(byId(definitions)).toEqual({
       "event.$browser": "String",
       "event.price": "Numeric",
@@ -113,41 +144,69 @@ describe("propertyDefinitionsOf", () => {
   })
 
   it("takes the first value's type: event properties before $set before $set_once, and earlier events first", () => {
-    const definitions = propertyDefinitionsOf([
-      event("e", { plan: "pro", $set: { plan: 1 }, $set_once: { plan: true, n: "x" } }),
-      event("e", { plan: 2, $set: { n: 5 } }),
-      event("e", { late: null }),
-      event("e", { late: 3 })
-    ], new Map())
-    expect(byId(definitions)).toEqual({ "event.plan": "String", "person.plan": "Numeric", "person.n": "String", "event.late": "Numeric" })
+    const definitions = propertyDefinitionsOf(
+      [
+        event("e", { plan: "pro", $set: { plan: 1 }, $set_once: { plan: true, n: "x" } }),
+        event("e", { plan: 2, $set: { n: 5 } }),
+        event("e", { late: null }),
+        event("e", { late: 3 })
+      ],
+      new Map()
+    )
+    expect(byId(definitions)).toEqual({
+      "event.plan": "String",
+      "person.plan": "Numeric",
+      "person.n": "String",
+      "event.late": "Numeric"
+    })
     expect(definitions).toHaveLength(4)
   })
 
   it("records only group properties of $groupidentify, under the index ingestion gave the group type", () => {
-    const types = new Map([["company", 0], ["team", 3]])
-    const definitions = propertyDefinitionsOf([
-      event("$groupidentify", { $group_type: "team", $group_key: "core", $group_set: { size: 4, name: "Core" }, $set: { p: 1 }, other: 1 }),
-      event("$groupidentify", { $group_type: "company", $group_key: "acme", $group_set: { size: "big" } }),
-      // Types without an index (over the limit) and malformed sets record nothing.
-      event("$groupidentify", { $group_type: "t6", $group_key: "k", $group_set: { lost: 1 } }),
-      event("$groupidentify", { $group_type: "company", $group_key: "acme", $group_set: ["x"] })
-    ], types)
-    expect(definitions).toEqual(expect.arrayContaining([
-      { owner: "group", groupTypeIndex: 3, key: "size", propertyType: "Numeric" },
-      { owner: "group", groupTypeIndex: 3, key: "name", propertyType: "String" },
-      { owner: "group", groupTypeIndex: 0, key: "size", propertyType: "String" }
-    ]))
+    const types = new Map([
+      ["company", 0],
+      ["team", 3]
+    ])
+    const definitions = propertyDefinitionsOf(
+      [
+        event("$groupidentify", {
+          $group_type: "team",
+          $group_key: "core",
+          $group_set: { size: 4, name: "Core" },
+          $set: { p: 1 },
+          other: 1
+        }),
+        event("$groupidentify", { $group_type: "company", $group_key: "acme", $group_set: { size: "big" } }),
+        // Types without an index (over the limit) and malformed sets record nothing.
+        event("$groupidentify", { $group_type: "t6", $group_key: "k", $group_set: { lost: 1 } }),
+        event("$groupidentify", { $group_type: "company", $group_key: "acme", $group_set: ["x"] })
+      ],
+      types
+    )
+    expect(definitions).toEqual(
+      expect.arrayContaining([
+        { owner: "group", groupTypeIndex: 3, key: "size", propertyType: "Numeric" },
+        { owner: "group", groupTypeIndex: 3, key: "name", propertyType: "String" },
+        { owner: "group", groupTypeIndex: 0, key: "size", propertyType: "String" }
+      ])
+    )
     expect(definitions).toHaveLength(3)
   })
 
   it("leaves out keys longer than the limit in UTF-8, and what the caller already knows", () => {
     const long = "é".repeat(MAX_KEY_BYTES / 2)
-    const definitions = propertyDefinitionsOf([event("e", {
-      [long]: 1,
-      [`${long}x`]: 1,
-      known: 1,
-      $set: { known: 1 }
-    })], new Map(), (owner, _, key) => owner === "event" && key === "known")
+    const definitions = propertyDefinitionsOf(
+      [
+        event("e", {
+          [long]: 1,
+          [`${long}x`]: 1,
+          known: 1,
+          $set: { known: 1 }
+        })
+      ],
+      new Map(),
+      (owner, _, key) => owner === "event" && key === "known"
+    )
     expect(byId(definitions)).toEqual({ [`event.${long}`]: "Numeric", "person.known": "Numeric" })
   })
 
@@ -161,11 +220,14 @@ describe("propertyDefinitionsOf", () => {
   })
 
   it("sees what normalization adds: posthog-js's initial person properties and the request's $ip", () => {
-    const normalized = normalizeEvent({
-      event: "$pageview",
-      distinct_id: "d",
-      properties: { $browser: "Firefox", $browser_version: 120, utm_source: 42 }
-    }, { now, sentAt: now, ip: "203.0.113.9", historical: false, anonymizeIps: false, defaultEvent: undefined })
+    const normalized = normalizeEvent(
+      {
+        event: "$pageview",
+        distinct_id: "d",
+        properties: { $browser: "Firefox", $browser_version: 120, utm_source: 42 }
+      },
+      { now, sentAt: now, ip: "203.0.113.9", historical: false, anonymizeIps: false, defaultEvent: undefined }
+    )
     if (normalized._tag !== "Event") throw new Error(normalized._tag)
     expect(byId(propertyDefinitionsOf([normalized.event], new Map()))).toMatchObject({
       "event.$browser_version": "Numeric",
@@ -191,60 +253,81 @@ describe("propertyDefinitionsOf", () => {
       fc.dictionary(fc.string(), tie("value"), { maxKeys: 2 })
     )
   })).value
-  const key = fc.oneof(fc.string(), fc.constantFrom("$set", "$set_once", "$groups", "created_at", "utm_x", "$feature/f", "__proto__", "time"))
+  const key = fc.oneof(
+    fc.string(),
+    fc.constantFrom("$set", "$set_once", "$groups", "created_at", "utm_x", "$feature/f", "__proto__", "time")
+  )
   const properties = fc.dictionary(key, json, { maxKeys: 8 })
-  const anEvent = fc.record({
-    name: fc.constantFrom("e", "$pageview", "$groupidentify"),
-    properties: fc.record({
-      top: properties,
-      $set: fc.option(properties),
-      $set_once: fc.option(properties),
-      $group_type: fc.constantFrom("company", "team", "unmapped"),
-      $group_set: fc.option(properties)
+  const anEvent = fc
+    .record({
+      name: fc.constantFrom("e", "$pageview", "$groupidentify"),
+      properties: fc.record({
+        top: properties,
+        $set: fc.option(properties),
+        $set_once: fc.option(properties),
+        $group_type: fc.constantFrom("company", "team", "unmapped"),
+        $group_set: fc.option(properties)
+      })
     })
-  }).map(({ name, properties: { top, ...rest } }) =>
-    event(name, { ...top, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null)) }))
-  const types = new Map([["company", 0], ["team", 1]])
+    .map(({ name, properties: { top, ...rest } }) =>
+      event(name, { ...top, ...Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== null)) })
+    )
+  const types = new Map([
+    ["company", 0],
+    ["team", 1]
+  ])
 
   it("is total and deterministic, with one type per key and owner, the type of the key's first typed value", () => {
-    fc.assert(fc.property(fc.array(anEvent, { maxLength: 6 }), (events) => {
-      const definitions = propertyDefinitionsOf(events, types)
-      expect(propertyDefinitionsOf(events, types)).toEqual(definitions)
-      const ids = definitions.map((d) => `${d.owner}:${d.groupTypeIndex}:${d.key}`)
-      expect(new Set(ids).size).toBe(ids.length)
-      for (const d of definitions) {
-        expect(["String", "Numeric", "Boolean", "DateTime"]).toContain(d.propertyType)
-        expect(d.groupTypeIndex === null).toBe(d.owner !== "group")
-      }
-      // Against a plain reading of the rules: each owner's properties, in order, first typed value wins.
-      const expected = new Map<string, string>()
-      const add = (owner: string, index: number | null, values: unknown) => {
-        if (typeof values !== "object" || values === null || Array.isArray(values)) return
-        for (const [k, v] of Object.entries(values)) {
-          if (owner === "event" && ["$set", "$set_once", "$unset", "$groups"].includes(k)) continue
-          const type = detectPropertyType(k, v, now)
-          const id = `${owner}:${index}:${k}`
-          if (type !== undefined && !expected.has(id)) expected.set(id, type)
+    fc.assert(
+      fc.property(fc.array(anEvent, { maxLength: 6 }), (events) => {
+        const definitions = propertyDefinitionsOf(events, types)
+        expect(propertyDefinitionsOf(events, types)).toEqual(definitions)
+        const ids = definitions.map((d) => `${d.owner}:${d.groupTypeIndex}:${d.key}`)
+        expect(new Set(ids).size).toBe(ids.length)
+        for (const d of definitions) {
+          expect(["String", "Numeric", "Boolean", "DateTime"]).toContain(d.propertyType)
+          expect(d.groupTypeIndex === null).toBe(d.owner !== "group")
         }
-      }
-      for (const e of events) {
-        if (e.event === "$groupidentify") {
-          add("group", types.get(e.properties["$group_type"] as string) ?? null, types.has(e.properties["$group_type"] as string) ? e.properties["$group_set"] : null)
-        } else {
-          add("event", null, e.properties)
-          add("person", null, e.properties["$set"])
-          add("person", null, e.properties["$set_once"])
+        // Against a plain reading of the rules: each owner's properties, in order, first typed value wins.
+        const expected = new Map<string, string>()
+        const add = (owner: string, index: number | null, values: unknown) => {
+          if (typeof values !== "object" || values === null || Array.isArray(values)) return
+          for (const [k, v] of Object.entries(values)) {
+            if (owner === "event" && ["$set", "$set_once", "$unset", "$groups"].includes(k)) continue
+            const type = detectPropertyType(k, v, now)
+            const id = `${owner}:${index}:${k}`
+            if (type !== undefined && !expected.has(id)) expected.set(id, type)
+          }
         }
-      }
-      expect(new Map(definitions.map((d) => [`${d.owner}:${d.groupTypeIndex}:${d.key}`, d.propertyType]))).toEqual(expected)
-    }))
+        for (const e of events) {
+          if (e.event === "$groupidentify") {
+            add(
+              "group",
+              types.get(e.properties["$group_type"] as string) ?? null,
+              types.has(e.properties["$group_type"] as string) ? e.properties["$group_set"] : null
+            )
+          } else {
+            add("event", null, e.properties)
+            add("person", null, e.properties["$set"])
+            add("person", null, e.properties["$set_once"])
+          }
+        }
+        expect(new Map(definitions.map((d) => [`${d.owner}:${d.groupTypeIndex}:${d.key}`, d.propertyType]))).toEqual(
+          expected
+        )
+      })
+    )
   })
 
   it("leaves out exactly what is known, and nothing else", () => {
-    fc.assert(fc.property(fc.array(anEvent, { maxLength: 4 }), fc.func(fc.boolean()), (events, knownOf) => {
-      const known = (owner: string, index: number | null, k: string) => knownOf(`${owner}:${index}:${k}`)
-      const all = propertyDefinitionsOf(events, types)
-      expect(propertyDefinitionsOf(events, types, known)).toEqual(all.filter((d) => !known(d.owner, d.groupTypeIndex, d.key)))
-    }))
+    fc.assert(
+      fc.property(fc.array(anEvent, { maxLength: 4 }), fc.func(fc.boolean()), (events, knownOf) => {
+        const known = (owner: string, index: number | null, k: string) => knownOf(`${owner}:${index}:${k}`)
+        const all = propertyDefinitionsOf(events, types)
+        expect(propertyDefinitionsOf(events, types, known)).toEqual(
+          all.filter((d) => !known(d.owner, d.groupTypeIndex, d.key))
+        )
+      })
+    )
   })
 })

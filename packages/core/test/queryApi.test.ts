@@ -19,10 +19,24 @@ describe("POST …/query/", () => {
   it("answers syntax and resolution errors with the message and where they are", async () => {
     const syntax = await query({ query: { kind: "ZedQLQuery", query: "select 1 +" } })
     expect(syntax.status).toBe(400)
-    expect(syntax.json).toEqual({ type: "validation_error", code: "zedql_syntax_error", detail: "no viable alternative at input 'select 1 +'", attr: null, start: 10, end: 10 })
+    expect(syntax.json).toEqual({
+      type: "validation_error",
+      code: "zedql_syntax_error",
+      detail: "no viable alternative at input 'select 1 +'",
+      attr: null,
+      start: 10,
+      end: 10
+    })
     const text = "SELECT nope FROM events"
     const unknown = await query({ query: { kind: "HogQLQuery", query: text } })
-    expect(unknown.json).toEqual({ type: "validation_error", code: "zedql_query_error", detail: "Unable to resolve field: nope", attr: null, start: 7, end: 11 })
+    expect(unknown.json).toEqual({
+      type: "validation_error",
+      code: "zedql_query_error",
+      detail: "Unable to resolve field: nope",
+      attr: null,
+      start: 7,
+      end: 11
+    })
     const fn = await query({ query: { kind: "ZedQLQuery", query: "SELECT pg_sleep(100)" } })
     expect(fn.json).toMatchObject({ code: "zedql_query_error", detail: "Unsupported function call 'pg_sleep(...)'" })
   })
@@ -30,7 +44,12 @@ describe("POST …/query/", () => {
   it("validates the request: kinds, extra keys, refresh values", async () => {
     const kind = await query({ query: { kind: "TrendsQuery", series: [] } })
     expect(kind.status).toBe(400)
-    expect(kind.json).toMatchObject({ type: "validation_error", code: "unsupported_kind", attr: "query__kind", detail: expect.stringContaining("TrendsQuery") })
+    expect(kind.json).toMatchObject({
+      type: "validation_error",
+      code: "unsupported_kind",
+      attr: "query__kind",
+      detail: expect.stringContaining("TrendsQuery")
+    })
     const extra = await query({ query: { kind: "ZedQLQuery", query: "SELECT 1", surprise: true } })
     expect(extra.status).toBe(400)
     expect(extra.json.attr).toBe("query__surprise")
@@ -40,10 +59,15 @@ describe("POST …/query/", () => {
 
   it("refuses a date range bound that is not a date, naming it", async () => {
     for (const date_from of ["constructor", "last tuesday", "2024-13-45", "-7 days"]) {
-      const override = await query({ query: { kind: "ZedQLQuery", query: "SELECT 1" }, filters_override: { date_from } })
+      const override = await query({
+        query: { kind: "ZedQLQuery", query: "SELECT 1" },
+        filters_override: { date_from }
+      })
       expect(override.status).toBe(400)
       expect(override.json).toMatchObject({ type: "validation_error", attr: "filters_override__date_from" })
-      const own = await query({ query: { kind: "ZedQLQuery", query: "SELECT 1", filters: { dateRange: { date_from } } } })
+      const own = await query({
+        query: { kind: "ZedQLQuery", query: "SELECT 1", filters: { dateRange: { date_from } } }
+      })
       expect(own.json).toMatchObject({ type: "validation_error", attr: "query__filters__dateRange__date_from" })
     }
   })
@@ -71,12 +95,21 @@ describe("the query API's other endpoints", () => {
     expect(ok.status).toBe(200)
     expect(ok.text).toBe("")
     const flags = await issueKey(zed, ["feature_flag:read"])
-    expect((await call(zed, "/api/projects/1/query/check_auth_for_async/", { method: "POST", body: "{}", key: flags })).status).toBe(403)
+    expect(
+      (await call(zed, "/api/projects/1/query/check_auth_for_async/", { method: "POST", body: "{}", key: flags }))
+        .status
+    ).toBe(403)
   })
 
   it("refuses a missing or long prompt for draft_sql, and says it needs a language model", async () => {
-    expect((await call(zed, "/api/projects/1/query/draft_sql/")).json).toMatchObject({ code: "required", attr: "prompt" })
-    expect((await call(zed, `/api/projects/1/query/draft_sql/?prompt=${"x".repeat(401)}`)).json).toMatchObject({ code: "too_long", attr: "prompt" })
+    expect((await call(zed, "/api/projects/1/query/draft_sql/")).json).toMatchObject({
+      code: "required",
+      attr: "prompt"
+    })
+    expect((await call(zed, `/api/projects/1/query/draft_sql/?prompt=${"x".repeat(401)}`)).json).toMatchObject({
+      code: "too_long",
+      attr: "prompt"
+    })
     const draft = await call(zed, "/api/projects/1/query/draft_sql/?prompt=pageviews%20per%20day")
     expect(draft.status).toBe(501)
     expect(draft.json).toMatchObject({ type: "server_error", code: "not_implemented" })

@@ -16,20 +16,22 @@ const entry = (key: string, size: number) => ({
 
 describe("in-process query cache", () => {
   it("keeps at most its entries and bytes of results, the oldest going first", () => {
-    fc.assert(fc.property(fc.array(fc.record({ key: fc.nat(40), size: fc.nat(3000) }), { maxLength: 60 }), (puts) => {
-      const bounds = { entries: 10, bytes: 8000 }
-      const cache = makeMemoryQueryCache(makeJournal(), bounds)
-      const sizes = new Map<string, number>()
-      for (const { key, size } of puts) {
-        Effect.runSync(cache.put(1, entry(`k${key}`, size)))
-        sizes.set(`k${key}`, size)
-        const kept = [...sizes.keys()].flatMap((k) => Option.toArray(Effect.runSync(cache.get(1, k))))
-        expect(kept.length).toBeLessThanOrEqual(bounds.entries)
-        expect(kept.reduce((sum, e) => sum + JSON.stringify(e.response).length, 0)).toBeLessThanOrEqual(bounds.bytes)
-        const newest = Effect.runSync(cache.get(1, `k${key}`))
-        // A result alone over the bound is not kept; any other newest one is.
-        expect(Option.isSome(newest)).toBe(JSON.stringify(entry("", size).response).length <= bounds.bytes)
-      }
-    }))
+    fc.assert(
+      fc.property(fc.array(fc.record({ key: fc.nat(40), size: fc.nat(3000) }), { maxLength: 60 }), (puts) => {
+        const bounds = { entries: 10, bytes: 8000 }
+        const cache = makeMemoryQueryCache(makeJournal(), bounds)
+        const sizes = new Map<string, number>()
+        for (const { key, size } of puts) {
+          Effect.runSync(cache.put(1, entry(`k${key}`, size)))
+          sizes.set(`k${key}`, size)
+          const kept = [...sizes.keys()].flatMap((k) => Option.toArray(Effect.runSync(cache.get(1, k))))
+          expect(kept.length).toBeLessThanOrEqual(bounds.entries)
+          expect(kept.reduce((sum, e) => sum + JSON.stringify(e.response).length, 0)).toBeLessThanOrEqual(bounds.bytes)
+          const newest = Effect.runSync(cache.get(1, `k${key}`))
+          // A result alone over the bound is not kept; any other newest one is.
+          expect(Option.isSome(newest)).toBe(JSON.stringify(entry("", size).response).length <= bounds.bytes)
+        }
+      })
+    )
   })
 })

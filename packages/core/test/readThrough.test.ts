@@ -13,7 +13,7 @@ const counting = <V>(values: (key: string) => V) => {
 
 describe("read-through cache", () => {
   it.scoped("answers a kept value without reading, and reads again once it expired", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { calls, lookup } = counting((key) => `value of ${key}`)
       const cache = yield* makeReadThrough({ capacity: 10, lookup, timeToLive: () => 50 })
       expect(cache.peek("a")).toBeUndefined()
@@ -25,15 +25,23 @@ describe("read-through cache", () => {
       expect(cache.peek("a")).toBeUndefined()
       yield* cache.get("a")
       expect(calls).toEqual(["a", "a"])
-    }))
+    })
+  )
 
   it.scoped("shares one lookup among concurrent readers of a key", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       let lookups = 0
       const cache = yield* makeReadThrough({
         capacity: 10,
-        lookup: (key: string) => Effect.as(Effect.zipRight(Effect.sync(() => lookups++), Deferred.await(gate)), key.length),
+        lookup: (key: string) =>
+          Effect.as(
+            Effect.zipRight(
+              Effect.sync(() => lookups++),
+              Deferred.await(gate)
+            ),
+            key.length
+          ),
         timeToLive: () => 60_000
       })
       const readers = yield* Effect.forkAll(Array.from({ length: 5 }, () => cache.get("abc")))
@@ -41,16 +49,18 @@ describe("read-through cache", () => {
       yield* Deferred.succeed(gate, undefined)
       expect(yield* Fiber.join(readers)).toEqual([3, 3, 3, 3, 3])
       expect(lookups).toBe(1)
-    }))
+    })
+  )
 
   it.scoped("serves a stale value while one refresh reads it again", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       let lookups = 0
       const cache = yield* makeReadThrough({
         capacity: 10,
         // The first lookup answers at once, the refresh waits for the gate.
-        lookup: () => Effect.suspend(() => (++lookups === 1 ? Effect.succeed(1) : Effect.as(Deferred.await(gate), lookups))),
+        lookup: () =>
+          Effect.suspend(() => (++lookups === 1 ? Effect.succeed(1) : Effect.as(Deferred.await(gate), lookups))),
         timeToLive: () => 20,
         staleFor: () => 60_000
       })
@@ -62,31 +72,40 @@ describe("read-through cache", () => {
       yield* Deferred.succeed(gate, undefined)
       yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 10)))
       expect(cache.peek("k")).toBe(2)
-    }))
+    })
+  )
 
   it.scoped("keeps at most its capacity, the oldest going first", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { calls, lookup } = counting((key) => key)
       const cache = yield* makeReadThrough({ capacity: 3, lookup, timeToLive: () => 60_000 })
       for (const key of ["a", "b", "c", "d"]) yield* cache.get(key)
       expect(["a", "b", "c", "d"].map(cache.peek)).toEqual([undefined, "b", "c", "d"])
       expect(calls).toEqual(["a", "b", "c", "d"])
-    }))
+    })
+  )
 
   it.scoped("keeps at most its bytes, the oldest going first, and never a value heavier than all of them", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { calls, lookup } = counting((key) => "x".repeat(Number(key.slice(1))))
-      const cache = yield* makeReadThrough({ capacity: 100, weigh: (value) => value.length, maxBytes: 1000, lookup, timeToLive: () => 60_000 })
+      const cache = yield* makeReadThrough({
+        capacity: 100,
+        weigh: (value) => value.length,
+        maxBytes: 1000,
+        lookup,
+        timeToLive: () => 60_000
+      })
       for (const key of ["a400", "b400", "c300"]) yield* cache.get(key)
       expect(["a400", "b400", "c300"].map((key) => cache.peek(key)?.length)).toEqual([undefined, 400, 300])
       expect((yield* cache.get("d2000")).length).toBe(2000)
       expect(cache.peek("d2000")).toBeUndefined()
       expect(cache.peek("c300")?.length).toBe(300)
       expect(calls).toEqual(["a400", "b400", "c300", "d2000"])
-    }))
+    })
+  )
 
   it.scoped("does not keep what a lookup read before the key was invalidated", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const gate = yield* Deferred.make<void>()
       const cache = yield* makeReadThrough({
         capacity: 10,
@@ -100,10 +119,11 @@ describe("read-through cache", () => {
       // The reader that started before gets what it read; nothing is kept for the next one.
       expect(yield* Fiber.join(reader)).toEqual(Option.some("old"))
       expect(cache.peek("k")).toBeUndefined()
-    }))
+    })
+  )
 
   it.scoped("does not keep failures: the next reader looks up again", () =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       let attempts = 0
       const cache = yield* makeReadThrough({
         capacity: 10,
@@ -112,5 +132,6 @@ describe("read-through cache", () => {
       })
       expect(yield* Effect.flip(cache.get("k"))).toBe("down")
       expect(yield* cache.get("k")).toBe("up")
-    }))
+    })
+  )
 })

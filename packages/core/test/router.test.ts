@@ -28,7 +28,10 @@ describe("router", () => {
 
   it("prefers a literal segment; a literal path answers for itself, as DRF's URL patterns do", () => {
     expect(router.match("POST", "/api/projects/1/query/check_auth_for_async/")).toMatchObject({ value: "check" })
-    expect(router.match("GET", "/api/projects/1/query/check_auth_for_async/")).toEqual({ _tag: "MethodNotAllowed", allow: ["POST"] })
+    expect(router.match("GET", "/api/projects/1/query/check_auth_for_async/")).toEqual({
+      _tag: "MethodNotAllowed",
+      allow: ["POST"]
+    })
   })
 
   it("backtracks from a literal segment that leads nowhere to a parameter", () => {
@@ -52,14 +55,24 @@ describe("router", () => {
   })
 
   it("refuses two routes for the same method and path", () => {
-    expect(() => compile([{ method: "GET", path: "/a/:x", value: 1 }, { method: "GET", path: "/a/:y/", value: 2 }])).toThrow(/duplicate/)
+    expect(() =>
+      compile([
+        { method: "GET", path: "/a/:x", value: 1 },
+        { method: "GET", path: "/a/:y/", value: 2 }
+      ])
+    ).toThrow(/duplicate/)
   })
 
   it("round-trips any parameter value", () => {
-    fc.assert(fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (projectId, id) => {
-      const match = router.match("GET", `/api/projects/${encodeURIComponent(projectId)}/query/${encodeURIComponent(id)}`)
-      if (id === "check_auth_for_async") return
-      expect(match).toEqual({ _tag: "Found", value: "query-status", params: { project_id: projectId, id } })
-    }))
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), (projectId, id) => {
+        const match = router.match(
+          "GET",
+          `/api/projects/${encodeURIComponent(projectId)}/query/${encodeURIComponent(id)}`
+        )
+        if (id === "check_auth_for_async") return
+        expect(match).toEqual({ _tag: "Found", value: "query-status", params: { project_id: projectId, id } })
+      })
+    )
   })
 })

@@ -3,23 +3,29 @@ import fc from "fast-check"
 import { generatePersonalApiKey, generateProjectApiKey, hashApiKey, maskApiKey } from "../src/domain/keys.js"
 import { grants, isScope, type Scope, scopeObjects } from "../src/domain/scopes.js"
 
-const scope = fc.tuple(fc.constantFrom(...scopeObjects), fc.constantFrom("read", "write")).map(([o, a]) => `${o}:${a}` as Scope)
+const scope = fc
+  .tuple(fc.constantFrom(...scopeObjects), fc.constantFrom("read", "write"))
+  .map(([o, a]) => `${o}:${a}` as Scope)
 
 describe("scopes", () => {
   it("a scope grants itself, write grants read, * grants all", () => {
-    fc.assert(fc.property(scope, (s) => {
-      expect(grants([s], s)).toBe(true)
-      expect(grants(["*"], s)).toBe(true)
-      if (s.endsWith(":read")) expect(grants([s.replace(":read", ":write")], s)).toBe(true)
-      else expect(grants([s.replace(":write", ":read")], s)).toBe(false)
-    }))
+    fc.assert(
+      fc.property(scope, (s) => {
+        expect(grants([s], s)).toBe(true)
+        expect(grants(["*"], s)).toBe(true)
+        if (s.endsWith(":read")) expect(grants([s.replace(":read", ":write")], s)).toBe(true)
+        else expect(grants([s.replace(":write", ":read")], s)).toBe(false)
+      })
+    )
   })
 
   it("a scope grants nothing about other objects", () => {
-    fc.assert(fc.property(scope, scope, (held, required) => {
-      fc.pre(held.split(":")[0] !== required.split(":")[0])
-      expect(grants([held], required)).toBe(false)
-    }))
+    fc.assert(
+      fc.property(scope, scope, (held, required) => {
+        fc.pre(held.split(":")[0] !== required.split(":")[0])
+        expect(grants([held], required)).toBe(false)
+      })
+    )
   })
 
   it("knows the scopes it can grant", () => {

@@ -49,7 +49,16 @@ afterAll(() => zed.close())
 describe("posthog-js assets", () => {
   it("serves every script posthog-js loads at run time", async () => {
     const names = requested()
-    for (const known of ["lazy-recorder", "surveys", "exception-autocapture", "dead-clicks-autocapture", "web-vitals-with-attribution-soft-navs", "intercom-integration", "remote-config", "toolbar"]) {
+    for (const known of [
+      "lazy-recorder",
+      "surveys",
+      "exception-autocapture",
+      "dead-clicks-autocapture",
+      "web-vitals-with-attribution-soft-navs",
+      "intercom-integration",
+      "remote-config",
+      "toolbar"
+    ]) {
       expect(names, known).toContain(known)
     }
     const missing: Array<string> = []
@@ -81,7 +90,9 @@ describe("posthog-js assets", () => {
     expect(res.text).toBe(file.toString("utf8"))
     const etag = res.headers.get("etag")!
 
-    const response = await zed.handler(new Request("http://zed.test/static/array.js", { headers: { "accept-encoding": "gzip, br" } }))
+    const response = await zed.handler(
+      new Request("http://zed.test/static/array.js", { headers: { "accept-encoding": "gzip, br" } })
+    )
     expect(response.headers.get("content-encoding")).toBe("gzip")
     expect(response.headers.get("vary")).toBe("Accept-Encoding")
     expect(gunzipSync(Buffer.from(await response.arrayBuffer()))).toEqual(file)
@@ -101,7 +112,14 @@ describe("posthog-js assets", () => {
   })
 
   it("answers 404 for names posthog-js does not ship, paths outside dist/ and versions other than the one served", async () => {
-    for (const path of ["/static/nope.js", "/static/..%2Fpackage.json", "/static/%2E%2E%2Flib%2Fsrc%2Fconstants.js", "/static/LICENSE", "/static/0.0.1/lazy-recorder.js", `/static/${version}/nope.js`]) {
+    for (const path of [
+      "/static/nope.js",
+      "/static/..%2Fpackage.json",
+      "/static/%2E%2E%2Flib%2Fsrc%2Fconstants.js",
+      "/static/LICENSE",
+      "/static/0.0.1/lazy-recorder.js",
+      `/static/${version}/nope.js`
+    ]) {
       const res = await call(zed, path, { key: null })
       expect(res.status, path).toBe(404)
       expect(res.json).toMatchObject({ type: "invalid_request", code: "not_found" })

@@ -11,7 +11,9 @@ const readyz = async (zed: Awaited<ReturnType<typeof memoryZed>>) => {
 
 /** A batch request whose body arrives only when `finish` is called. */
 const slowBatch = (zed: Awaited<ReturnType<typeof memoryZed>>, uuid: string) => {
-  const body = new TextEncoder().encode(JSON.stringify({ api_key: PROJECT_KEY, batch: [{ event: "late", distinct_id: "d", uuid }] }))
+  const body = new TextEncoder().encode(
+    JSON.stringify({ api_key: PROJECT_KEY, batch: [{ event: "late", distinct_id: "d", uuid }] })
+  )
   let finish = () => {}
   const stream = new ReadableStream<Uint8Array>({
     start: (controller) => {
@@ -22,7 +24,9 @@ const slowBatch = (zed: Awaited<ReturnType<typeof memoryZed>>, uuid: string) => 
       }
     }
   })
-  const answer = zed.handler(new Request("http://zed.test/batch/", { method: "POST", body: stream, duplex: "half" } as RequestInit))
+  const answer = zed.handler(
+    new Request("http://zed.test/batch/", { method: "POST", body: stream, duplex: "half" } as RequestInit)
+  )
   return { answer, finish: () => finish() }
 }
 

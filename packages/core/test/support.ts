@@ -21,23 +21,32 @@ export interface Call {
 }
 
 /** One request through the Fetch API handler, as a Next.js route would send it. */
-export const call = async (zed: Zed, path: string, { body, headers = {}, key = ADMIN_KEY, method = "GET" }: Call = {}) => {
-  const response = await zed.handler(new Request(`http://zed.test${path}`, {
-    method,
-    body: body ?? null,
-    headers: {
-      ...(key === null ? {} : { authorization: `Bearer ${key}` }),
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers
-    }
-  }))
+export const call = async (
+  zed: Zed,
+  path: string,
+  { body, headers = {}, key = ADMIN_KEY, method = "GET" }: Call = {}
+) => {
+  const response = await zed.handler(
+    new Request(`http://zed.test${path}`, {
+      method,
+      body: body ?? null,
+      headers: {
+        ...(key === null ? {} : { authorization: `Bearer ${key}` }),
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+        ...headers
+      }
+    })
+  )
   const text = await response.text()
   const json = response.headers.get("content-type")?.includes("json") && text !== "" ? JSON.parse(text) : undefined
   return { status: response.status, headers: response.headers, text, json }
 }
 
 /** A query API request body for ZedQL text, with the request's other fields. */
-export const zedqlRequest = (query: string, fields: Record<string, unknown> = {}) => ({ query: { kind: "ZedQLQuery", query }, ...fields })
+export const zedqlRequest = (query: string, fields: Record<string, unknown> = {}) => ({
+  query: { kind: "ZedQLQuery", query },
+  ...fields
+})
 
 /** `POST /api/environments/:project/query/`. */
 export const postQuery = (zed: Zed, project: number, body: unknown, key: string = ADMIN_KEY) =>
@@ -45,20 +54,40 @@ export const postQuery = (zed: Zed, project: number, body: unknown, key: string 
 
 /** Stores events through `/batch/` as an import sends them: timestamps are kept. */
 export const importEvents = async (zed: Zed, token: string, batch: ReadonlyArray<Record<string, unknown>>) => {
-  const res = await call(zed, "/batch/", { method: "POST", key: null, body: JSON.stringify({ api_key: token, historical_migration: true, batch }) })
+  const res = await call(zed, "/batch/", {
+    method: "POST",
+    key: null,
+    body: JSON.stringify({ api_key: token, historical_migration: true, batch })
+  })
   if (res.status !== 200) throw new Error(`/batch/ answered ${res.status}: ${res.text}`)
 }
 
 /** A posthog-js `/s/` body: one `$snapshot` event per window, carrying that window's rrweb events. */
-export const snapshotPayload = (sessionId: string, distinctId: string, windows: Readonly<Record<string, ReadonlyArray<unknown>>>, token = PROJECT_KEY) =>
+export const snapshotPayload = (
+  sessionId: string,
+  distinctId: string,
+  windows: Readonly<Record<string, ReadonlyArray<unknown>>>,
+  token = PROJECT_KEY
+) =>
   Object.entries(windows).map(([windowId, events]) => ({
     uuid: crypto.randomUUID(),
     event: "$snapshot",
-    properties: { token, distinct_id: distinctId, $session_id: sessionId, $window_id: windowId, $snapshot_data: events, $lib: "web" }
+    properties: {
+      token,
+      distinct_id: distinctId,
+      $session_id: sessionId,
+      $window_id: windowId,
+      $snapshot_data: events,
+      $lib: "web"
+    }
   }))
 
 /** An event as capture hands it to ingestion, happening now. */
-export const incomingEvent = (name: string, distinctId: string, properties: Record<string, unknown> = {}): IncomingEvent => ({
+export const incomingEvent = (
+  name: string,
+  distinctId: string,
+  properties: Record<string, unknown> = {}
+): IncomingEvent => ({
   uuid: uuidv7(),
   event: name,
   distinct_id: distinctId,
@@ -101,7 +130,8 @@ export const executeRequest = (sql: string, overrides: Partial<ExecuteRequest> =
 })
 
 /** The error an effect failed with, if it failed with one. */
-export const failureOf = <A, E>(exit: Exit.Exit<A, E>) => Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
+export const failureOf = <A, E>(exit: Exit.Exit<A, E>) =>
+  Exit.isFailure(exit) ? Option.getOrUndefined(Cause.failureOption(exit.cause)) : undefined
 
 /** A minimal RFC 4180 reader, to read back the CSV Zed writes: its records, the header first. */
 export const readCsv = (csv: string): Array<Array<string>> => {
@@ -111,12 +141,12 @@ export const readCsv = (csv: string): Array<Array<string>> => {
   for (let i = 0; i < csv.length; i++) {
     const c = csv[i]!
     if (quoted) {
-      if (c === '"' && csv[i + 1] === '"') (cell += '"', i++)
+      if (c === '"' && csv[i + 1] === '"') (cell += '"'), i++
       else if (c === '"') quoted = false
       else cell += c
     } else if (c === '"') quoted = true
-    else if (c === ",") (records.at(-1)!.push(cell), cell = "")
-    else if (c === "\r" && csv[i + 1] === "\n") (records.at(-1)!.push(cell), cell = "", records.push([]), i++)
+    else if (c === ",") records.at(-1)!.push(cell), (cell = "")
+    else if (c === "\r" && csv[i + 1] === "\n") records.at(-1)!.push(cell), (cell = ""), records.push([]), i++
     else cell += c
   }
   records.pop()

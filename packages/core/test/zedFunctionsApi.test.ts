@@ -38,7 +38,11 @@ const transformation = (fields: Record<string, unknown> = {}) =>
 
 /** Captures through `/batch/` as an SDK does, so plugins, transformations and destinations run. */
 const capture = async (batch: ReadonlyArray<Record<string, unknown>>) => {
-  const res = await call(zed, "/batch/", { method: "POST", key: null, body: JSON.stringify({ api_key: PROJECT_KEY, batch }) })
+  const res = await call(zed, "/batch/", {
+    method: "POST",
+    key: null,
+    body: JSON.stringify({ api_key: PROJECT_KEY, batch })
+  })
   expect(res.status, res.text).toBe(200)
 }
 
@@ -55,14 +59,21 @@ const stored = async (event: string): Promise<Array<StoredEvent>> => {
   return res.json.results
 }
 
-const expectError = (res: { status: number; json: unknown; text: string }, status: number, expected: Record<string, unknown>) => {
+const expectError = (
+  res: { status: number; json: unknown; text: string },
+  status: number,
+  expected: Record<string, unknown>
+) => {
   expect(res.status, res.text).toBe(status)
   expect(Object.keys(res.json as object).sort()).toEqual(["attr", "code", "detail", "type"])
   expect(res.json).toMatchObject(expected)
 }
 
-const invalid = (attr: string, detail?: string | RegExp) =>
-  ({ type: "validation_error", attr, ...(detail === undefined ? {} : { detail: typeof detail === "string" ? detail : expect.stringMatching(detail) }) })
+const invalid = (attr: string, detail?: string | RegExp) => ({
+  type: "validation_error",
+  attr,
+  ...(detail === undefined ? {} : { detail: typeof detail === "string" ? detail : expect.stringMatching(detail) })
+})
 
 interface LogEntry {
   readonly id: string
@@ -82,7 +93,11 @@ const logs = async (path: string): Promise<Array<LogEntry>> => {
 const pluginConfig = async (name: string) => {
   const res = await send("GET", "/plugin_configs/")
   expect(res.status, res.text).toBe(200)
-  return res.json.results.find((c: { name: string }) => c.name === name) as { id: number; plugin: number; enabled: boolean }
+  return res.json.results.find((c: { name: string }) => c.name === name) as {
+    id: number
+    plugin: number
+    enabled: boolean
+  }
 }
 
 describe("creating a zed function", () => {
@@ -90,18 +105,35 @@ describe("creating a zed function", () => {
     const full = { type: "transformation", name: "N", code: IDENTITY }
     for (const field of ["type", "name", "code"] as const) {
       const { [field]: _, ...rest } = full
-      expectError(await send("POST", "/zed_functions/", rest), 400, { type: "validation_error", code: "required", detail: "This field is required.", attr: field })
+      expectError(await send("POST", "/zed_functions/", rest), 400, {
+        type: "validation_error",
+        code: "required",
+        detail: "This field is required.",
+        attr: field
+      })
     }
   })
 
   it("refuses an unknown type", async () => {
-    expectError(await send("POST", "/zed_functions/", { type: "webhook", name: "N", code: IDENTITY }), 400, invalid("type"))
+    expectError(
+      await send("POST", "/zed_functions/", { type: "webhook", name: "N", code: IDENTITY }),
+      400,
+      invalid("type")
+    )
   })
 
   it("refuses code that does not compile, naming the line and (0-based) column of the error", async () => {
-    const errorsOnLineThree: ReadonlyArray<readonly [string, number]> = [["let 3 := 1", 4], ["let c := )", 9], ["let c := 'abc", 9]]
+    const errorsOnLineThree: ReadonlyArray<readonly [string, number]> = [
+      ["let 3 := 1", 4],
+      ["let c := )", 9],
+      ["let c := 'abc", 9]
+    ]
     for (const [line, column] of errorsOnLineThree) {
-      const res = await send("POST", "/zed_functions/", { type: "transformation", name: "N", code: `let a := 1\nlet b := 2\n${line}\nreturn event` })
+      const res = await send("POST", "/zed_functions/", {
+        type: "transformation",
+        name: "N",
+        code: `let a := 1\nlet b := 2\n${line}\nreturn event`
+      })
       expectError(res, 400, invalid("code", /^Hog code has errors: /))
       expect(res.json.detail).toMatch(new RegExp(`\\(line 3, column ${column}\\)$`))
     }
@@ -109,7 +141,12 @@ describe("creating a zed function", () => {
   })
 
   it("answers the stored function: compiled bytecode, creator, unknown status, empty description", async () => {
-    const res = await send("POST", "/zed_functions/", { type: "transformation", name: "Fresh", code: IDENTITY, enabled: true })
+    const res = await send("POST", "/zed_functions/", {
+      type: "transformation",
+      name: "Fresh",
+      code: IDENTITY,
+      enabled: true
+    })
     expect(res.status, res.text).toBe(201)
     expect(res.json.bytecode[0]).toBe("_H")
     expect(res.json.created_by).toMatchObject({ id: expect.any(Number), email: expect.any(String) })
@@ -140,48 +177,105 @@ describe("inputs", () => {
     send("POST", "/zed_functions/", { type: "transformation", name: "I", code: IDENTITY, inputs_schema, inputs })
 
   it("requires a required input", async () => {
-    expectError(await withInputs([{ type: "string", key: "url", required: true }], {}), 400, invalid("inputs__url", "This field is required."))
-    expectError(await withInputs([{ type: "string", key: "url", required: true }], { url: { value: "" } }), 400, invalid("inputs__url", "This field is required."))
+    expectError(
+      await withInputs([{ type: "string", key: "url", required: true }], {}),
+      400,
+      invalid("inputs__url", "This field is required.")
+    )
+    expectError(
+      await withInputs([{ type: "string", key: "url", required: true }], { url: { value: "" } }),
+      400,
+      invalid("inputs__url", "This field is required.")
+    )
   })
 
   const wrongValues: Record<string, { readonly detail: string; readonly value: fc.Arbitrary<unknown> }> = {
-    string: { detail: "Value must be a string.", value: fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string(), { minLength: 1 })) },
-    number: { detail: "Value must be a number.", value: fc.oneof(fc.string({ minLength: 1 }), fc.boolean(), fc.dictionary(fc.string(), fc.integer())) },
-    boolean: { detail: "Value must be a boolean.", value: fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.dictionary(fc.string(), fc.integer())) },
-    dictionary: { detail: "Value must be a dictionary.", value: fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.boolean(), fc.array(fc.integer())) },
-    choice: { detail: "Value must be one of the choices.", value: fc.string({ minLength: 1 }).filter((s) => s !== "eu" && s !== "us") }
+    string: {
+      detail: "Value must be a string.",
+      value: fc.oneof(fc.integer(), fc.boolean(), fc.array(fc.string(), { minLength: 1 }))
+    },
+    number: {
+      detail: "Value must be a number.",
+      value: fc.oneof(fc.string({ minLength: 1 }), fc.boolean(), fc.dictionary(fc.string(), fc.integer()))
+    },
+    boolean: {
+      detail: "Value must be a boolean.",
+      value: fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.dictionary(fc.string(), fc.integer()))
+    },
+    dictionary: {
+      detail: "Value must be a dictionary.",
+      value: fc.oneof(fc.string({ minLength: 1 }), fc.integer(), fc.boolean(), fc.array(fc.integer()))
+    },
+    choice: {
+      detail: "Value must be one of the choices.",
+      value: fc.string({ minLength: 1 }).filter((s) => s !== "eu" && s !== "us")
+    }
   }
 
   it("checks each value against its schema type", async () => {
-    await fc.assert(fc.asyncProperty(
-      fc.constantFrom(...Object.keys(wrongValues)).chain((type) => fc.tuple(fc.constant(type), wrongValues[type]!.value)),
-      async ([type, value]) => {
-        const choices = type === "choice" ? { choices: [{ label: "EU", value: "eu" }, { label: "US", value: "us" }] } : {}
-        const res = await withInputs([{ type, key: "field", ...choices }], { field: { value } })
-        expectError(res, 400, invalid("inputs__field", wrongValues[type]!.detail))
-      }
-    ), { numRuns: 40 })
+    await fc.assert(
+      fc.asyncProperty(
+        fc
+          .constantFrom(...Object.keys(wrongValues))
+          .chain((type) => fc.tuple(fc.constant(type), wrongValues[type]!.value)),
+        async ([type, value]) => {
+          const choices =
+            type === "choice"
+              ? {
+                  choices: [
+                    { label: "EU", value: "eu" },
+                    { label: "US", value: "us" }
+                  ]
+                }
+              : {}
+          const res = await withInputs([{ type, key: "field", ...choices }], { field: { value } })
+          expectError(res, 400, invalid("inputs__field", wrongValues[type]!.detail))
+        }
+      ),
+      { numRuns: 40 }
+    )
   })
 
   it("accepts values of the right types", async () => {
-    const res = await withInputs([
-      { type: "string", key: "s" }, { type: "number", key: "n" }, { type: "boolean", key: "b" },
-      { type: "dictionary", key: "d" }, { type: "choice", key: "c", choices: [{ label: "EU", value: "eu" }] }
-    ], { s: { value: "x" }, n: { value: 1.5 }, b: { value: false }, d: { value: { k: "v" } }, c: { value: "eu" } })
+    const res = await withInputs(
+      [
+        { type: "string", key: "s" },
+        { type: "number", key: "n" },
+        { type: "boolean", key: "b" },
+        { type: "dictionary", key: "d" },
+        { type: "choice", key: "c", choices: [{ label: "EU", value: "eu" }] }
+      ],
+      { s: { value: "x" }, n: { value: 1.5 }, b: { value: false }, d: { value: { k: "v" } }, c: { value: "eu" } }
+    )
     expect(res.status, res.text).toBe(201)
     expect(Object.keys(res.json.inputs).sort()).toEqual(["b", "c", "d", "n", "s"])
   })
 
   it("refuses an input the schema does not declare", async () => {
-    expectError(await withInputs([{ type: "string", key: "a" }], { stray: { value: "x" } }), 400, invalid("inputs__stray"))
+    expectError(
+      await withInputs([{ type: "string", key: "a" }], { stray: { value: "x" } }),
+      400,
+      invalid("inputs__stray")
+    )
   })
 
   it("refuses a schema declaring a key twice", async () => {
-    expectError(await withInputs([{ type: "string", key: "a" }, { type: "number", key: "a" }], {}), 400, invalid("inputs_schema", "Input keys must be unique."))
+    expectError(
+      await withInputs(
+        [
+          { type: "string", key: "a" },
+          { type: "number", key: "a" }
+        ],
+        {}
+      ),
+      400,
+      invalid("inputs_schema", "Input keys must be unique.")
+    )
   })
 
   const SECRET = "s3cr3t-Value-7f9a"
-  const COPY_SECRET = "let e := event\ne.properties.copied := inputs.secret\ne.properties.label := inputs.label\nreturn e"
+  const COPY_SECRET =
+    "let e := event\ne.properties.copied := inputs.secret\ne.properties.label := inputs.label\nreturn e"
 
   it("masks secret inputs in every response and keeps them when the mask is sent back", async () => {
     const created = await send("POST", "/zed_functions/", {
@@ -189,7 +283,10 @@ describe("inputs", () => {
       name: "Secretive",
       code: COPY_SECRET,
       enabled: true,
-      inputs_schema: [{ type: "string", key: "secret", secret: true, required: true }, { type: "string", key: "label" }],
+      inputs_schema: [
+        { type: "string", key: "secret", secret: true, required: true },
+        { type: "string", key: "label" }
+      ],
       inputs: { secret: { value: SECRET }, label: { value: "first" } }
     })
     expect(created.status, created.text).toBe(201)
@@ -204,7 +301,9 @@ describe("inputs", () => {
     expect(listed.json.results.map((f: { id: string }) => f.id)).toEqual([id])
     expect(listed.text).not.toContain(SECRET)
 
-    const patched = await send("PATCH", `/zed_functions/${id}/`, { inputs: { secret: { secret: true }, label: { value: "second" } } })
+    const patched = await send("PATCH", `/zed_functions/${id}/`, {
+      inputs: { secret: { secret: true }, label: { value: "second" } }
+    })
     expect(patched.status, patched.text).toBe(200)
     expect(patched.json.inputs.secret).toEqual({ secret: true })
     expect(patched.json.inputs.label.value).toBe("second")
@@ -221,19 +320,31 @@ describe("inputs", () => {
     await transformation({
       enabled: true,
       code: "let e := event\ne.properties.whole_json := jsonStringify(inputs.whole)\ne.properties.obj_json := jsonStringify(inputs.obj)\ne.properties.mixed := inputs.mixed\nreturn e",
-      inputs_schema: [{ type: "json", key: "whole" }, { type: "json", key: "obj" }, { type: "string", key: "mixed" }],
-      inputs: { whole: { value: "{event.properties.n}" }, obj: { value: "{event.properties.nested}" }, mixed: { value: "a {event.event} b" } }
+      inputs_schema: [
+        { type: "json", key: "whole" },
+        { type: "json", key: "obj" },
+        { type: "string", key: "mixed" }
+      ],
+      inputs: {
+        whole: { value: "{event.properties.n}" },
+        obj: { value: "{event.properties.nested}" },
+        mixed: { value: "a {event.event} b" }
+      }
     })
     await capture([{ event: "templated", distinct_id: "a", properties: { n: 42, nested: { list: [1, 2] } } }])
     const [event] = await stored("templated")
-    expect(event!.properties).toMatchObject({ whole_json: "42", obj_json: "{\"list\":[1,2]}", mixed: "a templated b" })
+    expect(event!.properties).toMatchObject({ whole_json: "42", obj_json: '{"list":[1,2]}', mixed: "a templated b" })
   })
 })
 
 describe("updating and deleting", () => {
   it("refuses to change the type", async () => {
     const fn = await transformation()
-    expectError(await send("PATCH", `/zed_functions/${fn.id}/`, { type: "destination" }), 400, invalid("type", "Cannot modify the type of an existing function"))
+    expectError(
+      await send("PATCH", `/zed_functions/${fn.id}/`, { type: "destination" }),
+      400,
+      invalid("type", "Cannot modify the type of an existing function")
+    )
     expect((await send("GET", `/zed_functions/${fn.id}/`)).json.type).toBe("transformation")
   })
 
@@ -265,7 +376,8 @@ describe("listing", () => {
   it("shows destinations unless types are asked for", async () => {
     const t = await transformation()
     const d = await createFunction({ type: "destination", name: "D", code: "print(1)" })
-    const ids = async (query: string) => (await send("GET", `/zed_functions/${query}`)).json.results.map((f: { id: string }) => f.id)
+    const ids = async (query: string) =>
+      (await send("GET", `/zed_functions/${query}`)).json.results.map((f: { id: string }) => f.id)
     expect(await ids("")).toEqual([d.id])
     expect(await ids("?type=transformation")).toEqual([t.id])
     expect((await ids("?types=transformation,destination")).sort()).toEqual([t.id, d.id].sort())
@@ -274,8 +386,15 @@ describe("listing", () => {
 
   it("filters by enabled and by filters containment", async () => {
     const on = await transformation({ enabled: true, filters: { events: [{ id: "signup", type: "events" }] } })
-    const off = await transformation({ enabled: false, filters: { events: [{ id: "login", type: "events" }], properties: [{ key: "plan", value: "pro", operator: "exact" }] } })
-    const ids = async (query: string) => (await send("GET", `/zed_functions/?type=transformation&${query}`)).json.results.map((f: { id: string }) => f.id)
+    const off = await transformation({
+      enabled: false,
+      filters: {
+        events: [{ id: "login", type: "events" }],
+        properties: [{ key: "plan", value: "pro", operator: "exact" }]
+      }
+    })
+    const ids = async (query: string) =>
+      (await send("GET", `/zed_functions/?type=transformation&${query}`)).json.results.map((f: { id: string }) => f.id)
     expect(await ids("enabled=true")).toEqual([on.id])
     expect(await ids("enabled=false")).toEqual([off.id])
     const contains = (filters: unknown) => ids(`filters=${encodeURIComponent(JSON.stringify(filters))}`)
@@ -283,11 +402,19 @@ describe("listing", () => {
     expect(await contains({ properties: [{ key: "plan" }] })).toEqual([off.id])
     expect(await contains({ events: [{ id: "purchase" }] })).toEqual([])
     expect(await contains({})).toEqual([on.id, off.id])
-    expectError(await send("GET", `/zed_functions/?type=transformation&filters=${encodeURIComponent("{not json")}`), 400, invalid("filter"))
+    expectError(
+      await send("GET", `/zed_functions/?type=transformation&filters=${encodeURIComponent("{not json")}`),
+      400,
+      invalid("filter")
+    )
   })
 
   it("orders by execution order and pages with the usual envelope", async () => {
-    const [a, b, c] = [await transformation({ name: "a" }), await transformation({ name: "b" }), await transformation({ name: "c" })]
+    const [a, b, c] = [
+      await transformation({ name: "a" }),
+      await transformation({ name: "b" }),
+      await transformation({ name: "c" })
+    ]
     const rearranged = await send("PATCH", "/zed_functions/rearrange/", { orders: { [a.id]: 3, [c.id]: 1, [b.id]: 2 } })
     expect(rearranged.status, rearranged.text).toBe(200)
     const first = await send("GET", "/zed_functions/?type=transformation&limit=2")
@@ -306,7 +433,11 @@ describe("rearranging transformations", () => {
   const orderOf = async (id: string) => (await send("GET", `/zed_functions/${id}/`)).json.execution_order
 
   it("refuses empty orders", async () => {
-    expectError(await send("PATCH", "/zed_functions/rearrange/", { orders: {} }), 400, invalid("orders", "No orders provided"))
+    expectError(
+      await send("PATCH", "/zed_functions/rearrange/", { orders: {} }),
+      400,
+      invalid("orders", "No orders provided")
+    )
   })
 
   it("refuses an unknown id without changing the ids before it", async () => {
@@ -319,14 +450,22 @@ describe("rearranging transformations", () => {
 
   it("refuses one order given twice, changing nothing", async () => {
     const [a, b] = [await transformation(), await transformation()]
-    expectError(await send("PATCH", "/zed_functions/rearrange/", { orders: { [a.id]: 5, [b.id]: 5 } }), 400, invalid("orders"))
+    expectError(
+      await send("PATCH", "/zed_functions/rearrange/", { orders: { [a.id]: 5, [b.id]: 5 } }),
+      400,
+      invalid("orders")
+    )
     expect([await orderOf(a.id), await orderOf(b.id)]).toEqual([1, 2])
   })
 
   it("refuses a destination", async () => {
     const t = await transformation()
     const d = await createFunction({ type: "destination", name: "D", code: "print(1)" })
-    expectError(await send("PATCH", "/zed_functions/rearrange/", { orders: { [t.id]: 4, [d.id]: 5 } }), 400, invalid("orders"))
+    expectError(
+      await send("PATCH", "/zed_functions/rearrange/", { orders: { [t.id]: 4, [d.id]: 5 } }),
+      400,
+      invalid("orders")
+    )
     expect(await orderOf(t.id)).toBe(1)
     expect(await orderOf(d.id)).toBeNull()
   })
@@ -336,7 +475,11 @@ describe("rearranging transformations", () => {
     await createFunction({ type: "destination", name: "D", code: "print(1)" })
     const res = await send("PATCH", "/zed_functions/rearrange/", { orders: { [c.id]: 1, [a.id]: 3 } })
     expect(res.status, res.text).toBe(200)
-    expect(res.json.map((f: { id: string; execution_order: number }) => [f.id, f.execution_order])).toEqual([[c.id, 1], [b.id, 2], [a.id, 3]])
+    expect(res.json.map((f: { id: string; execution_order: number }) => [f.id, f.execution_order])).toEqual([
+      [c.id, 1],
+      [b.id, 2],
+      [a.id, 3]
+    ])
     expect(res.json[0].bytecode[0]).toBe("_H")
   })
 })
@@ -363,7 +506,9 @@ describe("icons", () => {
 
   it("refuses a missing id and answers 404 for an unknown one", async () => {
     expectError(await call(zed, `${PROJECT}/zed_functions/icon/`, { key: null }), 400, invalid("id", "id is required"))
-    expectError(await call(zed, `${PROJECT}/zed_functions/icon/?id=nope.example`, { key: null }), 404, { code: "not_found" })
+    expectError(await call(zed, `${PROJECT}/zed_functions/icon/?id=nope.example`, { key: null }), 404, {
+      code: "not_found"
+    })
   })
 })
 
@@ -371,7 +516,10 @@ const TAG = "let e := event\ne.properties.tagged := true\nreturn e"
 
 /** The distinct ids whose events of `event` were tagged by a transformation. */
 const tagged = async (event: string) =>
-  (await stored(event)).filter((e) => e.properties["tagged"] === true).map((e) => e.distinct_id).sort()
+  (await stored(event))
+    .filter((e) => e.properties["tagged"] === true)
+    .map((e) => e.distinct_id)
+    .sort()
 
 describe("transformation filters and masking", () => {
   it("transforms only the events the event filter names", async () => {
@@ -386,7 +534,11 @@ describe("transformation filters and masking", () => {
   })
 
   it("transforms only the events a property filter matches", async () => {
-    await transformation({ enabled: true, code: TAG, filters: { properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] } })
+    await transformation({
+      enabled: true,
+      code: TAG,
+      filters: { properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] }
+    })
     await capture([
       { event: "buy", distinct_id: "pro", properties: { plan: "pro" } },
       { event: "buy", distinct_id: "free", properties: { plan: "free" } },
@@ -396,20 +548,32 @@ describe("transformation filters and masking", () => {
   })
 
   it("refuses actions", async () => {
-    const res = await send("POST", "/zed_functions/", { type: "transformation", name: "A", code: IDENTITY, filters: { actions: [{ id: "1", type: "actions" }] } })
+    const res = await send("POST", "/zed_functions/", {
+      type: "transformation",
+      name: "A",
+      code: IDENTITY,
+      filters: { actions: [{ id: "1", type: "actions" }] }
+    })
     expectError(res, 400, invalid("filters__actions", "Zed has no actions: filter by events and properties instead."))
   })
 
   it("refuses a masking ttl outside 60..86400", async () => {
     for (const ttl of [59, 86_401, 0]) {
-      const res = await send("POST", "/zed_functions/", { type: "transformation", name: "M", code: IDENTITY, masking: { ttl, hash: "{event.distinct_id}" } })
+      const res = await send("POST", "/zed_functions/", {
+        type: "transformation",
+        name: "M",
+        code: IDENTITY,
+        masking: { ttl, hash: "{event.distinct_id}" }
+      })
       expectError(res, 400, invalid("masking__ttl"))
     }
   })
 
   it("runs once per hash within the ttl", async () => {
     await transformation({ enabled: true, code: TAG, masking: { ttl: 60, hash: "{event.distinct_id}" } })
-    await capture(["a", "a", "b", "a", "b", "c"].map((distinct_id) => ({ event: "masked", distinct_id, properties: {} })))
+    await capture(
+      ["a", "a", "b", "a", "b", "c"].map((distinct_id) => ({ event: "masked", distinct_id, properties: {} }))
+    )
     expect(await stored("masked")).toHaveLength(6)
     expect(await tagged("masked")).toEqual(["a", "b", "c"])
   })
@@ -421,7 +585,10 @@ describe("limits on transformations", () => {
   const runaway: Record<string, readonly [string, RegExp]> = {
     "an infinite loop": ["let e := event\ne.properties.plan := 'changed'\nwhile (true) { }\nreturn e", /timed out/i],
     "a huge string": ["let s := 'xxxxxxxxxxxxxxxx'\nwhile (true) { s := s || s }\nreturn event", /memory limit/i],
-    "a huge array": ["let a := []\nwhile (true) { a := arrayPushBack(a, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx') }\nreturn event", /timed out|memory limit/i]
+    "a huge array": [
+      "let a := []\nwhile (true) { a := arrayPushBack(a, 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx') }\nreturn event",
+      /timed out|memory limit/i
+    ]
   }
 
   for (const [what, [code, reason]] of Object.entries(runaway)) {
@@ -438,7 +605,8 @@ describe("limits on transformations", () => {
 })
 
 describe("function logs", () => {
-  const LOGGING = "print('Hello MiXed case', event.event)\nif (event.event = 'bad') { throw Error('boom') }\nreturn event"
+  const LOGGING =
+    "print('Hello MiXed case', event.event)\nif (event.event = 'bad') { throw Error('boom') }\nreturn event"
 
   const loggingFunction = async () => {
     const fn = await transformation({ enabled: true, code: LOGGING })
@@ -452,25 +620,49 @@ describe("function logs", () => {
     const entries = await logs(`/zed_functions/${fn.id}/logs/`)
     expect(entries).toHaveLength(3)
     for (const entry of entries) {
-      expect(Object.keys(entry).sort()).toEqual(["id", "instance_id", "message", "source", "team_id", "timestamp", "type", "zed_function_id"])
-      expect(entry).toMatchObject({ team_id: 1, zed_function_id: fn.id, id: expect.stringMatching(/^[0-9a-f-]{36}$/), instance_id: expect.stringMatching(/^[0-9a-f-]{36}$/) })
+      expect(Object.keys(entry).sort()).toEqual([
+        "id",
+        "instance_id",
+        "message",
+        "source",
+        "team_id",
+        "timestamp",
+        "type",
+        "zed_function_id"
+      ])
+      expect(entry).toMatchObject({
+        team_id: 1,
+        zed_function_id: fn.id,
+        id: expect.stringMatching(/^[0-9a-f-]{36}$/),
+        instance_id: expect.stringMatching(/^[0-9a-f-]{36}$/)
+      })
       expect(Number.isNaN(Date.parse(entry.timestamp))).toBe(false)
     }
     const times = entries.map((e) => Date.parse(e.timestamp))
     expect(times).toEqual([...times].sort((x, y) => y - x))
-    expect(entries.filter((e) => e.source === "CONSOLE" && e.type === "LOG").map((e) => e.message).sort()).toEqual(["Hello MiXed case bad", "Hello MiXed case good"])
+    expect(
+      entries
+        .filter((e) => e.source === "CONSOLE" && e.type === "LOG")
+        .map((e) => e.message)
+        .sort()
+    ).toEqual(["Hello MiXed case bad", "Hello MiXed case good"])
     expect(entries.filter((e) => e.type === "ERROR")).toHaveLength(1)
   })
 
   it("filters by type, repeated or comma-separated, and refuses unknown types", async () => {
     const fn = await loggingFunction()
-    const types = async (query: string) => (await logs(`/zed_functions/${fn.id}/logs/?${query}`)).map((e) => e.type).sort()
+    const types = async (query: string) =>
+      (await logs(`/zed_functions/${fn.id}/logs/?${query}`)).map((e) => e.type).sort()
     expect(await types("type_filter=ERROR")).toEqual(["ERROR"])
     expect(await types("type_filter=LOG")).toEqual(["LOG", "LOG"])
     expect(await types("type_filter=LOG&type_filter=ERROR")).toEqual(["ERROR", "LOG", "LOG"])
     expect(await types("type_filter=LOG,ERROR")).toEqual(["ERROR", "LOG", "LOG"])
     expect(await types("type_filter=WARN")).toEqual([])
-    expectError(await send("GET", `/zed_functions/${fn.id}/logs/?type_filter=LOG&type_filter=NOPE`), 400, invalid("type_filter"))
+    expectError(
+      await send("GET", `/zed_functions/${fn.id}/logs/?type_filter=LOG&type_filter=NOPE`),
+      400,
+      invalid("type_filter")
+    )
   })
 
   it("searches messages ignoring case", async () => {
@@ -493,8 +685,15 @@ describe("function logs", () => {
     expect(await ids(`before=${encodeURIComponent(oldest)}`)).toEqual([])
     expect(await ids(`after=${encodeURIComponent(ms(oldest, -1))}`)).toEqual(all.map((e) => e.id).sort())
     expect(await ids(`before=${encodeURIComponent(ms(newest, 1))}`)).toEqual(all.map((e) => e.id).sort())
-    expect(await ids(`after=${encodeURIComponent(ms(oldest, -1))}&before=${encodeURIComponent(ms(newest, 1))}`)).toHaveLength(all.length)
-    expect(await ids(`before=${encodeURIComponent(newest)}`)).toEqual(all.filter((e) => e.timestamp < newest).map((e) => e.id).sort())
+    expect(
+      await ids(`after=${encodeURIComponent(ms(oldest, -1))}&before=${encodeURIComponent(ms(newest, 1))}`)
+    ).toHaveLength(all.length)
+    expect(await ids(`before=${encodeURIComponent(newest)}`)).toEqual(
+      all
+        .filter((e) => e.timestamp < newest)
+        .map((e) => e.id)
+        .sort()
+    )
     expectError(await send("GET", `${path}?after=yesterday-ish`), 400, invalid("after"))
     expectError(await send("GET", `${path}?before=2024-13-45T99:00:00Z`), 400, invalid("before"))
   })
@@ -515,14 +714,18 @@ describe("function logs", () => {
 })
 
 describe("plugin configs", () => {
-  const CHROME_MAC = "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36"
+  const CHROME_MAC =
+    "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/121.0.0.0 Safari/537.36"
 
   it("lists the three built-ins, GeoIP alone enabled", async () => {
     const res = await send("GET", "/plugin_configs/")
     expect(res.status, res.text).toBe(200)
     expect(res.json.count).toBe(3)
-    expect(res.json.results.map((c: { name: string; enabled: boolean }) => [c.name, c.enabled]))
-      .toEqual([["GeoIP", true], ["User Agent Populator", false], ["Property Filter", false]])
+    expect(res.json.results.map((c: { name: string; enabled: boolean }) => [c.name, c.enabled])).toEqual([
+      ["GeoIP", true],
+      ["User Agent Populator", false],
+      ["Property Filter", false]
+    ])
     for (const config of res.json.results) {
       const one = await send("GET", `/plugin_configs/${config.id}/`)
       expect(one.status, one.text).toBe(200)
@@ -533,8 +736,15 @@ describe("plugin configs", () => {
 
   it("refuses unknown config keys and values of the wrong type", async () => {
     const ua = await pluginConfig("User Agent Populator")
-    expectError(await send("PATCH", `/plugin_configs/${ua.id}/`, { config: { nope: true } }), 400, { type: "validation_error", attr: expect.stringMatching(/^config__/) })
-    expectError(await send("PATCH", `/plugin_configs/${ua.id}/`, { config: { overrideUserAgentDetails: "yes" } }), 400, invalid("config__overrideUserAgentDetails"))
+    expectError(await send("PATCH", `/plugin_configs/${ua.id}/`, { config: { nope: true } }), 400, {
+      type: "validation_error",
+      attr: expect.stringMatching(/^config__/)
+    })
+    expectError(
+      await send("PATCH", `/plugin_configs/${ua.id}/`, { config: { overrideUserAgentDetails: "yes" } }),
+      400,
+      invalid("config__overrideUserAgentDetails")
+    )
     expect((await send("GET", `/plugin_configs/${ua.id}/`)).json.config).toEqual({})
     const ok = await send("PATCH", `/plugin_configs/${ua.id}/`, { config: { overrideUserAgentDetails: true } })
     expect(ok.status, ok.text).toBe(200)
@@ -544,7 +754,7 @@ describe("plugin configs", () => {
   it("parses user agents once the User Agent plugin is enabled, and logs the change", async () => {
     const ua = await pluginConfig("User Agent Populator")
     const parsed = async (event: string) => {
-      const [{ properties }] = await stored(event) as [StoredEvent]
+      const [{ properties }] = (await stored(event)) as [StoredEvent]
       return [properties["$browser"], properties["$os"], properties["$device_type"]]
     }
     await capture([{ event: "before", distinct_id: "a", properties: { $raw_user_agent: CHROME_MAC } }])
@@ -558,13 +768,36 @@ describe("plugin configs", () => {
 
     const entries = await logs(`/plugin_configs/${ua.id}/logs/`)
     expect(entries).toHaveLength(1)
-    expect(Object.keys(entries[0]!).sort()).toEqual(["id", "instance_id", "message", "plugin_config_id", "plugin_id", "source", "team_id", "timestamp", "type"])
-    expect(entries[0]).toMatchObject({ plugin_id: ua.plugin, plugin_config_id: ua.id, team_id: 1, source: "SYSTEM", type: "INFO", message: expect.stringContaining("enabled") })
+    expect(Object.keys(entries[0]!).sort()).toEqual([
+      "id",
+      "instance_id",
+      "message",
+      "plugin_config_id",
+      "plugin_id",
+      "source",
+      "team_id",
+      "timestamp",
+      "type"
+    ])
+    expect(entries[0]).toMatchObject({
+      plugin_id: ua.plugin,
+      plugin_config_id: ua.id,
+      team_id: 1,
+      source: "SYSTEM",
+      type: "INFO",
+      message: expect.stringContaining("enabled")
+    })
   })
 
   it("answers 404 for an unknown plugin config", async () => {
-    for (const [method, path] of [["GET", "/plugin_configs/9999/"], ["PATCH", "/plugin_configs/9999/"], ["GET", "/plugin_configs/9999/logs/"]] as const) {
-      expectError(await send(method, path, method === "PATCH" ? { enabled: true } : undefined), 404, { code: "not_found" })
+    for (const [method, path] of [
+      ["GET", "/plugin_configs/9999/"],
+      ["PATCH", "/plugin_configs/9999/"],
+      ["GET", "/plugin_configs/9999/logs/"]
+    ] as const) {
+      expectError(await send(method, path, method === "PATCH" ? { enabled: true } : undefined), 404, {
+        code: "not_found"
+      })
     }
   })
 })
@@ -573,7 +806,11 @@ describe("scopes", () => {
   it("lets a zed_function:read key read but not write", async () => {
     const key = await issueKey(zed, ["zed_function:read"])
     expect((await send("GET", "/zed_functions/", undefined, key)).status).toBe(200)
-    expectError(await send("POST", "/zed_functions/", { type: "transformation", name: "N", code: IDENTITY }, key), 403, { code: "permission_denied" })
+    expectError(
+      await send("POST", "/zed_functions/", { type: "transformation", name: "N", code: IDENTITY }, key),
+      403,
+      { code: "permission_denied" }
+    )
     const fn = await transformation()
     expect((await send("PATCH", `/zed_functions/${fn.id}/`, { name: "x" }, key)).status).toBe(403)
     expect((await send("GET", `/zed_functions/${fn.id}/logs/`, undefined, key)).status).toBe(200)
@@ -584,7 +821,9 @@ describe("scopes", () => {
     const configs = await send("GET", "/plugin_configs/", undefined, key)
     expect(configs.status).toBe(200)
     const id = configs.json.results[0].id
-    expectError(await send("PATCH", `/plugin_configs/${id}/`, { enabled: false }, key), 403, { code: "permission_denied" })
+    expectError(await send("PATCH", `/plugin_configs/${id}/`, { enabled: false }, key), 403, {
+      code: "permission_denied"
+    })
     expect((await send("GET", `/plugin_configs/${id}/`)).json.enabled).toBe(true)
     expect((await send("GET", "/zed_functions/", undefined, key)).status).toBe(403)
   })

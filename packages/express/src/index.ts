@@ -24,17 +24,20 @@ const parsedBody = (req: Request): (() => Promise<Uint8Array>) | undefined => {
  * Express middleware serving Zed: `app.use("/analytics", zedMiddleware(zed))`. Takes the instance
  * or a promise of it, so the app can mount it before Zed has finished starting.
  */
-export const zedMiddleware = (zed: Zed | Promise<Zed>, options: ZedExpressOptions = {}): RequestHandler =>
+export const zedMiddleware =
+  (zed: Zed | Promise<Zed>, options: ZedExpressOptions = {}): RequestHandler =>
   (req: Request, res: Response, next: NextFunction) => {
-    Promise.resolve(zed).then(async (instance) => {
-      const fallthrough = options.fallthrough ?? req.baseUrl === ""
-      if (fallthrough && !instance.serves(req.path)) return next()
-      const request = fromNodeRequest(req, {
-        url: new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`),
-        path: req.path,
-        body: parsedBody(req)
+    Promise.resolve(zed)
+      .then(async (instance) => {
+        const fallthrough = options.fallthrough ?? req.baseUrl === ""
+        if (fallthrough && !instance.serves(req.path)) return next()
+        const request = fromNodeRequest(req, {
+          url: new URL(req.originalUrl, `${req.protocol}://${req.get("host") ?? "localhost"}`),
+          path: req.path,
+          body: parsedBody(req)
+        })
+        if (request === undefined) return next()
+        writeNodeReply(res, await instance.handle(request))
       })
-      if (request === undefined) return next()
-      writeNodeReply(res, await instance.handle(request))
-    }).catch(next)
+      .catch(next)
   }

@@ -16,7 +16,17 @@ const get = async (path: string, init: RequestInit = {}) => {
     headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...init.headers }
   })
   const text = await response.text()
-  return { status: response.status, text, json: (() => { try { return JSON.parse(text) } catch { return undefined } })() }
+  return {
+    status: response.status,
+    text,
+    json: (() => {
+      try {
+        return JSON.parse(text)
+      } catch {
+        return undefined
+      }
+    })()
+  }
 }
 
 beforeAll(async () => {
@@ -69,7 +79,10 @@ describe("Express middleware", () => {
   })
 
   it("reads bodies that a JSON body parser already consumed", async () => {
-    const res = await get("/parsed/api/projects/", { method: "POST", body: '{"name":"Through express.json","timezone":"Europe/Rome"}' })
+    const res = await get("/parsed/api/projects/", {
+      method: "POST",
+      body: '{"name":"Through express.json","timezone":"Europe/Rome"}'
+    })
     expect(res.status).toBe(201)
     expect(res.json).toMatchObject({ name: "Through express.json", timezone: "Europe/Rome" })
     const bad = await get("/parsed/api/projects/", { method: "POST", body: '{"name": 1}' })

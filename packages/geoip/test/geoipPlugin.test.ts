@@ -8,7 +8,11 @@ import { DbipGeoIp } from "../src/index.js"
 
 let zed: Zed
 beforeAll(async () => {
-  zed = await createZed({ storage: memoryStorage(), geoip: DbipGeoIp, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+  zed = await createZed({
+    storage: memoryStorage(),
+    geoip: DbipGeoIp,
+    bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+  })
 })
 afterAll(() => zed.close())
 
@@ -49,7 +53,10 @@ describe("the GeoIP plugin", () => {
     const configs = await call(zed, "/api/environments/1/plugin_configs/")
     const geoip = configs.json.results.find((c: { name: string }) => c.name === "GeoIP")
     expect(geoip.enabled).toBe(true)
-    const patched = await call(zed, `/api/environments/1/plugin_configs/${geoip.id}/`, { method: "PATCH", body: JSON.stringify({ enabled: false }) })
+    const patched = await call(zed, `/api/environments/1/plugin_configs/${geoip.id}/`, {
+      method: "PATCH",
+      body: JSON.stringify({ enabled: false })
+    })
     expect(patched.status, patched.text).toBe(200)
     expect(patched.json.enabled).toBe(false)
 

@@ -8,11 +8,16 @@ const request = (url: string, init: RequestInit = {}) =>
 
 describe("Next.js route handlers", () => {
   it("serve Zed from a catch-all route, stripping the base path", async () => {
-    const { GET, POST } = zedRouteHandlers(() => createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: KEY } }), {
-      basePath: "/analytics",
-      instance: "base-path"
-    })
-    const created = await POST(request("https://site.example/analytics/api/projects/", { method: "POST", body: '{"name":"Web"}' }))
+    const { GET, POST } = zedRouteHandlers(
+      () => createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: KEY } }),
+      {
+        basePath: "/analytics",
+        instance: "base-path"
+      }
+    )
+    const created = await POST(
+      request("https://site.example/analytics/api/projects/", { method: "POST", body: '{"name":"Web"}' })
+    )
     expect(created.status).toBe(201)
     const list = await (await GET(request("https://site.example/analytics/api/projects/?limit=1"))).json()
     expect(list.count).toBe(2)
@@ -30,17 +35,22 @@ describe("Next.js route handlers", () => {
     expect(created).toBe(0)
     const again = zedRouteHandlers(factory, { instance: "shared" })
     await first.POST(request("http://x/api/projects/", { method: "POST", body: '{"name":"Kept"}' }))
-    const names = (await (await again.GET(request("http://x/api/projects/"))).json()).results.map((p: { name: string }) => p.name)
+    const names = (await (await again.GET(request("http://x/api/projects/"))).json()).results.map(
+      (p: { name: string }) => p.name
+    )
     expect(names).toEqual(["Default project", "Kept"])
     expect(created).toBe(1)
   })
 
   it("retry creation after a failed start", async () => {
     let attempts = 0
-    const { GET } = zedRouteHandlers(async () => {
-      if (attempts++ === 0) throw new Error("database not up yet")
-      return createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: KEY } })
-    }, { instance: "retry" })
+    const { GET } = zedRouteHandlers(
+      async () => {
+        if (attempts++ === 0) throw new Error("database not up yet")
+        return createZed({ storage: memoryStorage(), bootstrap: { personalApiKey: KEY } })
+      },
+      { instance: "retry" }
+    )
     await expect(GET(request("http://x/_health"))).rejects.toThrow("database not up yet")
     expect((await GET(request("http://x/_health"))).status).toBe(200)
   })

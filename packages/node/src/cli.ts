@@ -2,7 +2,16 @@ import { writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { parseArgs } from "node:util"
 import { migrateEvents } from "@zed/clickhouse"
-import { createZed, DEFAULT_DEMO_DAYS, DEFAULT_DEMO_SEED, DEFAULT_LIMITS, issuePersonalApiKey, loadDemoData, openApiDocument, VERSION } from "@zed/core"
+import {
+  createZed,
+  DEFAULT_DEMO_DAYS,
+  DEFAULT_DEMO_SEED,
+  DEFAULT_LIMITS,
+  issuePersonalApiKey,
+  loadDemoData,
+  openApiDocument,
+  VERSION
+} from "@zed/core"
 import { routes } from "@zed/core/adapter"
 import { pgliteClient, postgresClient } from "@zed/postgres"
 import { Effect, Layer, Option } from "effect"
@@ -33,10 +42,13 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
         console.error("storage did not close in time; exiting")
         process.exit(1)
       }, config.shutdownGraceMs + DEFAULT_LIMITS.storageTimeoutMs).unref()
-      void running.close().then(() => process.exit(0), (error) => {
-        console.error(`zed serve: ${(error as Error).message}`)
-        process.exit(1)
-      })
+      void running.close().then(
+        () => process.exit(0),
+        (error) => {
+          console.error(`zed serve: ${(error as Error).message}`)
+          process.exit(1)
+        }
+      )
     }
     process.once("SIGINT", stop)
     process.once("SIGTERM", stop)
@@ -54,21 +66,30 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
       }
     })
     if (positionals[0] !== "create" || values.scopes === undefined) throw new UsageError()
-    const projects = values.project?.flatMap((p) => p.split(",")).map((p) => {
-      if (!/^\d+$/.test(p)) throw new UsageError(`--project takes project ids, not "${p}"`)
-      return Number(p)
-    })
+    const projects = values.project
+      ?.flatMap((p) => p.split(","))
+      .map((p) => {
+        if (!/^\d+$/.test(p)) throw new UsageError(`--project takes project ids, not "${p}"`)
+        return Number(p)
+      })
     const config = await loadConfig()
     const zed = await onDatabase(config, () => createZed({ storage: storageFor(config), bootstrap: false }))
     try {
-      const { key, value } = await zed.run(issuePersonalApiKey({
-        scopes: values.scopes.split(",").map((s) => s.trim()).filter((s) => s !== ""),
-        projects,
-        label: values.label,
-        userEmail: values.user
-      }))
+      const { key, value } = await zed.run(
+        issuePersonalApiKey({
+          scopes: values.scopes
+            .split(",")
+            .map((s) => s.trim())
+            .filter((s) => s !== ""),
+          projects,
+          label: values.label,
+          userEmail: values.user
+        })
+      )
       console.log(value)
-      console.error(`scopes ${key.scopes.join(",")}; projects ${key.scoped_teams?.join(",") ?? "all"}; shown once, stored as a hash`)
+      console.error(
+        `scopes ${key.scopes.join(",")}; projects ${key.scoped_teams?.join(",") ?? "all"}; shown once, stored as a hash`
+      )
     } finally {
       await zed.close()
     }
@@ -77,25 +98,36 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
   demo: async (args) => {
     const { values } = parseArgs({
       args,
-      options: { events: { type: "string" }, seed: { type: "string" }, end: { type: "string" }, project: { type: "string" } }
+      options: {
+        events: { type: "string" },
+        seed: { type: "string" },
+        end: { type: "string" },
+        project: { type: "string" }
+      }
     })
     if (values.events === undefined) throw new UsageError("zed demo needs --events")
     const events = integerArg("--events", values.events, 1)
-    const seed = values.seed === undefined ? DEFAULT_DEMO_SEED : integerArg("--seed", values.seed, Number.MIN_SAFE_INTEGER)
+    const seed =
+      values.seed === undefined ? DEFAULT_DEMO_SEED : integerArg("--seed", values.seed, Number.MIN_SAFE_INTEGER)
     const project = values.project === undefined ? 1 : integerArg("--project", values.project, 1)
     const end = values.end === undefined ? startOfUtcDay(new Date()) : dayArg(values.end)
     const config = await loadConfig()
     // A fresh store is set up as `zed serve` would set it up, so the data has a project to go to.
-    const zed = await onDatabase(config, () => createZed({
-      storage: storageFor(config),
-      bootstrap: {
-        projectApiKey: Option.getOrUndefined(config.projectApiKey),
-        personalApiKey: Option.getOrUndefined(config.personalApiKey),
-        adminEmail: Option.getOrUndefined(config.adminEmail)
-      }
-    }))
+    const zed = await onDatabase(config, () =>
+      createZed({
+        storage: storageFor(config),
+        bootstrap: {
+          projectApiKey: Option.getOrUndefined(config.projectApiKey),
+          personalApiKey: Option.getOrUndefined(config.personalApiKey),
+          adminEmail: Option.getOrUndefined(config.adminEmail)
+        }
+      })
+    )
     try {
-      if (zed.bootstrap.created) console.error(`Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`)
+      if (zed.bootstrap.created)
+        console.error(
+          `Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`
+        )
       const started = performance.now()
       const rate = (loaded: number) => `${Math.round(loaded / ((performance.now() - started) / 1000))} events/s`
       let reported = 0
@@ -111,7 +143,9 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
         }
       })
       const seconds = (performance.now() - started) / 1000
-      console.log(`Loaded ${loaded} demo events (seed ${seed}, up to ${end.toISOString().slice(0, 10)}) into project ${project} in ${seconds.toFixed(1)} s, ${rate(loaded)}`)
+      console.log(
+        `Loaded ${loaded} demo events (seed ${seed}, up to ${end.toISOString().slice(0, 10)}) into project ${project} in ${seconds.toFixed(1)} s, ${rate(loaded)}`
+      )
     } finally {
       await zed.close()
     }
@@ -119,11 +153,14 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
 
   "migrate-events": async (args) => {
     const { values } = parseArgs({ args, options: { "batch-size": { type: "string" } } })
-    const batchSize = values["batch-size"] === undefined ? undefined : integerArg("--batch-size", values["batch-size"], 1)
+    const batchSize =
+      values["batch-size"] === undefined ? undefined : integerArg("--batch-size", values["batch-size"], 1)
     const config = await loadConfig()
     const target = clickhouseFor(config)
     if (Option.isNone(target)) {
-      throw new UsageError("zed migrate-events needs a ClickHouse to copy to: set CLICKHOUSE_URL (and CLICKHOUSE_CLUSTER on a cluster) or ZED_EVENTS=chdb")
+      throw new UsageError(
+        "zed migrate-events needs a ClickHouse to copy to: set CLICKHOUSE_URL (and CLICKHOUSE_CLUSTER on a cluster) or ZED_EVENTS=chdb"
+      )
     }
     // The same store `zed serve` opens; PGlite's lock refuses it while Zed runs.
     const source = Option.match(config.databaseUrl, {
@@ -132,17 +169,23 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
     })
     const started = performance.now()
     const seconds = () => (performance.now() - started) / 1000
-    const result = await Effect.runPromise(migrateEvents({
-      batchSize,
-      onProgress: ({ done, table, total }) =>
-        console.error(`  ${table}: ${done} of ${total} rows${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ""}, ${seconds().toFixed(0)} s`)
-    }).pipe(
-      Effect.provide(Layer.merge(source, target.value)),
-      Effect.mapError((error) => new Error(error.message))
-    ))
+    const result = await Effect.runPromise(
+      migrateEvents({
+        batchSize,
+        onProgress: ({ done, table, total }) =>
+          console.error(
+            `  ${table}: ${done} of ${total} rows${total > 0 ? ` (${Math.floor((done / total) * 100)}%)` : ""}, ${seconds().toFixed(0)} s`
+          )
+      }).pipe(
+        Effect.provide(Layer.merge(source, target.value)),
+        Effect.mapError((error) => new Error(error.message))
+      )
+    )
     const rows = result.reduce((sum, t) => sum + t.copied, 0)
     const time = seconds()
-    console.log(`Copied ${result.map((t) => `${t.copied} ${t.table}`).join(", ")} in ${time.toFixed(1)} s, ${Math.round(rows / Math.max(time, 0.001))} rows/s`)
+    console.log(
+      `Copied ${result.map((t) => `${t.copied} ${t.table}`).join(", ")} in ${time.toFixed(1)} s, ${Math.round(rows / Math.max(time, 0.001))} rows/s`
+    )
     if (rows === 0) console.log("Nothing left to copy: an earlier run finished.")
     console.log("Now start Zed with the same CLICKHOUSE_URL / ZED_EVENTS setting.")
   },
@@ -174,7 +217,8 @@ const onDatabase = async <A>(config: ServerConfig, open: () => Promise<A>): Prom
 
 const integerArg = (flag: string, text: string, min: number): number => {
   const value = Number(text)
-  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min) throw new UsageError(`${flag} takes a whole number${min > 0 ? ` from ${min}` : ""}, not "${text}"`)
+  if (!/^-?\d+$/.test(text) || !Number.isSafeInteger(value) || value < min)
+    throw new UsageError(`${flag} takes a whole number${min > 0 ? ` from ${min}` : ""}, not "${text}"`)
   return value
 }
 

@@ -7,7 +7,10 @@ import { Config, Effect, Option } from "effect"
 /** A positive integer from the environment, `fallback` when unset. */
 const positive = (name: string, fallback: number) =>
   Config.integer(name).pipe(
-    Config.validate({ message: `${name} must be a positive integer`, validation: (n) => Number.isSafeInteger(n) && n > 0 }),
+    Config.validate({
+      message: `${name} must be a positive integer`,
+      validation: (n) => Number.isSafeInteger(n) && n > 0
+    }),
     Config.withDefault(fallback)
   )
 
@@ -16,7 +19,10 @@ const { bodyBytes } = DEFAULT_LIMITS
 /** The standalone server's settings, from the environment. */
 export const ServerConfig = Config.all({
   port: Config.integer("PORT").pipe(
-    Config.validate({ message: "PORT must be a port number (0 picks a free one)", validation: (n) => n >= 0 && n <= 65535 }),
+    Config.validate({
+      message: "PORT must be a port number (0 picks a free one)",
+      validation: (n) => n >= 0 && n <= 65535
+    }),
     Config.withDefault(8000)
   ),
   host: Config.string("HOST").pipe(Config.withDefault("0.0.0.0")),
@@ -61,10 +67,12 @@ type StorageConfig = Pick<ServerConfig, "databaseUrl" | "dataDir" | "clickhouseU
  */
 export const clickhouseFor = (config: StorageConfig) =>
   Option.isSome(config.clickhouseUrl)
-    ? Option.some(httpClickHouse({ url: config.clickhouseUrl.value, cluster: Option.getOrUndefined(config.clickhouseCluster) }))
+    ? Option.some(
+        httpClickHouse({ url: config.clickhouseUrl.value, cluster: Option.getOrUndefined(config.clickhouseCluster) })
+      )
     : config.events === "chdb"
-    ? Option.some(chdbClickHouse({ path: join(config.dataDir, "chdb") }))
-    : Option.none()
+      ? Option.some(chdbClickHouse({ path: join(config.dataDir, "chdb") }))
+      : Option.none()
 
 /** The metadata store, with events and ZedQL on ClickHouse when one is configured. */
 export const storageFor = (config: StorageConfig): ZedStorage =>

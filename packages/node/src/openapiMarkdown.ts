@@ -6,7 +6,13 @@ interface Operation {
   readonly summary: string
   readonly description?: string
   readonly tags: ReadonlyArray<string>
-  readonly parameters: ReadonlyArray<{ name: string; in: string; required: boolean; description?: string; schema: unknown }>
+  readonly parameters: ReadonlyArray<{
+    name: string
+    in: string
+    required: boolean
+    description?: string
+    schema: unknown
+  }>
   readonly requestBody?: { content: Record<string, { schema: unknown }> }
   readonly responses: Record<string, { description: string; content?: Record<string, { schema: unknown }> }>
   readonly "x-required-scope"?: string
@@ -27,8 +33,9 @@ const fields = (schema: any): Array<string> => {
   return [
     "| Field | Type | Required | Notes |",
     "|---|---|---|---|",
-    ...Object.entries<any>(schema.properties).map(([name, field]) =>
-      `| \`${name}\` | ${typeOf(field)} | ${required.has(name) ? "yes" : "no"} | ${(field.description ?? "").replace(/\n/g, " ")} |`
+    ...Object.entries<any>(schema.properties).map(
+      ([name, field]) =>
+        `| \`${name}\` | ${typeOf(field)} | ${required.has(name) ? "yes" : "no"} | ${(field.description ?? "").replace(/\n/g, " ")} |`
     ),
     ""
   ]
@@ -63,7 +70,9 @@ export const renderMarkdown = (doc: OpenApiDocument): string => {
         lines.push("| Parameter | In | Type | Required | Notes |", "|---|---|---|---|---|")
         for (const p of op.parameters) {
           const schema = p.schema as any
-          lines.push(`| \`${p.name}\` | ${p.in} | ${typeOf(schema)} | ${p.required ? "yes" : "no"} | ${p.description ?? schema?.description ?? ""} |`)
+          lines.push(
+            `| \`${p.name}\` | ${p.in} | ${typeOf(schema)} | ${p.required ? "yes" : "no"} | ${p.description ?? schema?.description ?? ""} |`
+          )
         }
         lines.push("")
       }

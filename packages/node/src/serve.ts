@@ -82,7 +82,10 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
       const serverClosed = new Promise<void>((resolve) => server.close(() => resolve()))
       server.closeIdleConnections()
       let timer: NodeJS.Timeout | undefined
-      await Promise.race([serverClosed, new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))])
+      await Promise.race([
+        serverClosed,
+        new Promise((resolve) => (timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))))
+      ])
       clearTimeout(timer)
       // Past the grace period no client keeps Zed up: a half-sent request or a silent socket is cut.
       server.closeAllConnections()

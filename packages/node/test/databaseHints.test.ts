@@ -54,7 +54,9 @@ describe("zed serve on a PostgreSQL it cannot use", () => {
 
   it("a database that does not exist", async () => {
     const line = await serveOn(withUrl((url) => (url.pathname = "/zed_no_such_database")))
-    expect(line).toContain(`the database "zed_no_such_database" does not exist on ${server.hostname}:${server.port || 5432}`)
+    expect(line).toContain(
+      `the database "zed_no_such_database" does not exist on ${server.hostname}:${server.port || 5432}`
+    )
     expect(line).toContain(`createdb -h ${server.hostname} -p ${server.port || 5432}`)
   })
 

@@ -19,18 +19,34 @@ const DAY = 86_400_000
 /** Everything stored in project 1, in an order independent of the store. */
 const contents = async (zed: Zed) => {
   const events = await zed.run(Effect.flatMap(EventStore, (s) => s.list(1, { limit: 100_000, offset: 0 })))
-  const persons = await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 100_000, offset: 0 })))
+  const persons = await zed.run(
+    Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 100_000, offset: 0 }))
+  )
   return {
     events: events
-      .map(({ distinct_id, event, person_id, properties, timestamp, uuid }) => ({ uuid, event, distinct_id, person_id, timestamp, properties }))
+      .map(({ distinct_id, event, person_id, properties, timestamp, uuid }) => ({
+        uuid,
+        event,
+        distinct_id,
+        person_id,
+        timestamp,
+        properties
+      }))
       .sort((a, b) => a.uuid.localeCompare(b.uuid)),
     persons: persons.results
-      .map(({ created_at, distinct_ids, is_identified, properties, uuid }) => ({ uuid, distinct_ids: [...distinct_ids].sort(), is_identified, properties, created_at }))
+      .map(({ created_at, distinct_ids, is_identified, properties, uuid }) => ({
+        uuid,
+        distinct_ids: [...distinct_ids].sort(),
+        is_identified,
+        properties,
+        created_at
+      }))
       .sort((a, b) => a.uuid.localeCompare(b.uuid))
   }
 }
 
-const openPglite = (dataDir: string) => createZed({ storage: pgliteStorage({ dataDir: join(dataDir, "pgdata") }), bootstrap: false })
+const openPglite = (dataDir: string) =>
+  createZed({ storage: pgliteStorage({ dataDir: join(dataDir, "pgdata") }), bootstrap: false })
 
 describe("zed demo", () => {
   it("refuses missing or malformed options before opening any store", async () => {
@@ -50,9 +66,13 @@ describe("zed demo", () => {
 
   it("loads the data set into PGlite exactly as it loads into memory, reporting progress and rate", async () => {
     const dataDir = join(root, "loaded")
-    const result = await runZed(["demo", "--events", "2500", "--seed", "9", "--end", "2026-02-01"], { ZED_DATA_DIR: dataDir })
+    const result = await runZed(["demo", "--events", "2500", "--seed", "9", "--end", "2026-02-01"], {
+      ZED_DATA_DIR: dataDir
+    })
     expect(result.code, result.stderr).toBe(0)
-    expect(result.stdout).toMatch(/^Loaded 2500 demo events \(seed 9, up to 2026-02-01\) into project 1 in \d+\.\d s, \d+ events\/s$/m)
+    expect(result.stdout).toMatch(
+      /^Loaded 2500 demo events \(seed 9, up to 2026-02-01\) into project 1 in \d+\.\d s, \d+ events\/s$/m
+    )
     expect(result.stderr).toContain(`credentials are in ${join(dataDir, "credentials.json")}`)
     expect(result.stderr).toMatch(/^ {2}1000 of 2500 events, \d+ events\/s$/m)
 

@@ -27,7 +27,8 @@ const dirs: Array<string> = []
 const children: Array<Started> = []
 afterEach(() => {
   // A failed run may leave a server behind.
-  for (const { child } of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
+  for (const { child } of children.splice(0))
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL")
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
 })
 
@@ -138,7 +139,9 @@ describe("zed serve on PGlite under SIGKILL", () => {
 
     const zed = await createZed({ storage: pgliteStorage({ dataDir: join(dataDir, "pgdata") }), bootstrap: false })
     try {
-      const stored = await zed.run(Effect.flatMap(EventStore, (store) => store.list(1, { limit: 10_000_000, offset: 0 })))
+      const stored = await zed.run(
+        Effect.flatMap(EventStore, (store) => store.list(1, { limit: 10_000_000, offset: 0 }))
+      )
       const copies = new Map<string, number>()
       for (const event of stored) copies.set(event.uuid, (copies.get(event.uuid) ?? 0) + 1)
       expect([...copies].filter(([, n]) => n > 1)).toEqual([])
@@ -148,8 +151,12 @@ describe("zed serve on PGlite under SIGKILL", () => {
       const torn = stored.filter((event) => {
         const original = sent.get(event.uuid)!
         const { $ip, ...properties } = event.properties
-        return event.event !== original.event || event.distinct_id !== original.distinct_id ||
-          sorted(properties) !== sorted(original.properties) || $ip !== "127.0.0.1"
+        return (
+          event.event !== original.event ||
+          event.distinct_id !== original.distinct_id ||
+          sorted(properties) !== sorted(original.properties) ||
+          $ip !== "127.0.0.1"
+        )
       })
       expect(torn).toEqual([])
       expect(stored.length).toBe(sent.size)

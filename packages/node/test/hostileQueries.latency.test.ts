@@ -39,7 +39,10 @@ afterAll(async () => {
 })
 
 const query = (text: string) =>
-  api(`${zed.url}/api/projects/1/query/`, PERSONAL_KEY, { method: "POST", body: JSON.stringify({ query: { kind: "ZedQLQuery", query: text } }) })
+  api(`${zed.url}/api/projects/1/query/`, PERSONAL_KEY, {
+    method: "POST",
+    body: JSON.stringify({ query: { kind: "ZedQLQuery", query: text } })
+  })
 
 const STEADY = [
   { path: "/i/v0/e/", body: JSON.stringify({ api_key: PROJECT_KEY, event: "steady", distinct_id: "steady-user" }) },
@@ -54,13 +57,17 @@ const steadyP99 = async (seconds: number) => {
     new Promise<void>((resolve, reject) => {
       const { body, path } = STEADY[i % STEADY.length]!
       const started = performance.now()
-      const req = request(`${zed.url}${path}`, { method: "POST", agent, headers: { "content-type": "application/json" } }, (res) => {
-        res.resume()
-        res.on("end", () => {
-          latencies.push(performance.now() - started)
-          res.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${res.statusCode}`))
-        })
-      })
+      const req = request(
+        `${zed.url}${path}`,
+        { method: "POST", agent, headers: { "content-type": "application/json" } },
+        (res) => {
+          res.resume()
+          res.on("end", () => {
+            latencies.push(performance.now() - started)
+            res.statusCode === 200 ? resolve() : reject(new Error(`${path}: ${res.statusCode}`))
+          })
+        }
+      )
       req.on("error", reject)
       req.end(body)
     })
@@ -77,10 +84,19 @@ const steadyP99 = async (seconds: number) => {
 
 describe("hostile ZedQL against zed serve under steady capture and flag traffic", () => {
   it("is refused off the request thread: capture and flags keep their latency, later queries and insights work", async () => {
-    await api(`${zed.url}/api/projects/1/feature_flags/`, PERSONAL_KEY, { method: "POST", body: JSON.stringify({ key: "steady", filters: { groups: [{ rollout_percentage: 50 }] } }) })
+    await api(`${zed.url}/api/projects/1/feature_flags/`, PERSONAL_KEY, {
+      method: "POST",
+      body: JSON.stringify({ key: "steady", filters: { groups: [{ rollout_percentage: 50 }] } })
+    })
     const insight = await api(`${zed.url}/api/projects/1/insights/`, PERSONAL_KEY, {
       method: "POST",
-      body: JSON.stringify({ name: "Steady events", query: { kind: "InsightVizNode", source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "steady" }] } } })
+      body: JSON.stringify({
+        name: "Steady events",
+        query: {
+          kind: "InsightVizNode",
+          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "steady" }] }
+        }
+      })
     })
     expect(insight.status).toBe(201)
     // Warm up, then the latency without hostile queries, before and after (the machine's own

@@ -42,7 +42,9 @@ describe("zed migrate-events", () => {
 
     const migrated = await runZed(["migrate-events", "--batch-size", "100"], { ...env, ZED_EVENTS: "chdb" })
     expect(migrated.code, migrated.stderr).toBe(0)
-    expect(migrated.stdout).toMatch(/^Copied 300 events, \d+ persons, \d+ person_distinct_ids, \d+ groups, 0 session_recordings in \d+\.\d s, \d+ rows\/s$/m)
+    expect(migrated.stdout).toMatch(
+      /^Copied 300 events, \d+ persons, \d+ person_distinct_ids, \d+ groups, 0 session_recordings in \d+\.\d s, \d+ rows\/s$/m
+    )
     expect(migrated.stderr).toContain("events: 300 of 300 rows (100%)")
 
     const again = await runZed(["migrate-events"], { ...env, ZED_EVENTS: "chdb" })
@@ -51,6 +53,13 @@ describe("zed migrate-events", () => {
     const metadata = () => pgliteStorage({ dataDir: join(env.ZED_DATA_DIR, "pgdata") })
     const before = await events(metadata())
     expect(before).toHaveLength(300)
-    expect(await events(clickhouseStorage({ metadata: metadata(), clickhouse: chdbClickHouse({ path: join(env.ZED_DATA_DIR, "chdb") }) }))).toEqual(before)
+    expect(
+      await events(
+        clickhouseStorage({
+          metadata: metadata(),
+          clickhouse: chdbClickHouse({ path: join(env.ZED_DATA_DIR, "chdb") })
+        })
+      )
+    ).toEqual(before)
   })
 })

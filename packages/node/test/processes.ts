@@ -13,7 +13,10 @@ export interface Started {
 /** Runs `zed serve` as its own process and waits until it listens. */
 export const startZed = (env: Record<string, string>, cwd?: string): Promise<Started> =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, "serve"], { env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env }, cwd })
+    const child = spawn(process.execPath, [BIN, "serve"], {
+      env: { ...process.env, PORT: "0", HOST: "127.0.0.1", ...env },
+      cwd
+    })
     let output = ""
     const onData = (chunk: Buffer) => {
       output += chunk.toString()
@@ -48,6 +51,9 @@ export const runZed = (args: ReadonlyArray<string>, env: Record<string, string>)
   })
 
 export const api = async (url: string, key: string, init: RequestInit = {}) => {
-  const response = await fetch(url, { ...init, headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } })
-  return { status: response.status, json: await response.json() as any }
+  const response = await fetch(url, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }
+  })
+  return { status: response.status, json: (await response.json()) as any }
 }

@@ -61,7 +61,10 @@ const servePage = (req: IncomingMessage, res: ServerResponse): boolean => {
 }
 
 beforeAll(async () => {
-  zed = await createZed({ storage: pgliteStorage(), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })
+  zed = await createZed({
+    storage: pgliteStorage(),
+    bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY }
+  })
   // Zed's server also serves the page, for the same-origin case.
   zedServer = createServer((req, res) => servePage(req, res) || void zed.nodeHandler(req, res))
   pageServer = createServer((req, res) => servePage(req, res) || res.writeHead(404).end())
@@ -72,7 +75,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await browser?.close()
-  await Promise.all([zedServer, pageServer].map((server) => new Promise((resolve) => server ? server.close(resolve) : resolve(undefined))))
+  await Promise.all(
+    [zedServer, pageServer].map(
+      (server) => new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+    )
+  )
   await zed?.close()
 })
 
@@ -80,14 +87,18 @@ const storedEvents = (): Promise<ReadonlyArray<StoredEvent>> =>
   zed.run(Effect.flatMap(EventStore, (s) => s.list(1, { limit: 1000, offset: 0 })))
 
 /** Polls storage until `done` holds for the events of these distinct ids (oldest first). */
-const waitForEvents = async (distinctIds: ReadonlyArray<string>, done: (events: ReadonlyArray<StoredEvent>) => boolean) => {
+const waitForEvents = async (
+  distinctIds: ReadonlyArray<string>,
+  done: (events: ReadonlyArray<StoredEvent>) => boolean
+) => {
   const deadline = Date.now() + 20_000
   for (;;) {
     const events = (await storedEvents())
       .filter((e) => distinctIds.includes(e.distinct_id))
       .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime())
     if (done(events)) return events
-    if (Date.now() > deadline) throw new Error(`events not stored in time; have: ${events.map((e) => `${e.event}@${e.distinct_id}`).join(", ")}`)
+    if (Date.now() > deadline)
+      throw new Error(`events not stored in time; have: ${events.map((e) => `${e.event}@${e.distinct_id}`).join(", ")}`)
     await new Promise((resolve) => setTimeout(resolve, 100))
   }
 }
@@ -119,7 +130,11 @@ const openPage = async (origin: string) => {
     if (!isFlags(request.url())) failures.push(`${request.url()}: ${request.failure()?.errorText}`)
   })
   tab.on("console", (message) => {
-    if (message.type() === "error" && !isFlags(message.location().url || "http://x/") && !message.text().includes("/flags/")) {
+    if (
+      message.type() === "error" &&
+      !isFlags(message.location().url || "http://x/") &&
+      !message.text().includes("/flags/")
+    ) {
       errors.push(`${message.text()} (${message.location().url})`)
     }
   })
@@ -128,7 +143,9 @@ const openPage = async (origin: string) => {
   await tab.goto(url)
   // Remote config arrived (as a script, so CORS allowed it) and was applied before the test captures anything.
   await tab.waitForFunction(
-    (token) => (window as any)._POSTHOG_REMOTE_CONFIG?.[token] !== undefined && (window as any).posthog.analyticsDefaultEndpoint === "/i/v0/e/",
+    (token) =>
+      (window as any)._POSTHOG_REMOTE_CONFIG?.[token] !== undefined &&
+      (window as any).posthog.analyticsDefaultEndpoint === "/i/v0/e/",
     PROJECT_KEY,
     { timeout: 10_000 }
   )
@@ -140,11 +157,18 @@ const captureBodies = (exchanges: ReadonlyArray<Exchange>) =>
     .filter((x) => x.request.method() === "POST")
     .map((x) => {
       const body = x.request.postDataBuffer() ?? Buffer.alloc(0)
-      return { path: new URL(x.request.url()).pathname, contentType: x.request.headers()["content-type"], gzip: body[0] === 0x1f && body[1] === 0x8b, body }
+      return {
+        path: new URL(x.request.url()).pathname,
+        contentType: x.request.headers()["content-type"],
+        gzip: body[0] === 0x1f && body[1] === 0x8b,
+        body
+      }
     })
 
 const personOf = async (distinctId: string) => {
-  const { results } = await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: distinctId, properties: [], limit: 10, offset: 0 })))
+  const { results } = await zed.run(
+    Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: distinctId, properties: [], limit: 10, offset: 0 }))
+  )
   expect(results).toHaveLength(1)
   return results[0]!
 }
@@ -155,13 +179,23 @@ const scenario = async (origin: string, user: string) => {
   try {
     const anon: string = await tab.evaluate(() => (window as any).posthog.get_distinct_id())
     expect(anon).toMatch(/^[0-9a-f-]{36}$/)
-    await tab.evaluate(() => (window as any).posthog.capture("custom event", { plan: "pro", seats: 3, nested: { tags: ["a", "b"] } }))
-    const anonymous = await waitForEvents([anon], (events) => names(events).includes("$pageview") && names(events).includes("custom event"))
+    await tab.evaluate(() =>
+      (window as any).posthog.capture("custom event", { plan: "pro", seats: 3, nested: { tags: ["a", "b"] } })
+    )
+    const anonymous = await waitForEvents(
+      [anon],
+      (events) => names(events).includes("$pageview") && names(events).includes("custom event")
+    )
     expect(names(anonymous).sort()).toEqual(["$pageview", "custom event"])
 
     for (const event of anonymous) {
       expect(event.distinct_id).toBe(anon)
-      expect(event.properties).toMatchObject({ $current_url: url, $lib: "web", $lib_version: SDK_VERSION, token: PROJECT_KEY })
+      expect(event.properties).toMatchObject({
+        $current_url: url,
+        $lib: "web",
+        $lib_version: SDK_VERSION,
+        token: PROJECT_KEY
+      })
       expect(event.timestamp.getTime()).toBeGreaterThanOrEqual(started - 1_000)
       expect(event.timestamp.getTime()).toBeLessThanOrEqual(Date.now())
     }
@@ -169,14 +203,20 @@ const scenario = async (origin: string, user: string) => {
     expect(custom.properties).toMatchObject({ plan: "pro", seats: 3, nested: { tags: ["a", "b"] } })
     // Before identify, posthog-js sends anonymous events without person processing (person_profiles: identified_only).
     expect(custom.properties["$process_person_profile"]).toBe(false)
-    expect(await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: anon, properties: [], limit: 10, offset: 0 })))).toMatchObject({ count: 0 })
+    expect(
+      await zed.run(
+        Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: anon, properties: [], limit: 10, offset: 0 }))
+      )
+    ).toMatchObject({ count: 0 })
 
     const email = `${user}@example.com`
     const company = `${user}-co`
     await tab.evaluate(([id, mail]) => (window as any).posthog.identify(id, { email: mail }), [user, email])
     await tab.evaluate((key) => (window as any).posthog.group("company", key, { name: "Acme", seats: 12 }), company)
     await tab.evaluate(() => (window as any).posthog.capture("after identify", { step: 2 }))
-    const all = await waitForEvents([anon, user], (events) => ["$identify", "$groupidentify", "after identify"].every((name) => names(events).includes(name)))
+    const all = await waitForEvents([anon, user], (events) =>
+      ["$identify", "$groupidentify", "after identify"].every((name) => names(events).includes(name))
+    )
     expect(await tab.evaluate(() => (window as any).posthog.get_distinct_id())).toBe(user)
 
     const identify = all.find((e) => e.event === "$identify")!
@@ -185,7 +225,11 @@ const scenario = async (origin: string, user: string) => {
     const after = all.find((e) => e.event === "after identify")!
     expect(after).toMatchObject({ distinct_id: user, properties: { step: 2, $current_url: url, $groups: { company } } })
     // The group: created with its properties, and named on the events that follow.
-    expect(all.find((e) => e.event === "$groupidentify")!.properties).toMatchObject({ $group_type: "company", $group_key: company, $group_set: { name: "Acme", seats: 12 } })
+    expect(all.find((e) => e.event === "$groupidentify")!.properties).toMatchObject({
+      $group_type: "company",
+      $group_key: company,
+      $group_set: { name: "Acme", seats: 12 }
+    })
     const index = (await zed.run(Effect.flatMap(GroupStore, (s) => s.types(1)))).get("company")!
     expect(after.groups[index]).toBe(company)
     const group = Option.getOrThrow(await zed.run(Effect.flatMap(GroupStore, (s) => s.get(1, index, company))))
@@ -204,7 +248,9 @@ const scenario = async (origin: string, user: string) => {
     // What went over the wire: config as a script, events gzipped as text/plain, all answered 200.
     const paths = exchanges.map((x) => `${x.request.method()} ${new URL(x.request.url()).pathname} ${x.status}`)
     expect(paths).toContain(`GET /array/${PROJECT_KEY}/config.js 200`)
-    expect(exchanges.filter((x) => x.status !== 200).map((x) => `${x.request.method()} ${x.request.url()} ${x.status}`)).toEqual([])
+    expect(
+      exchanges.filter((x) => x.status !== 200).map((x) => `${x.request.method()} ${x.request.url()} ${x.status}`)
+    ).toEqual([])
     const posts = captureBodies(exchanges)
     expect(posts.length).toBeGreaterThan(0)
     for (const post of posts) {
@@ -213,7 +259,8 @@ const scenario = async (origin: string, user: string) => {
     }
     // The events captured after config loaded went to the endpoint the config named.
     const sent = posts.map((post) => ({ path: post.path, payload: JSON.parse(gunzipSync(post.body).toString("utf8")) }))
-    const carrying = (name: string) => sent.filter((s) => s.payload.batch.some((e: { event: string }) => e.event === name))
+    const carrying = (name: string) =>
+      sent.filter((s) => s.payload.batch.some((e: { event: string }) => e.event === name))
     for (const name of ["custom event", "$identify", "$groupidentify", "after identify"]) {
       expect(carrying(name).map((s) => s.path)).toEqual(["/i/v0/e/"])
     }
@@ -224,7 +271,9 @@ const scenario = async (origin: string, user: string) => {
     // Leaving the page sends $pageleave as it unloads (posthog-js drains its queue with sendBeacon).
     await tab.goto("about:blank")
     const left = await waitForEvents([user], (events) => names(events).includes("$pageleave"))
-    expect(left.filter((e) => e.event === "$pageleave")).toMatchObject([{ distinct_id: user, person_id: person.uuid, properties: { $current_url: url, $lib: "web" } }])
+    expect(left.filter((e) => e.event === "$pageleave")).toMatchObject([
+      { distinct_id: user, person_id: person.uuid, properties: { $current_url: url, $lib: "web" } }
+    ])
     return { exchanges, origin: new URL(url).origin }
   } finally {
     await context.close()

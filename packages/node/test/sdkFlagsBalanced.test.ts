@@ -44,30 +44,41 @@ const page = `<!doctype html><html><head><meta charset="utf-8"><title>flags</tit
 beforeAll(async () => {
   const db = await temporaryDatabase(TEST_SERVER_URL)
   dropDatabase = db.drop
-  const first = await createZed({ storage: postgresStorage({ url: db.url }), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })
+  const first = await createZed({
+    storage: postgresStorage({ url: db.url }),
+    bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY }
+  })
   const second = await createZed({ storage: postgresStorage({ url: db.url }), bootstrap: false })
   zeds = [first, second]
-  const flag = { key: "pro-plan", filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }] }] } }
-  const created = await first.handler(new Request("http://zed.test/api/projects/1/feature_flags/", {
-    method: "POST",
-    headers: { authorization: `Bearer ${PERSONAL_KEY}`, "content-type": "application/json" },
-    body: JSON.stringify(flag)
-  }))
+  const flag = {
+    key: "pro-plan",
+    filters: { groups: [{ properties: [{ key: "plan", type: "person", operator: "exact", value: "pro" }] }] }
+  }
+  const created = await first.handler(
+    new Request("http://zed.test/api/projects/1/feature_flags/", {
+      method: "POST",
+      headers: { authorization: `Bearer ${PERSONAL_KEY}`, "content-type": "application/json" },
+      body: JSON.stringify(flag)
+    })
+  )
   expect(created.status).toBe(201)
   const instances = zeds.map((zed) => createServer((req, res) => void zed.nodeHandler(req, res)))
   const urls = await Promise.all(instances.map(listen))
   let next = 0
   // The balancer serves the page itself and passes everything else to the instances in turn.
   const balancer = createServer((req, res) => {
-    if (req.url === "/sdk-test/array.full.js") return void res.writeHead(200, { "content-type": "application/javascript" }).end(BUNDLE)
+    if (req.url === "/sdk-test/array.full.js")
+      return void res.writeHead(200, { "content-type": "application/javascript" }).end(BUNDLE)
     if (req.url === "/sdk-test/page.html") return void res.writeHead(200, { "content-type": "text/html" }).end(page)
     const target = new URL(req.url ?? "/", urls[next]!)
     if (target.pathname.startsWith("/flags")) answeredBy.push(next)
     next = (next + 1) % urls.length
-    req.pipe(request(target, { method: req.method, headers: req.headers }, (upstream) => {
-      res.writeHead(upstream.statusCode ?? 502, upstream.headers)
-      upstream.pipe(res)
-    }))
+    req.pipe(
+      request(target, { method: req.method, headers: req.headers }, (upstream) => {
+        res.writeHead(upstream.statusCode ?? 502, upstream.headers)
+        upstream.pipe(res)
+      })
+    )
   })
   balancerUrl = await listen(balancer)
   servers = [...instances, balancer]
@@ -83,7 +94,8 @@ afterAll(async () => {
 
 type Tab = import("playwright-core").Page
 
-const proPlan = (tab: Tab) => tab.evaluate(() => (window as any).posthog.isFeatureEnabled("pro-plan", { send_event: false }))
+const proPlan = (tab: Tab) =>
+  tab.evaluate(() => (window as any).posthog.isFeatureEnabled("pro-plan", { send_event: false }))
 
 /** Runs `action` in the page and waits for the flag load it causes. */
 const loadAfter = async (tab: Tab, action: (arg: string) => void, arg = "") => {

@@ -16,7 +16,9 @@ import { PostHog, type PostHogOptions } from "posthog-node"
 const PROJECT_KEY = "phc_sdk_node_compat_project_0001"
 const PERSONAL_KEY = "phx_sdk_node_compat_personal_0001"
 // posthog-node does not export its package.json; the installed copy is hoisted to the root.
-const SDK_VERSION: string = JSON.parse(readFileSync(new URL("../../../node_modules/posthog-node/package.json", import.meta.url), "utf8")).version
+const SDK_VERSION: string = JSON.parse(
+  readFileSync(new URL("../../../node_modules/posthog-node/package.json", import.meta.url), "utf8")
+).version
 
 interface Seen {
   readonly method: string
@@ -32,7 +34,10 @@ let host: string
 const seen: Array<Seen> = []
 
 beforeAll(async () => {
-  zed = await createZed({ storage: pgliteStorage(), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })
+  zed = await createZed({
+    storage: pgliteStorage(),
+    bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY }
+  })
   server = createServer((req, res) => {
     res.on("finish", () =>
       seen.push({
@@ -40,7 +45,8 @@ beforeAll(async () => {
         path: new URL(req.url ?? "/", "http://x").pathname,
         encoding: req.headers["content-encoding"],
         status: res.statusCode
-      }))
+      })
+    )
     void zed.nodeHandler(req, res)
   })
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
@@ -69,7 +75,9 @@ const eventsOf = async (...distinctIds: Array<string>) =>
     .sort((a, b) => a.timestamp.getTime() - b.timestamp.getTime() || a.uuid.localeCompare(b.uuid))
 
 const personOf = async (distinctId: string) => {
-  const { results } = await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: distinctId, properties: [], limit: 10, offset: 0 })))
+  const { results } = await zed.run(
+    Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: distinctId, properties: [], limit: 10, offset: 0 }))
+  )
   expect(results).toHaveLength(1)
   return results[0]!
 }
@@ -85,21 +93,42 @@ describe("posthog-node against Zed", () => {
     const id = `node-capture-${tag()}`
     const uuid = randomUUID()
     const when = new Date("2024-03-01T12:34:56.789Z")
-    const properties = { plan: "pro", seats: 3, ratio: 0.25, trial: false, tags: ["a", "b"], nested: { deep: [1, "x", null] }, empty: null }
+    const properties = {
+      plan: "pro",
+      seats: 3,
+      ratio: 0.25,
+      trial: false,
+      tags: ["a", "b"],
+      nested: { deep: [1, "x", null] },
+      empty: null
+    }
     const before = seen.length
     const ph = client()
     ph.capture({ distinctId: id, event: "signed up", properties, uuid, timestamp: when })
-    ph.capture({ distinctId: id, event: "viewed dashboard", groups: { company: "acme", project: "p-1" }, properties: { $set: { tier: "gold" }, $set_once: { first_tier: "silver" } } })
+    ph.capture({
+      distinctId: id,
+      event: "viewed dashboard",
+      groups: { company: "acme", project: "p-1" },
+      properties: { $set: { tier: "gold" }, $set_once: { first_tier: "silver" } }
+    })
     await ph.shutdown()
 
     // One gzipped batch to /batch/, answered 200 only once stored. (Polled: the server logs an answer once it is written.)
-    await expect.poll(() => seen.slice(before)).toEqual([{ method: "POST", path: "/batch/", encoding: "gzip", status: 200 }])
+    await expect
+      .poll(() => seen.slice(before))
+      .toEqual([{ method: "POST", path: "/batch/", encoding: "gzip", status: 200 }])
 
     const [signedUp, viewed, ...rest] = await eventsOf(id)
     expect(rest).toEqual([])
     expect(signedUp!.uuid).toBe(uuid)
     expect(signedUp!.event).toBe("signed up")
-    expect(signedUp!.properties).toMatchObject({ ...properties, $lib: "posthog-node", $lib_version: SDK_VERSION, $geoip_disable: true, $is_server: true })
+    expect(signedUp!.properties).toMatchObject({
+      ...properties,
+      $lib: "posthog-node",
+      $lib_version: SDK_VERSION,
+      $geoip_disable: true,
+      $is_server: true
+    })
     expect(signedUp!.groups).toEqual([null, null, null, null, null])
     // posthog-node sends `sent_at`, so the timestamp is corrected for clock skew the way PostHog does it:
     // received_at + (timestamp - sent_at). On one machine that is the given instant plus the request's latency.
@@ -131,7 +160,11 @@ describe("posthog-node against Zed", () => {
     ph.identify({ distinctId: id, properties: { email: `${id}@example.com`, name: "Ada" } })
     ph.identify({ distinctId: id, properties: { $set: { plan: "pro" }, $set_once: { first_plan: "free" } } })
     ph.identify({ distinctId: id, properties: { $set_once: { first_plan: "pro", signup_source: "ads" } } })
-    ph.setPersonProperties({ distinctId: id, properties: { plan: "enterprise" }, propertiesOnce: { first_plan: "trial" } })
+    ph.setPersonProperties({
+      distinctId: id,
+      properties: { plan: "enterprise" },
+      propertiesOnce: { first_plan: "trial" }
+    })
     ph.unsetPersonProperties({ distinctId: id, properties: ["name"] })
     await ph.shutdown()
 
@@ -144,7 +177,12 @@ describe("posthog-node against Zed", () => {
     const person = await personOf(id)
     expect(person.is_identified).toBe(true)
     expect(person.distinct_ids).toEqual([id])
-    expect(person.properties).toMatchObject({ email: `${id}@example.com`, plan: "enterprise", first_plan: "free", signup_source: "ads" })
+    expect(person.properties).toMatchObject({
+      email: `${id}@example.com`,
+      plan: "enterprise",
+      first_plan: "free",
+      signup_source: "ads"
+    })
     expect(person.properties).not.toHaveProperty("name")
   })
 
@@ -159,7 +197,11 @@ describe("posthog-node against Zed", () => {
     await ph.shutdown()
 
     const events = await eventsOf(anon, user)
-    expect(events.map((e) => [e.event, e.distinct_id])).toEqual([["browsed", anon], ["$identify", user], ["bought", user]])
+    expect(events.map((e) => [e.event, e.distinct_id])).toEqual([
+      ["browsed", anon],
+      ["$identify", user],
+      ["bought", user]
+    ])
     expect(events[1]!.properties["$anon_distinct_id"]).toBe(anon)
     const person = await personOf(user)
     expect([...person.distinct_ids].sort()).toEqual([anon, user].sort())
@@ -186,7 +228,9 @@ describe("posthog-node against Zed", () => {
     expect(aliases.map((e) => e.properties["alias"])).toEqual([fresh, other])
 
     // Over the persons API, as a client would look it up: any of the three ids finds the one person.
-    const lookups = await Promise.all([main, fresh, other].map((id) => api(`/api/projects/1/persons/?distinct_id=${encodeURIComponent(id)}`)))
+    const lookups = await Promise.all(
+      [main, fresh, other].map((id) => api(`/api/projects/1/persons/?distinct_id=${encodeURIComponent(id)}`))
+    )
     for (const found of lookups) expect(found.count).toBe(1)
     const [person] = lookups[0].results
     expect(lookups.map((found) => found.results[0].id)).toEqual([person.id, person.id, person.id])
@@ -208,7 +252,11 @@ describe("posthog-node against Zed", () => {
 
     const events = await eventsOf(`$company_${key}`)
     expect(events.map((e) => e.event)).toEqual(["$groupidentify", "$groupidentify"])
-    expect(events[0]!.properties).toMatchObject({ $group_type: "company", $group_key: key, $group_set: { name: "Acme", employees: 42 } })
+    expect(events[0]!.properties).toMatchObject({
+      $group_type: "company",
+      $group_key: key,
+      $group_set: { name: "Acme", employees: 42 }
+    })
     const index = (await zed.run(Effect.flatMap(GroupStore, (s) => s.types(1)))).get("company")!
     const group = Option.getOrThrow(await zed.run(Effect.flatMap(GroupStore, (s) => s.get(1, index, key))))
     expect(group).toMatchObject({ group_type_index: index, group_key: key })
@@ -227,7 +275,10 @@ describe("posthog-node against Zed", () => {
     await ph.shutdown()
 
     const events = (await eventsOf(id)).map((e) => [e.uuid, e.event, e.properties["attempt"]])
-    expect(events.sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([[inOne, "once", 1], [inTwo, "twice", 1]])
+    expect(events.sort((a, b) => String(a[1]).localeCompare(String(b[1])))).toEqual([
+      [inOne, "once", 1],
+      [inTwo, "twice", 1]
+    ])
   })
 
   it("a batch whose answer is lost is retried by the SDK and stored once", async () => {
@@ -252,7 +303,10 @@ describe("posthog-node against Zed", () => {
     expect(attempts).toBe(2)
     expect(errors).toEqual([])
     const events = (await eventsOf(id)).map((e) => [e.uuid, e.properties["amount"]])
-    expect(events.sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([[uuids[0], 10], [uuids[1], 20]])
+    expect(events.sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+      [uuids[0], 10],
+      [uuids[1], 20]
+    ])
   })
 
   it("an oversized event is refused with 413: the SDK halves its batches, and only that event is lost", async () => {
@@ -272,7 +326,11 @@ describe("posthog-node against Zed", () => {
     expect(errors).toHaveLength(1)
     // Sent in different requests, so skew correction may order them either way.
     const events = (await eventsOf(id)).map((e) => [e.event, e.properties["n"]])
-    expect(events.sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([["small", 1], ["small", 2], ["small", 3]])
+    expect(events.sort((a, b) => Number(a[1]) - Number(b[1]))).toEqual([
+      ["small", 1],
+      ["small", 2],
+      ["small", 3]
+    ])
   })
 
   it("captureException stores the $exception event with its exception list", async () => {
@@ -298,24 +356,35 @@ describe("posthog-node against Zed", () => {
       // Read what went over the wire on the way out; the request itself is unchanged.
       fetch: async (url, options) => {
         const body = Buffer.from(await new Response(options.body as BodyInit).arrayBuffer())
-        bodies.push(JSON.parse((options.headers["Content-Encoding"] === "gzip" ? gunzipSync(body) : body).toString("utf8")))
+        bodies.push(
+          JSON.parse((options.headers["Content-Encoding"] === "gzip" ? gunzipSync(body) : body).toString("utf8"))
+        )
         return fetch(url, options as RequestInit)
       }
     })
     const times = ["2019-01-01T00:00:00.000Z", "2019-06-15T13:14:15.161Z", "2019-12-31T23:59:59.999Z"]
-    times.forEach((iso, i) => ph.capture({ distinctId: id, event: "imported", timestamp: new Date(iso), properties: { row: i } }))
+    times.forEach((iso, i) =>
+      ph.capture({ distinctId: id, event: "imported", timestamp: new Date(iso), properties: { row: i } })
+    )
     await ph.shutdown()
 
     expect(bodies).toHaveLength(1)
     expect(bodies[0]).toMatchObject({ api_key: PROJECT_KEY, historical_migration: true, sent_at: expect.any(String) })
     const events = await eventsOf(id)
-    expect(events.map((e) => [e.properties["row"], e.timestamp.toISOString()]).sort()).toEqual(times.map((iso, i) => [i, iso]))
+    expect(events.map((e) => [e.properties["row"], e.timestamp.toISOString()]).sort()).toEqual(
+      times.map((iso, i) => [i, iso])
+    )
   })
 
   it("an unknown project key: the SDK neither throws nor retries, and nothing is stored", async () => {
     const id = `node-badkey-${tag()}`
     const before = seen.length
-    const ph = new PostHog("phc_no_project_has_this_key_0001", { host, flushAt: 100, flushInterval: 0, fetchRetryDelay: 10 })
+    const ph = new PostHog("phc_no_project_has_this_key_0001", {
+      host,
+      flushAt: 100,
+      flushInterval: 0,
+      fetchRetryDelay: 10
+    })
     const errors: Array<unknown> = []
     ph.on("error", (error) => errors.push(error))
     // The SDK logs the refusal on shutdown; keep it out of the test output but check it says why.
@@ -329,11 +398,15 @@ describe("posthog-node against Zed", () => {
     }
 
     // Zed refuses it with 401, which the SDK reports and does not retry.
-    await expect.poll(() => seen.slice(before)).toEqual([{ method: "POST", path: "/batch/", encoding: "gzip", status: 401 }])
+    await expect
+      .poll(() => seen.slice(before))
+      .toEqual([{ method: "POST", path: "/batch/", encoding: "gzip", status: 401 }])
     expect(errors).toHaveLength(1)
     expect(errors[0]).toMatchObject({ status: 401 })
     expect(await eventsOf(id)).toEqual([])
-    const { results } = await zed.run(Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: id, properties: [], limit: 10, offset: 0 })))
+    const { results } = await zed.run(
+      Effect.flatMap(PersonStore, (s) => s.list(1, { distinct_id: id, properties: [], limit: 10, offset: 0 }))
+    )
     expect(results).toEqual([])
   })
 })

@@ -59,7 +59,10 @@ const servePage = (req: IncomingMessage, res: ServerResponse) => {
 const { api, json } = zedApi(() => zedUrl, PERSONAL_KEY)
 
 beforeAll(async () => {
-  zed = await createZed({ storage: pgliteStorage(), bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY } })
+  zed = await createZed({
+    storage: pgliteStorage(),
+    bootstrap: { projectApiKey: PROJECT_KEY, personalApiKey: PERSONAL_KEY }
+  })
   zedServer = createServer((req, res) => void zed.nodeHandler(req, res))
   pageServer = createServer(servePage)
   zedUrl = await listen(zedServer)
@@ -67,13 +70,20 @@ beforeAll(async () => {
   const { results } = await json("/api/projects/")
   projectId = results.find((p: { api_token: string }) => p.api_token === PROJECT_KEY).id
   // Remote config tells posthog-js to record only for projects that opted in.
-  await json(`/api/projects/${projectId}/`, { method: "PATCH", body: JSON.stringify({ session_recording_opt_in: true }) })
+  await json(`/api/projects/${projectId}/`, {
+    method: "PATCH",
+    body: JSON.stringify({ session_recording_opt_in: true })
+  })
   browser = await launchChromium()
 })
 
 afterAll(async () => {
   await browser?.close()
-  await Promise.all([zedServer, pageServer].map((server) => new Promise((resolve) => server ? server.close(resolve) : resolve(undefined))))
+  await Promise.all(
+    [zedServer, pageServer].map(
+      (server) => new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)))
+    )
+  )
   await zed?.close()
 })
 
@@ -99,7 +109,16 @@ const expand = ({ cv, ...event }: RrwebEvent): RrwebEvent => {
   if (cv === undefined) return event
   if (event.type === 2) return { ...event, data: unpack(event.data) }
   const { adds, attributes, removes, texts, ...rest } = event.data
-  return { ...event, data: { ...rest, adds: unpack(adds), attributes: unpack(attributes), removes: unpack(removes), texts: unpack(texts) } }
+  return {
+    ...event,
+    data: {
+      ...rest,
+      adds: unpack(adds),
+      attributes: unpack(attributes),
+      removes: unpack(removes),
+      texts: unpack(texts)
+    }
+  }
 }
 
 /** The rrweb events in a POST /s/ body (a gzipped JSON array of $snapshot events). */
@@ -114,7 +133,8 @@ const decodeRecording = (body: Buffer): ReadonlyArray<Sent> => {
 }
 
 /** Type, and source for incremental snapshots: `3/2` is a mouse interaction, `3/5` an input. */
-const kinds = (events: ReadonlyArray<Sent>) => events.map(({ event }) => event.type === 3 ? `3/${event.data.source}` : `${event.type}`)
+const kinds = (events: ReadonlyArray<Sent>) =>
+  events.map(({ event }) => (event.type === 3 ? `3/${event.data.source}` : `${event.type}`))
 
 const isClick = (e: RrwebEvent) => e.type === 3 && e.data.source === 2 && e.data.type === 2
 const isInput = (e: RrwebEvent) => e.type === 3 && e.data.source === 5
@@ -135,10 +155,13 @@ const blob = async (id: string, query: string): Promise<ReadonlyArray<Sent>> => 
   const text = await response.text()
   expect(response.status, text).toBe(200)
   expect(response.headers.get("content-type")).toMatch(/^text\/plain/)
-  return text.split("\n").filter((line) => line.trim() !== "").map((line) => {
-    const [windowId, event] = JSON.parse(line)
-    return { windowId, event }
-  })
+  return text
+    .split("\n")
+    .filter((line) => line.trim() !== "")
+    .map((line) => {
+      const [windowId, event] = JSON.parse(line)
+      return { windowId, event }
+    })
 }
 
 describe("posthog-js session recording in Chromium against Zed", () => {
@@ -150,7 +173,8 @@ describe("posthog-js session recording in Chromium against Zed", () => {
     const errors: Array<string> = []
     const isRecording = (url: string) => url.startsWith(zedUrl) && new URL(url).pathname === "/s/"
     tab.on("request", (request) => {
-      if (isRecording(request.url()) && request.method() === "POST") sent.push(...decodeRecording(request.postDataBuffer()!))
+      if (isRecording(request.url()) && request.method() === "POST")
+        sent.push(...decodeRecording(request.postDataBuffer()!))
     })
     tab.on("response", (response) => {
       if (isRecording(response.url()) && response.request().method() === "POST") {
@@ -165,7 +189,9 @@ describe("posthog-js session recording in Chromium against Zed", () => {
       const started = Date.now()
       await tab.goto(url)
       // The remote config said to record, and the recorder is running.
-      await tab.waitForFunction(() => (window as any).posthog.sessionRecordingStarted?.() === true, undefined, { timeout: 10_000 })
+      await tab.waitForFunction(() => (window as any).posthog.sessionRecordingStarted?.() === true, undefined, {
+        timeout: 10_000
+      })
       const sessionId: string = await tab.evaluate(() => (window as any).posthog.get_session_id())
       const distinctId: string = await tab.evaluate(() => (window as any).posthog.get_distinct_id())
       for (let i = 0; i < CLICKS; i++) await tab.click("#counter")
@@ -178,18 +204,25 @@ describe("posthog-js session recording in Chromium against Zed", () => {
       const deadline = Date.now() + 15_000
       let listed: any
       for (;;) {
-        const delivered = sent.filter((s) => isClick(s.event)).length >= CLICKS && sent.filter((s) => isInput(s.event)).length >= TYPED.length
+        const delivered =
+          sent.filter((s) => isClick(s.event)).length >= CLICKS &&
+          sent.filter((s) => isInput(s.event)).length >= TYPED.length
         const { results } = await json(`/api/environments/${projectId}/session_recordings?limit=50`)
         listed = results.find((r: { id: string }) => r.id === sessionId)
         if (delivered && listed?.event_count === sent.length) break
         if (Date.now() > deadline) {
-          throw new Error(`recording not stored in time: sent ${sent.length} events (${answers.length} answers), listed ${JSON.stringify(listed)}`)
+          throw new Error(
+            `recording not stored in time: sent ${sent.length} events (${answers.length} answers), listed ${JSON.stringify(listed)}`
+          )
         }
         await new Promise((resolve) => setTimeout(resolve, 200))
       }
       const finished = Date.now()
       // Every POST /s/ was accepted, with CORS for the page's origin.
-      expect(answers.every((a) => a.status === 200), JSON.stringify(answers)).toBe(true)
+      expect(
+        answers.every((a) => a.status === 200),
+        JSON.stringify(answers)
+      ).toBe(true)
       expect(new Set(answers.map((a) => a.allowOrigin))).toEqual(new Set([new URL(pageUrl).origin]))
 
       // The summary, in the list and from retrieve alike.
@@ -220,18 +253,24 @@ describe("posthog-js session recording in Chromium against Zed", () => {
       expect(Math.abs(recording.recording_duration - (last - first) / 1000)).toBeLessThanOrEqual(1)
       expect(recording.active_seconds).toBeGreaterThanOrEqual(0)
       expect(recording.inactive_seconds).toBeGreaterThanOrEqual(0)
-      expect(recording.active_seconds + recording.inactive_seconds).toBeLessThanOrEqual(recording.recording_duration + 1)
+      expect(recording.active_seconds + recording.inactive_seconds).toBeLessThanOrEqual(
+        recording.recording_duration + 1
+      )
 
       // The snapshots: sources in replay order, each blob's events the page's, in the page's order.
       const { sources } = await json(recordingPath(sessionId, "/snapshots"))
       expect(sources.length).toBeGreaterThanOrEqual(2)
       expect(recording.message_count).toBeGreaterThanOrEqual(2)
       for (const source of sources) expect(source).toMatchObject({ source: "blob_v2", blob_key: expect.any(String) })
-      const bounds = sources.flatMap((s: { start_timestamp: string; end_timestamp: string }) => [Date.parse(s.start_timestamp), Date.parse(s.end_timestamp)])
+      const bounds = sources.flatMap((s: { start_timestamp: string; end_timestamp: string }) => [
+        Date.parse(s.start_timestamp),
+        Date.parse(s.end_timestamp)
+      ])
       expect(bounds).toEqual([...bounds].sort((a, b) => a - b))
       expect([bounds[0], bounds.at(-1)]).toEqual([first, last])
       const replayed: Array<Sent> = []
-      for (const source of sources) replayed.push(...await blob(sessionId, `blob_key=${encodeURIComponent(source.blob_key)}`))
+      for (const source of sources)
+        replayed.push(...(await blob(sessionId, `blob_key=${encodeURIComponent(source.blob_key)}`)))
       const byTime = [...sent].sort((a, b) => a.event.timestamp - b.event.timestamp)
       const windows = [...new Set(sent.map((s) => s.windowId))]
       for (const windowId of windows) {

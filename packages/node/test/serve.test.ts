@@ -33,7 +33,10 @@ describe("zed serve on PGlite", () => {
     expect(first.output()).toContain(credentials.personal_api_key)
     expect(first.output()).toContain(credentials.project_api_key)
 
-    const created = await api(`${first.url}/api/projects/`, credentials.personal_api_key, { method: "POST", body: JSON.stringify({ name: "Kept" }) })
+    const created = await api(`${first.url}/api/projects/`, credentials.personal_api_key, {
+      method: "POST",
+      body: JSON.stringify({ name: "Kept" })
+    })
     expect(created.status).toBe(201)
     expect(await first.stop()).toBe(0)
     expect(existsSync(join(dataDir, "pgdata.lock"))).toBe(false)
@@ -51,10 +54,17 @@ describe("zed serve on PGlite", () => {
 
   it("uses the keys given in the environment on first start", async () => {
     const dataDir = tempDir()
-    const keys = { ZED_PROJECT_API_KEY: "phc_known_project_key_for_tests_0001", ZED_PERSONAL_API_KEY: "phx_known_personal_key_for_tests_0001" }
+    const keys = {
+      ZED_PROJECT_API_KEY: "phc_known_project_key_for_tests_0001",
+      ZED_PERSONAL_API_KEY: "phx_known_personal_key_for_tests_0001"
+    }
     const zed = await startZed({ ZED_DATA_DIR: dataDir, ...keys })
     try {
-      expect(credentialsIn(dataDir)).toEqual({ project_id: 1, project_api_key: keys.ZED_PROJECT_API_KEY, personal_api_key: keys.ZED_PERSONAL_API_KEY })
+      expect(credentialsIn(dataDir)).toEqual({
+        project_id: 1,
+        project_api_key: keys.ZED_PROJECT_API_KEY,
+        personal_api_key: keys.ZED_PERSONAL_API_KEY
+      })
       const project = await api(`${zed.url}/api/projects/@current/`, keys.ZED_PERSONAL_API_KEY)
       expect(project.json.api_token).toBe(keys.ZED_PROJECT_API_KEY)
     } finally {
@@ -75,7 +85,9 @@ describe("zed serve on PGlite", () => {
     await api(`${first.url}/api/projects/`, admin, { method: "POST", body: JSON.stringify({ name: "Second" }) })
     await first.stop()
 
-    const issued = await runZed(["keys", "create", "--scopes", "insight:read,project:read", "--project", "1"], { ZED_DATA_DIR: dataDir })
+    const issued = await runZed(["keys", "create", "--scopes", "insight:read,project:read", "--project", "1"], {
+      ZED_DATA_DIR: dataDir
+    })
     expect(issued.code).toBe(0)
     const key = issued.stdout.trim()
     expect(key).toMatch(/^phx_\w+$/)
@@ -113,7 +125,9 @@ describe("zed serve on PostgreSQL", () => {
       const first = await startZed({ DATABASE_URL: db.url, ZED_DATA_DIR: dataDir })
       expect(first.output()).toContain("PostgreSQL")
       const { personal_api_key } = credentialsIn(dataDir)
-      expect((await api(`${first.url}/api/projects/`, personal_api_key, { method: "POST", body: '{"name":"On PG"}' })).status).toBe(201)
+      expect(
+        (await api(`${first.url}/api/projects/`, personal_api_key, { method: "POST", body: '{"name":"On PG"}' })).status
+      ).toBe(201)
       await first.stop()
       expect(existsSync(join(dataDir, "pgdata"))).toBe(false)
 
@@ -123,17 +137,49 @@ describe("zed serve on PostgreSQL", () => {
       const stored = await client.query("SELECT secure_value FROM personal_api_keys")
       await client.end()
       expect(tables.rows.map((r) => r.tablename)).toEqual([
-        "activity_log", "cohort_people", "cohorts", "dashboard_tiles", "dashboards", "early_access_features", "effect_sql_migrations", "events",
-        "feature_flag_hash_key_overrides", "feature_flags", "function_logs", "group_type_mappings", "groups", "heatmaps", "insights",
-        "organization_usage", "organizations", "person_distinct_ids", "personal_api_keys", "persons", "plugin_configs", "projects",
-        "property_definitions", "query_cache", "query_statuses", "readiness_probe", "recording_chunks", "recording_views", "session_recording_playlist_items",
-        "session_recording_playlists", "session_recordings", "sharing_configurations", "surveys", "users", "zed_functions"
+        "activity_log",
+        "cohort_people",
+        "cohorts",
+        "dashboard_tiles",
+        "dashboards",
+        "early_access_features",
+        "effect_sql_migrations",
+        "events",
+        "feature_flag_hash_key_overrides",
+        "feature_flags",
+        "function_logs",
+        "group_type_mappings",
+        "groups",
+        "heatmaps",
+        "insights",
+        "organization_usage",
+        "organizations",
+        "person_distinct_ids",
+        "personal_api_keys",
+        "persons",
+        "plugin_configs",
+        "projects",
+        "property_definitions",
+        "query_cache",
+        "query_statuses",
+        "readiness_probe",
+        "recording_chunks",
+        "recording_views",
+        "session_recording_playlist_items",
+        "session_recording_playlists",
+        "session_recordings",
+        "sharing_configurations",
+        "surveys",
+        "users",
+        "zed_functions"
       ])
       expect(stored.rows.map((r) => r.secure_value)).toEqual([expect.stringMatching(/^sha256\$[0-9a-f]{64}$/)])
 
       const second = await startZed({ DATABASE_URL: db.url, ZED_DATA_DIR: dataDir })
       try {
-        const names = (await api(`${second.url}/api/projects/`, personal_api_key)).json.results.map((p: { name: string }) => p.name)
+        const names = (await api(`${second.url}/api/projects/`, personal_api_key)).json.results.map(
+          (p: { name: string }) => p.name
+        )
         expect(names).toEqual(["Default project", "On PG"])
       } finally {
         await second.stop()

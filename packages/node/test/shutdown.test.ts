@@ -14,7 +14,8 @@ import { api, startZed } from "./processes.js"
 
 const GRACE_MS = 4_000
 const CLIENTS = 4
-const RUNAWAY = "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
+const RUNAWAY =
+  "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
 
 const dataDir = mkdtempSync(join(tmpdir(), "zed-shutdown-"))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -27,13 +28,17 @@ interface Answer {
 
 const post = (agent: Agent, url: string, path: string, body: unknown, headers: Record<string, string> = {}) =>
   new Promise<Answer>((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: "POST", agent, headers: { "content-type": "application/json", ...headers } }, (res) => {
-      let text = ""
-      res.setEncoding("utf8")
-      res.on("data", (chunk: string) => (text += chunk))
-      res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }))
-      res.on("error", reject)
-    })
+    const req = request(
+      `${url}${path}`,
+      { method: "POST", agent, headers: { "content-type": "application/json", ...headers } },
+      (res) => {
+        let text = ""
+        res.setEncoding("utf8")
+        res.on("data", (chunk: string) => (text += chunk))
+        res.on("end", () => resolve({ status: res.statusCode!, connection: res.headers.connection, body: text }))
+        res.on("error", reject)
+      }
+    )
     req.on("error", reject)
     req.end(JSON.stringify(body))
   })
@@ -69,15 +74,25 @@ describe("zed serve on SIGTERM", () => {
     const credentials = JSON.parse(readFileSync(join(dataDir, "credentials.json"), "utf8"))
     const acknowledged: Array<string> = []
     const answers: Array<Answer> = []
-    const load = Array.from({ length: CLIENTS }, () => client(zed.url, credentials.project_api_key, acknowledged, answers))
+    const load = Array.from({ length: CLIENTS }, () =>
+      client(zed.url, credentials.project_api_key, acknowledged, answers)
+    )
     await new Promise((resolve) => setTimeout(resolve, 500))
 
-    const query = post(new Agent(), zed.url, "/api/projects/1/query/", { query: { kind: "ZedQLQuery", query: RUNAWAY }, refresh: "force_blocking" }, {
-      authorization: `Bearer ${credentials.personal_api_key}`
-    }).catch((error: Error) => error)
+    const query = post(
+      new Agent(),
+      zed.url,
+      "/api/projects/1/query/",
+      { query: { kind: "ZedQLQuery", query: RUNAWAY }, refresh: "force_blocking" },
+      {
+        authorization: `Bearer ${credentials.personal_api_key}`
+      }
+    ).catch((error: Error) => error)
     const idle = await opened(zed.url)
     const halfSent = await opened(zed.url)
-    halfSent.write(`POST /batch/ HTTP/1.1\r\nHost: zed\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"api_key": "`)
+    halfSent.write(
+      `POST /batch/ HTTP/1.1\r\nHost: zed\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n{"api_key": "`
+    )
     const cut = Promise.all([idle, halfSent].map((socket) => new Promise((resolve) => socket.once("close", resolve))))
     await new Promise((resolve) => setTimeout(resolve, 1_000))
 
@@ -100,7 +115,12 @@ describe("zed serve on SIGTERM", () => {
     try {
       const stored = await api(`${again.url}/api/projects/1/query/`, credentials.personal_api_key, {
         method: "POST",
-        body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT toString(uuid), count() FROM events WHERE event = 'load' GROUP BY uuid LIMIT 50000" } })
+        body: JSON.stringify({
+          query: {
+            kind: "ZedQLQuery",
+            query: "SELECT toString(uuid), count() FROM events WHERE event = 'load' GROUP BY uuid LIMIT 50000"
+          }
+        })
       })
       expect(stored.status).toBe(200)
       const counts = new Map((stored.json.results as Array<[string, number]>).map(([uuid, count]) => [uuid, count]))

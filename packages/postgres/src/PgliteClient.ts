@@ -22,7 +22,7 @@ type Guard = <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
  * duplicate names, with each field's type OID.
  */
 export const make = (thread: Thread) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const session = yield* Effect.makeSemaphore(1)
 
     const attempt = <A>(run: () => Promise<A>) =>
@@ -47,7 +47,11 @@ export const make = (thread: Thread) =>
           const ran = Effect.map(script(sql), (rows) => (transformRows ? transformRows(rows) : rows))
           // A transaction whose thread was restarted is already rolled back: its ROLLBACK succeeds.
           return generation !== undefined && sql.startsWith("ROLLBACK")
-            ? Effect.catchIf(ran, () => thread.generation() !== generation, () => Effect.succeed([]))
+            ? Effect.catchIf(
+                ran,
+                () => thread.generation() !== generation,
+                () => Effect.succeed([])
+              )
             : ran
         },
         executeStream: (sql, params, transformRows) => Stream.fromIterableEffect(execute(sql, params, transformRows))

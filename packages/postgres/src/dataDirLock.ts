@@ -62,7 +62,9 @@ const acquire = (file: string) =>
         if (tryCreate(file)) return held.add(file)
         const owner = ownerRuns(readFileSync(file, "utf8"))
         if (owner !== undefined) {
-          throw new Error(`the data directory is in use by process ${owner} (lock file ${file}); stop that process first`)
+          throw new Error(
+            `the data directory is in use by process ${owner} (lock file ${file}); stop that process first`
+          )
         }
         unlinkSync(file)
       }
@@ -81,4 +83,5 @@ export const dataDirLock = (file: string) =>
       } catch {
         // already gone
       }
-    }))
+    })
+  )

@@ -19,7 +19,10 @@ const SETTINGS = {
 
 /** @type {import("@electric-sql/pglite").PGliteOptions} */
 export const pgliteOptions = {
-  startParams: [...PGlite.defaultStartParams, ...Object.entries(SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])],
+  startParams: [
+    ...PGlite.defaultStartParams,
+    ...Object.entries(SETTINGS).flatMap(([name, value]) => ["-c", `${name}=${value}`])
+  ],
   // bigint columns (counts) arrive as numbers, as from the PostgreSQL server.
   parsers: { [INT8]: (value) => Number(value) }
 }

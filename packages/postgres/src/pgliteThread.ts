@@ -32,7 +32,12 @@ export interface Thread {
    * One statement with parameters. With `generation`, it fails instead of running on any other
    * generation of the thread.
    */
-  readonly query: (sql: string, params: ReadonlyArray<unknown>, rowMode: "object" | "array", generation?: number) => Promise<Results>
+  readonly query: (
+    sql: string,
+    params: ReadonlyArray<unknown>,
+    rowMode: "object" | "array",
+    generation?: number
+  ) => Promise<Results>
   /** A script of statements without parameters, as one. */
   readonly exec: (sql: string, generation?: number) => Promise<Array<Results>>
   /**
@@ -45,7 +50,12 @@ export interface Thread {
 export class PgliteThread extends Context.Tag("@zed/postgres/PgliteThread")<PgliteThread, Thread>() {}
 
 type Request =
-  | { readonly op: "query"; readonly sql: string; readonly params: ReadonlyArray<unknown>; readonly rowMode: "object" | "array" }
+  | {
+      readonly op: "query"
+      readonly sql: string
+      readonly params: ReadonlyArray<unknown>
+      readonly rowMode: "object" | "array"
+    }
   | { readonly op: "exec"; readonly sql: string }
   | { readonly op: "close" }
 
@@ -159,14 +169,20 @@ const make = (dataDir: string) => {
   const restart = () => {
     generation++
     // Two PGlites must never have the directory open at once: the new one waits for the old one's end.
-    current = start(current.then((instance) =>
-      instance.terminate(new Error("the PGlite thread was restarted to stop a statement: this statement did not complete"))
-    ))
+    current = start(
+      current.then((instance) =>
+        instance.terminate(
+          new Error("the PGlite thread was restarted to stop a statement: this statement did not complete")
+        )
+      )
+    )
   }
 
   const call = <A>(request: Request, of?: number): Promise<A> => {
     if (of !== undefined && of !== generation) {
-      return Promise.reject(new Error("the PGlite thread was restarted since this transaction began: it was rolled back"))
+      return Promise.reject(
+        new Error("the PGlite thread was restarted since this transaction began: it was rolled back")
+      )
     }
     return current.then((instance) => instance.call<A>(request))
   }
@@ -206,7 +222,8 @@ export const open = (dataDir: string): Effect.Effect<Thread, StorageError, Scope
         }
         return opening
       },
-      catch: (cause) => new StorageError({ message: `could not open PGlite at ${dataDir}: ${(cause as Error).message}`, cause })
+      catch: (cause) =>
+        new StorageError({ message: `could not open PGlite at ${dataDir}: ${(cause as Error).message}`, cause })
     }),
     (opening) => Effect.promise(() => opening.close().catch(() => {}))
   ).pipe(Effect.map((opening) => opening.thread))

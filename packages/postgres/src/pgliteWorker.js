@@ -8,7 +8,20 @@ import { pgliteOptions } from "./pgliteOptions.js"
 const port = /** @type {import("node:worker_threads").MessagePort} */ (parentPort)
 
 // What a DatabaseError tells beyond its message; the rest of it (the query's options) cannot be posted.
-const FIELDS = ["code", "severity", "detail", "hint", "position", "where", "schema", "table", "column", "dataType", "constraint", "routine"]
+const FIELDS = [
+  "code",
+  "severity",
+  "detail",
+  "hint",
+  "position",
+  "where",
+  "schema",
+  "table",
+  "column",
+  "dataType",
+  "constraint",
+  "routine"
+]
 
 /** @param {unknown} error */
 const describe = (error) => {
@@ -41,11 +54,12 @@ try {
  */
 port.on("message", async (/** @type {Request} */ request) => {
   try {
-    const result = request.op === "query"
-      ? plain(await db.query(request.sql, request.params, { rowMode: request.rowMode }))
-      : request.op === "exec"
-      ? (await db.exec(request.sql)).map(plain)
-      : await db.close()
+    const result =
+      request.op === "query"
+        ? plain(await db.query(request.sql, request.params, { rowMode: request.rowMode }))
+        : request.op === "exec"
+          ? (await db.exec(request.sql)).map(plain)
+          : await db.close()
     port.postMessage({ id: request.id, result })
   } catch (error) {
     port.postMessage({ id: request.id, error: describe(error) })

@@ -1,4 +1,11 @@
-import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageError, type StorageServices, UserStore } from "@zed/core/storage"
+import {
+  ApiKeyStore,
+  OrganizationStore,
+  ProjectStore,
+  type StorageError,
+  type StorageServices,
+  UserStore
+} from "@zed/core/storage"
 import { Context, Effect, Option } from "effect"
 
 /** Entries kept at most per cache; past it the cache starts over. */
@@ -33,16 +40,21 @@ export const cacheRequestReads = (context: Context.Context<StorageServices>): Co
   const projects = Context.get(context, ProjectStore)
   const users = Context.get(context, UserStore)
   const organizations = Context.get(context, OrganizationStore)
-  const byDigest = makeCache<string, Option.Option.Value<Effect.Effect.Success<ReturnType<typeof keys.findBySecureValue>>>>()
+  const byDigest = makeCache<
+    string,
+    Option.Option.Value<Effect.Effect.Success<ReturnType<typeof keys.findBySecureValue>>>
+  >()
   const byId = makeCache<number, Option.Option.Value<Effect.Effect.Success<ReturnType<typeof projects.get>>>>()
-  const clearing = <Args extends Array<any>, B, E>(write: (...args: Args) => Effect.Effect<B, E>) => (...args: Args) =>
-    Effect.ensuring(
-      write(...args),
-      Effect.sync(() => {
-        byDigest.clear()
-        byId.clear()
-      })
-    )
+  const clearing =
+    <Args extends Array<any>, B, E>(write: (...args: Args) => Effect.Effect<B, E>) =>
+    (...args: Args) =>
+      Effect.ensuring(
+        write(...args),
+        Effect.sync(() => {
+          byDigest.clear()
+          byId.clear()
+        })
+      )
   return context.pipe(
     Context.add(ApiKeyStore, {
       create: clearing(keys.create),
@@ -57,6 +69,10 @@ export const cacheRequestReads = (context: Context.Context<StorageServices>): Co
       get: (id) => byId.through(id, projects.get(id))
     }),
     Context.add(UserStore, { ...users, create: clearing(users.create) }),
-    Context.add(OrganizationStore, { ...organizations, create: clearing(organizations.create), update: clearing(organizations.update) })
+    Context.add(OrganizationStore, {
+      ...organizations,
+      create: clearing(organizations.create),
+      update: clearing(organizations.update)
+    })
   )
 }

@@ -4,7 +4,13 @@ import { dirname, join, resolve } from "node:path"
 import type { SqlClient } from "@effect/sql"
 import * as PgClient from "@effect/sql-pg/PgClient"
 import { type ZedStorage } from "@zed/core"
-import { processQueryStores, type QueryCache, type QueryExecutor, type QueryStatusStore, StorageError } from "@zed/core/storage"
+import {
+  processQueryStores,
+  type QueryCache,
+  type QueryExecutor,
+  type QueryStatusStore,
+  StorageError
+} from "@zed/core/storage"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
 import { dataDirLock } from "./dataDirLock.js"
@@ -43,37 +49,42 @@ import { ZedFunctionStoreSql } from "./stores/ZedFunctionStoreSql.js"
 
 const INT8 = 20
 
-const stores = (options: SqlStorageOptions) => Layer.mergeAll(
-  OrganizationStoreSql,
-  ProjectStoreSql,
-  UserStoreSql,
-  ApiKeyStoreSql,
-  TransactorSql(options.writeConcurrency, options.soleWriter),
-  EventStoreSql(options.insertStyle),
-  PersonStoreSql,
-  GroupStoreSql,
-  FlagStoreSql,
-  CohortStoreSql,
-  InsightStoreSql,
-  RecordingStoreSql,
-  PlaylistStoreSql,
-  SurveyStoreSql,
-  EarlyAccessFeatureStoreSql,
-  HeatmapStoreSql,
-  ZedFunctionStoreSql,
-  PluginConfigStoreSql,
-  FunctionLogStoreSql,
-  FlagInputsSql,
-  UsageStoreSql,
-  PropertyDefinitionsSql,
-  StorageProbeSql,
-  options.queryStores,
-  options.queryExecutor
-)
+const stores = (options: SqlStorageOptions) =>
+  Layer.mergeAll(
+    OrganizationStoreSql,
+    ProjectStoreSql,
+    UserStoreSql,
+    ApiKeyStoreSql,
+    TransactorSql(options.writeConcurrency, options.soleWriter),
+    EventStoreSql(options.insertStyle),
+    PersonStoreSql,
+    GroupStoreSql,
+    FlagStoreSql,
+    CohortStoreSql,
+    InsightStoreSql,
+    RecordingStoreSql,
+    PlaylistStoreSql,
+    SurveyStoreSql,
+    EarlyAccessFeatureStoreSql,
+    HeatmapStoreSql,
+    ZedFunctionStoreSql,
+    PluginConfigStoreSql,
+    FunctionLogStoreSql,
+    FlagInputsSql,
+    UsageStoreSql,
+    PropertyDefinitionsSql,
+    StorageProbeSql,
+    options.queryStores,
+    options.queryExecutor
+  )
 
-const migrations = Layer.effectDiscard(orStorageError(migrate).pipe(
-  Effect.mapError((error) => error._tag === "MigrationError" ? new StorageError({ message: error.message, cause: error }) : error)
-))
+const migrations = Layer.effectDiscard(
+  orStorageError(migrate).pipe(
+    Effect.mapError((error) =>
+      error._tag === "MigrationError" ? new StorageError({ message: error.message, cause: error }) : error
+    )
+  )
+)
 
 export interface SqlStorageOptions {
   /** How many write transactions the client can usefully run at once. */
@@ -88,8 +99,10 @@ export interface SqlStorageOptions {
 }
 
 /** The storage ports over any SQL client speaking Postgres, migrated before first use. */
-export const sqlStorage = (client: Layer.Layer<SqlClient.SqlClient, StorageError>, options: SqlStorageOptions): ZedStorage =>
-  stores(options).pipe(Layer.provide(migrations), Layer.provide(client))
+export const sqlStorage = (
+  client: Layer.Layer<SqlClient.SqlClient, StorageError>,
+  options: SqlStorageOptions
+): ZedStorage => stores(options).pipe(Layer.provide(migrations), Layer.provide(client))
 
 export interface PgliteOptions {
   /** Directory of the database; a temporary one, removed on close, when absent. */
@@ -104,7 +117,7 @@ const temporaryDirectory = Effect.acquireRelease(
 const pgliteThread = (options: PgliteOptions) =>
   Layer.scoped(
     PgliteThread,
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Stopping a statement reopens the directory on a new thread, so a database that is not kept
       // still lives in a directory: in memory, it would be lost with the thread.
       if (options.dataDir === undefined) return yield* openPgliteThread(join(yield* temporaryDirectory, "pgdata"))
@@ -155,21 +168,20 @@ export const postgresClient = (options: PostgresOptions): Layer.Layer<SqlClient.
       getTypeParser: ((oid: number, format?: "text" | "binary") =>
         oid === INT8 ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser
     }
-  }).pipe(Layer.mapError((cause) => new StorageError({ message: `could not connect to PostgreSQL: ${cause.message}`, cause })))
+  }).pipe(
+    Layer.mapError((cause) => new StorageError({ message: `could not connect to PostgreSQL: ${cause.message}`, cause }))
+  )
 
 /** A PostgreSQL server through `@effect/sql-pg`. */
 export const postgresStorage = (options: PostgresOptions): ZedStorage => {
   const connections = options.maxConnections ?? 10
   // Writers take a few connections and leave the rest to reads.
-  return sqlStorage(
-    postgresClient({ ...options, maxConnections: connections }),
-    {
-      writeConcurrency: options.writeConcurrency ?? Math.max(1, Math.min(4, Math.floor(connections / 2))),
-      soleWriter: false,
-      insertStyle: "values",
-      // In the database, so that any instance answers for a query another one runs.
-      queryStores: Layer.merge(QueryCacheSql, QueryStatusStoreSql),
-      queryExecutor: QueryExecutorPg
-    }
-  )
+  return sqlStorage(postgresClient({ ...options, maxConnections: connections }), {
+    writeConcurrency: options.writeConcurrency ?? Math.max(1, Math.min(4, Math.floor(connections / 2))),
+    soleWriter: false,
+    insertStyle: "values",
+    // In the database, so that any instance answers for a query another one runs.
+    queryStores: Layer.merge(QueryCacheSql, QueryStatusStoreSql),
+    queryExecutor: QueryExecutorPg
+  })
 }

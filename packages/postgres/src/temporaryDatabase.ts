@@ -27,6 +27,9 @@ export const temporaryDatabase = async (serverUrl: string): Promise<TemporaryDat
   url.pathname = `/${name}`
   return {
     url: url.toString(),
-    drop: () => withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(() => undefined)
+    drop: () =>
+      withClient(serverUrl, (client) => client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`)).then(
+        () => undefined
+      )
   }
 }

@@ -25,7 +25,10 @@ export const backends = (name: string): Record<string, () => Promise<Backend>> =
   memory: async () => ({ storage: memoryStorage(), cleanup: async () => {} }),
   pglite: async () => {
     const dir = mkdtempSync(join(tmpdir(), `zed-${name}-`))
-    return { storage: pgliteStorage({ dataDir: join(dir, "pgdata") }), cleanup: async () => rmSync(dir, { recursive: true }) }
+    return {
+      storage: pgliteStorage({ dataDir: join(dir, "pgdata") }),
+      cleanup: async () => rmSync(dir, { recursive: true })
+    }
   },
   postgres: async () => {
     const db = await temporaryDatabase(TEST_SERVER_URL)
@@ -33,7 +36,10 @@ export const backends = (name: string): Record<string, () => Promise<Backend>> =
   },
   chdb: async () => {
     const dir = mkdtempSync(join(tmpdir(), `zed-${name}-`))
-    const storage = clickhouseStorage({ metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }), clickhouse: chdbClickHouse({ path: join(dir, "chdb") }) })
+    const storage = clickhouseStorage({
+      metadata: pgliteStorage({ dataDir: join(dir, "pgdata") }),
+      clickhouse: chdbClickHouse({ path: join(dir, "chdb") })
+    })
     return { storage, cleanup: async () => rmSync(dir, { recursive: true }) }
   }
 })
@@ -47,10 +53,14 @@ export { incomingEvent } from "../../core/test/support.js"
 export const capQueryTimeout = (storage: ZedStorage, ms: number): ZedStorage =>
   Layer.map(storage, (services) => {
     const executor = Context.get(services, QueryExecutor)
-    return Context.add(services, QueryExecutor, QueryExecutor.of({
-      ...executor,
-      execute: (request) => executor.execute({ ...request, timeoutMs: Math.min(request.timeoutMs, ms) })
-    }))
+    return Context.add(
+      services,
+      QueryExecutor,
+      QueryExecutor.of({
+        ...executor,
+        execute: (request) => executor.execute({ ...request, timeoutMs: Math.min(request.timeoutMs, ms) })
+      })
+    )
   })
 
 /**
@@ -70,11 +80,18 @@ export const suiteStorage = (make: () => Promise<Backend>) => {
     cleanup = backend.cleanup
     runtime = ManagedRuntime.make(backend.storage)
     await suite.run(bootstrap())
-    suite.other = await suite.run(Effect.gen(function*() {
-      const projects = yield* ProjectStore
-      const first = Option.getOrThrow(yield* projects.get(1))
-      return (yield* projects.create({ organization: first.organization, name: "Other", timezone: "UTC", api_token: `phc_other_${uuidv7()}` })).id
-    }))
+    suite.other = await suite.run(
+      Effect.gen(function* () {
+        const projects = yield* ProjectStore
+        const first = Option.getOrThrow(yield* projects.get(1))
+        return (yield* projects.create({
+          organization: first.organization,
+          name: "Other",
+          timezone: "UTC",
+          api_token: `phc_other_${uuidv7()}`
+        })).id
+      })
+    )
   })
   afterAll(async () => {
     await runtime?.dispose()

@@ -33,16 +33,20 @@ describe("concurrent writers on one PostgreSQL database", () => {
   it("never split a person when they claim the same distinct ids at once", async () => {
     const pairs = Array.from({ length: 40 }, (_, i) => ({ anon: `anon-${i}`, user: `user-${i}` }))
     const sent: Array<string> = []
-    await Promise.all(pairs.map(async ({ anon, user }) => {
-      const view = event("$pageview", anon, { $set: { seen: true } })
-      const identify = event("$identify", user, { $anon_distinct_id: anon, $set: { email: `${user}@example.com` } })
-      sent.push(view.uuid, identify.uuid)
-      await Promise.all([
-        a.runPromise(ingest([{ projectId: 1, events: [view] }])),
-        b.runPromise(ingest([{ projectId: 1, events: [identify] }]))
-      ])
-    }))
-    const persons = (await a.runPromise(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 1000, offset: 0 })))).results
+    await Promise.all(
+      pairs.map(async ({ anon, user }) => {
+        const view = event("$pageview", anon, { $set: { seen: true } })
+        const identify = event("$identify", user, { $anon_distinct_id: anon, $set: { email: `${user}@example.com` } })
+        sent.push(view.uuid, identify.uuid)
+        await Promise.all([
+          a.runPromise(ingest([{ projectId: 1, events: [view] }])),
+          b.runPromise(ingest([{ projectId: 1, events: [identify] }]))
+        ])
+      })
+    )
+    const persons = (
+      await a.runPromise(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 1000, offset: 0 })))
+    ).results
     expect(persons).toHaveLength(pairs.length)
     for (const { anon, user } of pairs) {
       const person = persons.find((p) => p.distinct_ids.includes(user))!

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { memoryStorage, type ZedStorage } from "@zed/core"
-import { ApiKeyStore, OrganizationStore, ProjectStore, type StorageServices, StorageProbe, UserStore } from "@zed/core/storage"
+import {
+  ApiKeyStore,
+  OrganizationStore,
+  ProjectStore,
+  type StorageServices,
+  StorageProbe,
+  UserStore
+} from "@zed/core/storage"
 import { bootstrap } from "../../core/src/bootstrap.js"
 import { Effect, ManagedRuntime, Option } from "effect"
 import { pgliteStorage, postgresStorage, temporaryDatabase } from "../src/index.js"
@@ -20,7 +27,10 @@ const backends: Record<string, () => Promise<Backend>> = {
   },
   pglite: async () => {
     const dir = mkdtempSync(join(tmpdir(), "zed-conformance-"))
-    return { storage: () => pgliteStorage({ dataDir: join(dir, "pgdata") }), cleanup: async () => rmSync(dir, { recursive: true }) }
+    return {
+      storage: () => pgliteStorage({ dataDir: join(dir, "pgdata") }),
+      cleanup: async () => rmSync(dir, { recursive: true })
+    }
   },
   postgres: async () => {
     const db = await temporaryDatabase(TEST_SERVER_URL)
@@ -44,9 +54,17 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
 
   it("starts empty, and bootstraps exactly once however many start at the same time", async () => {
     expect(await run(Effect.flatMap(OrganizationStore, (o) => o.any))).toBe(false)
-    const results = await run(Effect.all(Array.from({ length: 5 }, () => bootstrap({ adminEmail: "ada@example.com" })), { concurrency: "unbounded" }))
+    const results = await run(
+      Effect.all(
+        Array.from({ length: 5 }, () => bootstrap({ adminEmail: "ada@example.com" })),
+        { concurrency: "unbounded" }
+      )
+    )
     expect(results.filter((r) => r.created)).toHaveLength(1)
-    const { credentials } = results.find((r) => r.created === true)! as Extract<(typeof results)[number], { created: true }>
+    const { credentials } = results.find((r) => r.created === true)! as Extract<
+      (typeof results)[number],
+      { created: true }
+    >
     expect(credentials.project_id).toBe(1)
     expect(await run(Effect.flatMap(OrganizationStore, (o) => o.any))).toBe(true)
   })
@@ -54,13 +72,25 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
   it("passes its readiness probe, again and again and at once", async () => {
     const { probe } = await run(StorageProbe)
     await run(probe)
-    await run(Effect.all(Array.from({ length: 5 }, () => probe), { concurrency: "unbounded" }))
+    await run(
+      Effect.all(
+        Array.from({ length: 5 }, () => probe),
+        { concurrency: "unbounded" }
+      )
+    )
   })
 
   it("keeps projects, finds them by id and project API key, and lists an organization's in pages", async () => {
     const projects = await run(ProjectStore)
     const first = Option.getOrThrow(await run(projects.get(1)))
-    expect(first).toMatchObject({ id: 1, project_id: 1, name: "Default project", timezone: "UTC", is_demo: false, ingested_event: false })
+    expect(first).toMatchObject({
+      id: 1,
+      project_id: 1,
+      name: "Default project",
+      timezone: "UTC",
+      is_demo: false,
+      ingested_event: false
+    })
     expect(first.created_at).toBeInstanceOf(Date)
     expect(Option.getOrThrow(await run(projects.findByApiToken(first.api_token))).id).toBe(1)
     expect(Option.isNone(await run(projects.findByApiToken("phc_none")))).toBe(true)
@@ -69,20 +99,41 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
     const org = first.organization
     const created = []
     for (const i of [2, 3, 4]) {
-      created.push(await run(projects.create({ organization: org, name: `P${i}`, timezone: "Europe/Paris", api_token: `phc_conformance_${name}_${i}` })))
+      created.push(
+        await run(
+          projects.create({
+            organization: org,
+            name: `P${i}`,
+            timezone: "Europe/Paris",
+            api_token: `phc_conformance_${name}_${i}`
+          })
+        )
+      )
     }
     expect(created.map((p) => p.id)).toEqual([2, 3, 4])
     const otherOrg = await run(Effect.flatMap(OrganizationStore, (o) => o.create({ name: "Other" })))
-    await run(projects.create({ organization: otherOrg.id, name: "Elsewhere", timezone: "UTC", api_token: `phc_other_${name}` }))
+    await run(
+      projects.create({ organization: otherOrg.id, name: "Elsewhere", timezone: "UTC", api_token: `phc_other_${name}` })
+    )
 
     const page = await run(projects.list({ organization: org, ids: null, limit: 2, offset: 1 }))
     expect(page.count).toBe(4)
     expect(page.results.map((p) => p.id)).toEqual([2, 3])
-    expect(await run(projects.list({ organization: org, ids: null, limit: 2, offset: 10 }))).toEqual({ count: 4, results: [] })
+    expect(await run(projects.list({ organization: org, ids: null, limit: 2, offset: 10 }))).toEqual({
+      count: 4,
+      results: []
+    })
     const some = await run(projects.list({ organization: org, ids: [1, 3, 5], limit: 10, offset: 0 }))
     expect(some.results.map((p) => p.id)).toEqual([1, 3])
-    expect(await run(projects.list({ organization: org, ids: [], limit: 10, offset: 0 }))).toEqual({ count: 0, results: [] })
-    expect((await run(projects.list({ organization: otherOrg.id, ids: null, limit: 10, offset: 0 }))).results.map((p) => p.name)).toEqual(["Elsewhere"])
+    expect(await run(projects.list({ organization: org, ids: [], limit: 10, offset: 0 }))).toEqual({
+      count: 0,
+      results: []
+    })
+    expect(
+      (await run(projects.list({ organization: otherOrg.id, ids: null, limit: 10, offset: 0 }))).results.map(
+        (p) => p.name
+      )
+    ).toEqual(["Elsewhere"])
   })
 
   it("updates only the fields given", async () => {
@@ -100,20 +151,34 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
   it("keeps users and finds personal API keys by digest together with their owner", async () => {
     const users = await run(UserStore)
     const admin = Option.getOrThrow(await run(users.first))
-    expect(admin).toMatchObject({ email: "ada@example.com", current_project_id: 1, is_active: true, hedgehog_config: null })
+    expect(admin).toMatchObject({
+      email: "ada@example.com",
+      current_project_id: 1,
+      is_active: true,
+      hedgehog_config: null
+    })
     expect(Option.getOrThrow(await run(users.findByEmail("ada@example.com"))).id).toBe(admin.id)
-    const second = await run(users.create({ organization_id: admin.organization_id, email: "bo@example.com", first_name: "Bo", current_project_id: null }))
+    const second = await run(
+      users.create({
+        organization_id: admin.organization_id,
+        email: "bo@example.com",
+        first_name: "Bo",
+        current_project_id: null
+      })
+    )
     expect(Option.getOrThrow(await run(users.get(second.id)))).toEqual(second)
 
     const keys = await run(ApiKeyStore)
-    const key = await run(keys.create({
-      user_id: second.id,
-      label: "ci",
-      mask_value: "phx_...abcd",
-      secure_value: `sha256$${name}`,
-      scopes: ["insight:read", "query:read"],
-      scoped_teams: [1, 3]
-    }))
+    const key = await run(
+      keys.create({
+        user_id: second.id,
+        label: "ci",
+        mask_value: "phx_...abcd",
+        secure_value: `sha256$${name}`,
+        scopes: ["insight:read", "query:read"],
+        scoped_teams: [1, 3]
+      })
+    )
     expect(key).toMatchObject({ scopes: ["insight:read", "query:read"], scoped_teams: [1, 3], last_used_at: null })
     const found = Option.getOrThrow(await run(keys.findBySecureValue(`sha256$${name}`)))
     expect(found.key).toEqual(key)
@@ -153,7 +218,11 @@ describe("persistence", () => {
     const a = ManagedRuntime.make(postgresStorage({ url: db.url }))
     const b = ManagedRuntime.make(postgresStorage({ url: db.url }))
     try {
-      const results = await Promise.all([a.runPromise(bootstrap()), b.runPromise(bootstrap()), a.runPromise(bootstrap())])
+      const results = await Promise.all([
+        a.runPromise(bootstrap()),
+        b.runPromise(bootstrap()),
+        a.runPromise(bootstrap())
+      ])
       expect(results.filter((r) => r.created)).toHaveLength(1)
     } finally {
       await a.dispose()

@@ -26,32 +26,39 @@ afterAll(() => {
 
 const take = () => Effect.runPromiseExit(Effect.scoped(Effect.map(dataDirLock(file), () => readFileSync(file, "utf8"))))
 
-const refusal = (exit: Exit.Exit<unknown, { message: string }>) => (Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.message : undefined)
+const refusal = (exit: Exit.Exit<unknown, { message: string }>) =>
+  Exit.isFailure(exit) && exit.cause._tag === "Fail" ? exit.cause.error.message : undefined
 
 describe("the data directory's lock", () => {
   it("records this process and its start, and is gone once released", async () => {
     const exit = await take()
     expect(Exit.isSuccess(exit)).toBe(true)
-    if (process.platform === "linux") expect(Exit.isSuccess(exit) && exit.value).toBe(`${process.pid} ${processStart(process.pid)}`)
+    if (process.platform === "linux")
+      expect(Exit.isSuccess(exit) && exit.value).toBe(`${process.pid} ${processStart(process.pid)}`)
     expect(existsSync(file)).toBe(false)
   })
 
   it("keeps out while its owner runs", async () => {
     writeFileSync(file, [other.pid, processStart(other.pid!)].filter((part) => part !== undefined).join(" "))
-    expect(refusal(await take())).toBe(`the data directory is in use by process ${other.pid} (lock file ${file}); stop that process first`)
+    expect(refusal(await take())).toBe(
+      `the data directory is in use by process ${other.pid} (lock file ${file}); stop that process first`
+    )
     // A lock from before start times were recorded trusts a live pid.
     writeFileSync(file, String(other.pid))
     expect(refusal(await take())).toContain(`in use by process ${other.pid}`)
   })
 
-  it.runIf(process.platform === "linux")("is taken over when its pid now belongs to a process that started at another time", async () => {
-    const [bootId, startTime] = processStart(other.pid!)!.split(":")
-    writeFileSync(file, `${other.pid} ${bootId}:${Number(startTime) - 1}`)
-    expect(Exit.isSuccess(await take())).toBe(true)
-    // The same after a reboot: another boot id.
-    writeFileSync(file, `${other.pid} 00000000-0000-0000-0000-000000000000:${startTime}`)
-    expect(Exit.isSuccess(await take())).toBe(true)
-  })
+  it.runIf(process.platform === "linux")(
+    "is taken over when its pid now belongs to a process that started at another time",
+    async () => {
+      const [bootId, startTime] = processStart(other.pid!)!.split(":")
+      writeFileSync(file, `${other.pid} ${bootId}:${Number(startTime) - 1}`)
+      expect(Exit.isSuccess(await take())).toBe(true)
+      // The same after a reboot: another boot id.
+      writeFileSync(file, `${other.pid} 00000000-0000-0000-0000-000000000000:${startTime}`)
+      expect(Exit.isSuccess(await take())).toBe(true)
+    }
+  )
 
   it("is taken over when its process is gone", async () => {
     const gone = spawn(process.execPath, ["-e", ""], { stdio: "ignore" })

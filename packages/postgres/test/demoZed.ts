@@ -25,18 +25,23 @@ export const demoZed = (name: string, demo: DemoOptions, timeZone: string) => {
   let cleanup: () => Promise<void>
 
   const request = async (method: string, path: string, body: unknown) => {
-    const response = await zed.handler(new Request(`http://zed.test${path}`, {
-      method,
-      headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
-      body: JSON.stringify(body)
-    }))
+    const response = await zed.handler(
+      new Request(`http://zed.test${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ADMIN_KEY}`, "content-type": "application/json" },
+        body: JSON.stringify(body)
+      })
+    )
     return { status: response.status, json: await response.json() }
   }
 
   beforeAll(async () => {
     const backend = await backends(`insights-${timeZone.replace(/\W/g, "")}`)[name]!()
     cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     expect(await loadDemoData(zed, demo)).toBe(demo.events)
     const patched = await request("PATCH", "/api/projects/1/", { timezone: timeZone })
     expect(patched.json.timezone).toBe(timeZone)
@@ -50,7 +55,10 @@ export const demoZed = (name: string, demo: DemoOptions, timeZone: string) => {
   const run = async (plan: InsightPlan): Promise<unknown> => {
     const results = []
     for (const query of plan.queries) {
-      const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values }, refresh: "force_blocking" })
+      const { json, status } = await request("POST", "/api/environments/1/query/", {
+        query: { kind: "ZedQLQuery", query: formatSelect(query), values: plan.values },
+        refresh: "force_blocking"
+      })
       expect(status, JSON.stringify(json)).toBe(200)
       expect(json.hasMore ?? false).toBe(false)
       results.push(json.results as Array<Array<unknown>>)

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
 import { RecordingStore } from "@zed/core/storage"
 import { Effect } from "effect"
-import { ADMIN_KEY, call, importEvents, postQuery, PROJECT_KEY, snapshotPayload, zedqlRequest } from "../../core/test/support.js"
+import {
+  ADMIN_KEY,
+  call,
+  importEvents,
+  postQuery,
+  PROJECT_KEY,
+  snapshotPayload,
+  zedqlRequest
+} from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // Deleting a person with their data leaves nothing of them in any store: events, the person, their
@@ -11,7 +19,11 @@ import { backends } from "./backends.js"
 
 const T0 = Date.UTC(2026, 2, 2, 12)
 const rr = (type: number, at: number, data: unknown = {}) => ({ type, timestamp: T0 + at, data })
-const recording = (at: number) => [rr(4, at, { href: "https://shop.test/", width: 800, height: 600 }), rr(2, at + 1, { node: { type: 0, childNodes: [] } }), rr(3, at + 500, { source: 2, type: 2, id: 1, x: 1, y: 1 })]
+const recording = (at: number) => [
+  rr(4, at, { href: "https://shop.test/", width: 800, height: 600 }),
+  rr(2, at + 1, { node: { type: 0, childNodes: [] } }),
+  rr(3, at + 500, { source: 2, type: 2, id: 1, x: 1, y: 1 })
+]
 
 describe.each(["pglite", "postgres", "chdb"])("%s: erasing a person", (name) => {
   let zed: Zed
@@ -27,15 +39,46 @@ describe.each(["pglite", "postgres", "chdb"])("%s: erasing a person", (name) => 
   beforeAll(async () => {
     const backend = await backends("erasure")[name]!()
     cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     await importEvents(zed, PROJECT_KEY, [
-      { event: "$pageview", distinct_id: "ada-anon", timestamp: new Date(T0).toISOString(), properties: { $session_id: "s-ada-1" } },
-      { event: "$identify", distinct_id: "ada", timestamp: new Date(T0 + 1000).toISOString(), properties: { $anon_distinct_id: "ada-anon", $set: { email: "ada@corp.test" } } },
-      { event: "purchase", distinct_id: "ada", timestamp: new Date(T0 + 2000).toISOString(), properties: { $session_id: "s-ada-2" } },
-      { event: "$pageview", distinct_id: "bob", timestamp: new Date(T0 + 3000).toISOString(), properties: { $session_id: "s-bob", $set: { email: "bob@home.test" } } }
+      {
+        event: "$pageview",
+        distinct_id: "ada-anon",
+        timestamp: new Date(T0).toISOString(),
+        properties: { $session_id: "s-ada-1" }
+      },
+      {
+        event: "$identify",
+        distinct_id: "ada",
+        timestamp: new Date(T0 + 1000).toISOString(),
+        properties: { $anon_distinct_id: "ada-anon", $set: { email: "ada@corp.test" } }
+      },
+      {
+        event: "purchase",
+        distinct_id: "ada",
+        timestamp: new Date(T0 + 2000).toISOString(),
+        properties: { $session_id: "s-ada-2" }
+      },
+      {
+        event: "$pageview",
+        distinct_id: "bob",
+        timestamp: new Date(T0 + 3000).toISOString(),
+        properties: { $session_id: "s-bob", $set: { email: "bob@home.test" } }
+      }
     ])
-    for (const [session, distinctId] of [["s-ada-1", "ada-anon"], ["s-ada-2", "ada"], ["s-bob", "bob"]] as const) {
-      const res = await call(zed, "/s/", { method: "POST", key: null, body: JSON.stringify(snapshotPayload(session, distinctId, { "w-1": recording(0) })) })
+    for (const [session, distinctId] of [
+      ["s-ada-1", "ada-anon"],
+      ["s-ada-2", "ada"],
+      ["s-bob", "bob"]
+    ] as const) {
+      const res = await call(zed, "/s/", {
+        method: "POST",
+        key: null,
+        body: JSON.stringify(snapshotPayload(session, distinctId, { "w-1": recording(0) }))
+      })
       expect(res.status, res.text).toBe(200)
     }
   })
@@ -48,13 +91,16 @@ describe.each(["pglite", "postgres", "chdb"])("%s: erasing a person", (name) => 
     const ada = (await send("GET", "/persons/?distinct_id=ada")).json.results[0]
     expect([...ada.distinct_ids].sort()).toEqual(["ada", "ada-anon"])
     const cohort = (await send("POST", "/cohorts/", { name: "Beta", is_static: true })).json
-    expect((await send("PATCH", `/cohorts/${cohort.id}/add_persons_to_static_cohort/`, { person_ids: [ada.uuid] })).status).toBe(200)
+    expect(
+      (await send("PATCH", `/cohorts/${cohort.id}/add_persons_to_static_cohort/`, { person_ids: [ada.uuid] })).status
+    ).toBe(200)
     expect((await send("GET", `/cohorts/${cohort.id}/persons/`)).json.results).toHaveLength(1)
 
     expect((await send("DELETE", `/persons/${ada.uuid}/?delete_events=true`)).status).toBe(202)
 
     // The person and their distinct ids.
-    for (const id of ["ada", "ada-anon"]) expect((await send("GET", `/persons/?distinct_id=${id}`)).json.results).toEqual([])
+    for (const id of ["ada", "ada-anon"])
+      expect((await send("GET", `/persons/?distinct_id=${id}`)).json.results).toEqual([])
     expect(await count(`SELECT count() FROM persons WHERE id = '${ada.uuid}'`)).toBe(0)
     expect(await count("SELECT count() FROM person_distinct_ids WHERE distinct_id IN ('ada', 'ada-anon')")).toBe(0)
     // Their events, by distinct id and by person.

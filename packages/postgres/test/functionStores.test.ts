@@ -1,5 +1,19 @@
 import { describe, expect, it } from "@effect/vitest"
-import { FunctionLogStore, type LogEntry, type LogOwner, type LogQuery, LOG_SOURCES, LOG_TYPES, type NewFunction, PluginConfigStore, type PluginDefaults, ProjectStore, Transactor, uuidv7, ZedFunctionStore } from "@zed/core/storage"
+import {
+  FunctionLogStore,
+  type LogEntry,
+  type LogOwner,
+  type LogQuery,
+  LOG_SOURCES,
+  LOG_TYPES,
+  type NewFunction,
+  PluginConfigStore,
+  type PluginDefaults,
+  ProjectStore,
+  Transactor,
+  uuidv7,
+  ZedFunctionStore
+} from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import fc from "fast-check"
 import { newFunction } from "../../core/test/support.js"
@@ -21,11 +35,18 @@ const json: fc.Arbitrary<unknown> = fc.letrec<{ value: unknown }>((tie) => ({
     fc.integer(),
     fc.string({ unit: "grapheme" }).filter((s) => !s.includes("\u0000")),
     fc.array(tie("value"), { maxLength: 3 }),
-    fc.dictionary(fc.string().filter((k) => !k.includes("\u0000") && k !== "__proto__"), tie("value"), { maxKeys: 3 })
+    fc.dictionary(
+      fc.string().filter((k) => !k.includes("\u0000") && k !== "__proto__"),
+      tie("value"),
+      { maxKeys: 3 }
+    )
   )
 })).value
 
-const owners = (id: string): ReadonlyArray<LogOwner> => [{ kind: "zed_function", id }, { kind: "plugin_config", id }]
+const owners = (id: string): ReadonlyArray<LogOwner> => [
+  { kind: "zed_function", id },
+  { kind: "plugin_config", id }
+]
 
 describe.each(Object.keys(backends))("%s", (name) => {
   const suite = suiteStorage(backends[name]!)
@@ -35,11 +56,18 @@ describe.each(Object.keys(backends))("%s", (name) => {
   const logs = () => run(FunctionLogStore)
   // A project of its own, so that one test's lists hold only its rows.
   const newProject = () =>
-    run(Effect.gen(function*() {
-      const projects = yield* ProjectStore
-      const first = Option.getOrThrow(yield* projects.get(1))
-      return (yield* projects.create({ organization: first.organization, name: "Functions", timezone: "UTC", api_token: `phc_${uuidv7()}` })).id
-    }))
+    run(
+      Effect.gen(function* () {
+        const projects = yield* ProjectStore
+        const first = Option.getOrThrow(yield* projects.get(1))
+        return (yield* projects.create({
+          organization: first.organization,
+          name: "Functions",
+          timezone: "UTC",
+          api_token: `phc_${uuidv7()}`
+        })).id
+      })
+    )
 
   describe("zed functions", () => {
     it("assigns a transformation without an order the project's highest live transformation order plus one", async () => {
@@ -64,15 +92,20 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await functions()
       const p = await newProject()
       const names = ["a", "b", "c", "d", "e", "f", "g"]
-      const made = await run(Effect.forEach([
-        newFunction("a", { type: "destination" }),
-        newFunction("b", { execution_order: 2 }),
-        newFunction("c"),
-        newFunction("d", { type: "destination", execution_order: 1 }),
-        newFunction("e", { type: "destination" }),
-        newFunction("f", { execution_order: 2 }),
-        newFunction("g", { execution_order: 0, deleted: true })
-      ], (f) => s.create(p, f)))
+      const made = await run(
+        Effect.forEach(
+          [
+            newFunction("a", { type: "destination" }),
+            newFunction("b", { execution_order: 2 }),
+            newFunction("c"),
+            newFunction("d", { type: "destination", execution_order: 1 }),
+            newFunction("e", { type: "destination" }),
+            newFunction("f", { execution_order: 2 }),
+            newFunction("g", { execution_order: 0, deleted: true })
+          ],
+          (f) => s.create(p, f)
+        )
+      )
       expect(made.map((f) => f.name)).toEqual(names)
       expect(made[2]!.execution_order).toBe(3)
       expect((await run(s.list(p))).map((f) => f.name)).toEqual(["d", "b", "f", "c", "a", "e"])
@@ -85,7 +118,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("gets a function in its project only, a deleted one only when asked", async () => {
       const s = await functions()
       const p = await newProject()
-      const live = await run(s.create(p, newFunction("live", { description: "d", template_id: "template-webhook", icon_url: "/icon.png" })))
+      const live = await run(
+        s.create(p, newFunction("live", { description: "d", template_id: "template-webhook", icon_url: "/icon.png" }))
+      )
       const deleted = await run(s.create(p, newFunction("gone", { deleted: true })))
       expect(live.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/)
       expect(live.created_at).toBeInstanceOf(Date)
@@ -102,25 +137,58 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("keeps inputs, secrets, filters and code as given", async () => {
       const s = await functions()
       const p = await newProject()
-      await fc.assert(fc.asyncProperty(
-        fc.dictionary(fc.string({ minLength: 1 }).filter((k) => !k.includes("\u0000") && k !== "__proto__"), json, { maxKeys: 3 }),
-        json,
-        fc.string().filter((c) => !c.includes("\u0000")),
-        async (values, filters, code) => {
-          const inputs = Object.fromEntries(Object.entries(values).map(([k, value], order) => [k, { value, order }]))
-          const secrets = Object.fromEntries(Object.entries(values).map(([k, value]) => [k, { value, templating: "hog" as const, bytecode: ["_H", 1, value] }]))
-          const created = await run(s.create(p, newFunction("round trip", { inputs, secrets, filters, code, masking: { ttl: 60, hash: "{event}" }, mappings: [filters] })))
-          const got = Option.getOrThrow(await run(s.get(p, created.id)))
-          expect(got).toEqual(created)
-          expect(got).toMatchObject({ inputs, secrets, filters, code, masking: { ttl: 60, hash: "{event}" }, mappings: [filters] })
-        }
-      ), { numRuns: 25 })
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(
+            fc.string({ minLength: 1 }).filter((k) => !k.includes("\u0000") && k !== "__proto__"),
+            json,
+            { maxKeys: 3 }
+          ),
+          json,
+          fc.string().filter((c) => !c.includes("\u0000")),
+          async (values, filters, code) => {
+            const inputs = Object.fromEntries(Object.entries(values).map(([k, value], order) => [k, { value, order }]))
+            const secrets = Object.fromEntries(
+              Object.entries(values).map(([k, value]) => [
+                k,
+                { value, templating: "hog" as const, bytecode: ["_H", 1, value] }
+              ])
+            )
+            const created = await run(
+              s.create(
+                p,
+                newFunction("round trip", {
+                  inputs,
+                  secrets,
+                  filters,
+                  code,
+                  masking: { ttl: 60, hash: "{event}" },
+                  mappings: [filters]
+                })
+              )
+            )
+            const got = Option.getOrThrow(await run(s.get(p, created.id)))
+            expect(got).toEqual(created)
+            expect(got).toMatchObject({
+              inputs,
+              secrets,
+              filters,
+              code,
+              masking: { ttl: 60, hash: "{event}" },
+              mappings: [filters]
+            })
+          }
+        ),
+        { numRuns: 25 }
+      )
     })
 
     it("update changes only the given fields and moves updated_at", async () => {
       const s = await functions()
       const p = await newProject()
-      const created = await run(s.create(p, newFunction("before", { inputs: { url: { value: "https://a.test" } }, filters: { events: [] } })))
+      const created = await run(
+        s.create(p, newFunction("before", { inputs: { url: { value: "https://a.test" } }, filters: { events: [] } }))
+      )
       await tick()
       const renamed = Option.getOrThrow(await run(s.update(p, created.id, { name: "after", enabled: undefined })))
       expect(renamed).toEqual({ ...created, name: "after", updated_at: renamed.updated_at })
@@ -147,7 +215,11 @@ describe.each(Object.keys(backends))("%s", (name) => {
       expect(touched.updated_at.getTime()).toBeGreaterThan(changed.updated_at.getTime())
       const deleted = Option.getOrThrow(await run(s.update(p, created.id, { deleted: true })))
       expect(Option.isNone(await run(s.get(p, created.id)))).toBe(true)
-      expect(Option.getOrThrow(await run(s.update(p, created.id, { deleted: false })))).toMatchObject({ ...touched, deleted: false, updated_at: expect.any(Date) })
+      expect(Option.getOrThrow(await run(s.update(p, created.id, { deleted: false })))).toMatchObject({
+        ...touched,
+        deleted: false,
+        updated_at: expect.any(Date)
+      })
       expect(deleted.deleted).toBe(true)
 
       // Not found elsewhere, and left alone.
@@ -161,12 +233,17 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await functions()
       const p = await newProject()
       const kept = await run(s.create(p, newFunction("kept")))
-      const failed = await suite.runExit(Effect.flatMap(Transactor, (t) =>
-        t.transaction(Effect.gen(function*() {
-          yield* s.create(p, newFunction("rolled back"))
-          yield* s.update(p, kept.id, { name: "renamed", deleted: true })
-          return yield* Effect.fail("boom")
-        }))))
+      const failed = await suite.runExit(
+        Effect.flatMap(Transactor, (t) =>
+          t.transaction(
+            Effect.gen(function* () {
+              yield* s.create(p, newFunction("rolled back"))
+              yield* s.update(p, kept.id, { name: "renamed", deleted: true })
+              return yield* Effect.fail("boom")
+            })
+          )
+        )
+      )
       expect(failed._tag).toBe("Failure")
       expect(await run(s.list(p, true))).toEqual([kept])
       // The rolled-back transformation took no order.
@@ -185,8 +262,11 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await plugins()
       const p = await newProject()
       const first = await run(s.list(p, defaults))
-      expect(first.map(({ plugin_id, enabled, order, config }) => ({ plugin_id, enabled, order, config })))
-        .toEqual([defaults[2], defaults[0], defaults[1]])
+      expect(first.map(({ plugin_id, enabled, order, config }) => ({ plugin_id, enabled, order, config }))).toEqual([
+        defaults[2],
+        defaults[0],
+        defaults[1]
+      ])
       expect(first.every((c) => c.created_at instanceof Date && c.updated_at instanceof Date)).toBe(true)
       expect(new Set(first.map((c) => c.id)).size).toBe(3)
       expect(await run(s.list(p, defaults))).toEqual(first)
@@ -206,7 +286,12 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("concurrent first reads create one row per plugin", async () => {
       const s = await plugins()
       const p = await newProject()
-      const lists = await run(Effect.all(Array.from({ length: 6 }, () => s.list(p, defaults)), { concurrency: "unbounded" }))
+      const lists = await run(
+        Effect.all(
+          Array.from({ length: 6 }, () => s.list(p, defaults)),
+          { concurrency: "unbounded" }
+        )
+      )
       for (const list of lists) expect(list).toEqual(lists[0])
       expect(lists[0]!.map((c) => c.plugin_id)).toEqual([2, 3, 1])
     })
@@ -219,7 +304,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const enabled = Option.getOrThrow(await run(s.update(p, target!.id, { enabled: true })))
       expect(enabled).toEqual({ ...target, enabled: true, updated_at: enabled.updated_at })
       expect(enabled.updated_at.getTime()).toBeGreaterThan(target!.updated_at.getTime())
-      const configured = Option.getOrThrow(await run(s.update(p, target!.id, { config: { mode: "loose" }, enabled: undefined })))
+      const configured = Option.getOrThrow(
+        await run(s.update(p, target!.id, { config: { mode: "loose" }, enabled: undefined }))
+      )
       expect(configured).toEqual({ ...enabled, config: { mode: "loose" }, updated_at: configured.updated_at })
 
       // Defaults do not overwrite what was changed.
@@ -250,13 +337,22 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const [fnOwner, pluginOwner] = owners(uuidv7())
       const e = (message: string, ms: number, owner = fnOwner!) => entry(owner, { message, timestamp: at(ms) })
       await run(s.append([e("old", 0), e("tie 1", 10), e("tie 2", 10)]))
-      await run(s.append([e("tie 3", 10), e("new", 20), e("plugin's", 30, pluginOwner), entry(fnOwner!, { timestamp: at(40) }, suite.other)]))
+      await run(
+        s.append([
+          e("tie 3", 10),
+          e("new", 20),
+          e("plugin's", 30, pluginOwner),
+          entry(fnOwner!, { timestamp: at(40) }, suite.other)
+        ])
+      )
       await run(s.append([]))
       const listed = await run(s.list(1, fnOwner!, all))
       expect(listed.count).toBe(5)
       expect(listed.results.map((r) => r.message)).toEqual(["new", "tie 3", "tie 2", "tie 1", "old"])
       const plugin = await run(s.list(1, pluginOwner!, all))
-      expect(plugin.results).toEqual([expect.objectContaining({ message: "plugin's", owner: pluginOwner, plugin_id: 7 })])
+      expect(plugin.results).toEqual([
+        expect.objectContaining({ message: "plugin's", owner: pluginOwner, plugin_id: 7 })
+      ])
       expect((await run(s.list(suite.other, fnOwner!, all))).count).toBe(1)
       expect(await run(s.list(1, { kind: "zed_function", id: uuidv7() }, all))).toEqual({ count: 0, results: [] })
     })
@@ -265,7 +361,12 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await logs()
       const [fnOwner, pluginOwner] = owners("42")
       const written = [
-        entry(fnOwner!, { source: "SYSTEM", type: "ERROR", message: "Ünïcode ✓ 'quoted' \\ \"x\"", timestamp: new Date(Date.UTC(2024, 5, 1, 12, 0, 0, 123)) }),
+        entry(fnOwner!, {
+          source: "SYSTEM",
+          type: "ERROR",
+          message: "Ünïcode ✓ 'quoted' \\ \"x\"",
+          timestamp: new Date(Date.UTC(2024, 5, 1, 12, 0, 0, 123))
+        }),
         entry(pluginOwner!, { source: "PLUGIN", type: "DEBUG", plugin_id: 12, message: "" })
       ]
       await run(s.append(written))
@@ -276,8 +377,15 @@ describe.each(Object.keys(backends))("%s", (name) => {
     it("searches messages without case, taking % and _ literally", async () => {
       const s = await logs()
       const [owner] = owners(uuidv7())
-      await run(s.append(["Done 100%", "done 100 times", "a_b", "axb", "Back\\slash", "ERROR here"].map((message, i) => entry(owner!, { message, timestamp: at(i) }))))
-      const search = async (text: string) => (await run(s.list(1, owner!, { ...all, search: text }))).results.map((r) => r.message)
+      await run(
+        s.append(
+          ["Done 100%", "done 100 times", "a_b", "axb", "Back\\slash", "ERROR here"].map((message, i) =>
+            entry(owner!, { message, timestamp: at(i) })
+          )
+        )
+      )
+      const search = async (text: string) =>
+        (await run(s.list(1, owner!, { ...all, search: text }))).results.map((r) => r.message)
       expect(await search("%")).toEqual(["Done 100%"])
       expect(await search("100%")).toEqual(["Done 100%"])
       expect(await search("_")).toEqual(["a_b"])
@@ -292,38 +400,64 @@ describe.each(Object.keys(backends))("%s", (name) => {
       const s = await logs()
       const message = fc.string({ unit: fc.constantFrom("a", "A", "b", "%", "_", "\\", " "), maxLength: 6 })
       const written = fc.array(
-        fc.record({ ms: fc.integer({ min: 0, max: 5 }), type: fc.constantFrom(...LOG_TYPES), source: fc.constantFrom(...LOG_SOURCES), message }),
+        fc.record({
+          ms: fc.integer({ min: 0, max: 5 }),
+          type: fc.constantFrom(...LOG_TYPES),
+          source: fc.constantFrom(...LOG_SOURCES),
+          message
+        }),
         { maxLength: 12 }
       )
       const query = fc.record({
         types: fc.uniqueArray(fc.constantFrom(...LOG_TYPES), { maxLength: 3 }),
-        search: fc.option(fc.string({ unit: fc.constantFrom("a", "B", "%", "_", "\\"), maxLength: 2 }), { nil: undefined }),
+        search: fc.option(fc.string({ unit: fc.constantFrom("a", "B", "%", "_", "\\"), maxLength: 2 }), {
+          nil: undefined
+        }),
         after: fc.option(fc.integer({ min: -1, max: 6 }).map(at), { nil: undefined }),
         before: fc.option(fc.integer({ min: -1, max: 6 }).map(at), { nil: undefined }),
         limit: fc.integer({ min: 0, max: 6 }),
         offset: fc.integer({ min: 0, max: 6 })
       })
-      await fc.assert(fc.asyncProperty(written, fc.integer({ min: 1, max: 3 }), fc.array(query, { minLength: 1, maxLength: 4 }), async (rows, batches, queries) => {
-        const [owner, sameIdOtherKind] = owners(uuidv7())
-        const entries = rows.map(({ ms, ...fields }) => entry(owner!, { ...fields, timestamp: at(ms) }))
-        // Written in a few appends, with the same entries under a look-alike owner and another project.
-        const size = Math.ceil(entries.length / batches)
-        for (let i = 0; i < entries.length; i += size) await run(s.append(entries.slice(i, i + size)))
-        await run(s.append(entries.flatMap((e) => [{ ...e, owner: sameIdOtherKind! }, { ...e, project_id: suite.other }])))
-        for (const q of queries) {
-          const expected = entries
-            .map((e, written) => ({ e, written }))
-            .filter(({ e }) =>
-              (q.types.length === 0 || q.types.includes(e.type)) &&
-              (q.search === undefined || e.message.toLowerCase().includes(q.search.toLowerCase())) &&
-              (q.after === undefined || e.timestamp > q.after) &&
-              (q.before === undefined || e.timestamp < q.before)
+      await fc.assert(
+        fc.asyncProperty(
+          written,
+          fc.integer({ min: 1, max: 3 }),
+          fc.array(query, { minLength: 1, maxLength: 4 }),
+          async (rows, batches, queries) => {
+            const [owner, sameIdOtherKind] = owners(uuidv7())
+            const entries = rows.map(({ ms, ...fields }) => entry(owner!, { ...fields, timestamp: at(ms) }))
+            // Written in a few appends, with the same entries under a look-alike owner and another project.
+            const size = Math.ceil(entries.length / batches)
+            for (let i = 0; i < entries.length; i += size) await run(s.append(entries.slice(i, i + size)))
+            await run(
+              s.append(
+                entries.flatMap((e) => [
+                  { ...e, owner: sameIdOtherKind! },
+                  { ...e, project_id: suite.other }
+                ])
+              )
             )
-            .sort((x, y) => y.e.timestamp.getTime() - x.e.timestamp.getTime() || y.written - x.written)
-            .map(({ e }) => e)
-          expect(await run(s.list(1, owner!, q))).toEqual({ count: expected.length, results: expected.slice(q.offset, q.offset + q.limit) })
-        }
-      }), { numRuns: 30 })
+            for (const q of queries) {
+              const expected = entries
+                .map((e, written) => ({ e, written }))
+                .filter(
+                  ({ e }) =>
+                    (q.types.length === 0 || q.types.includes(e.type)) &&
+                    (q.search === undefined || e.message.toLowerCase().includes(q.search.toLowerCase())) &&
+                    (q.after === undefined || e.timestamp > q.after) &&
+                    (q.before === undefined || e.timestamp < q.before)
+                )
+                .sort((x, y) => y.e.timestamp.getTime() - x.e.timestamp.getTime() || y.written - x.written)
+                .map(({ e }) => e)
+              expect(await run(s.list(1, owner!, q))).toEqual({
+                count: expected.length,
+                results: expected.slice(q.offset, q.offset + q.limit)
+              })
+            }
+          }
+        ),
+        { numRuns: 30 }
+      )
     })
   })
 })

@@ -89,11 +89,21 @@ describe.each(["pglite", "postgres"])("%s zed functions", (name) => {
   const send = (method: string, path: string, body?: unknown) =>
     call(zed, `/api/environments/1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
   const capture = async (events: ReadonlyArray<Record<string, unknown>>) => {
-    const res = await call(zed, "/batch/", { method: "POST", key: null, body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) })
+    const res = await call(zed, "/batch/", {
+      method: "POST",
+      key: null,
+      body: JSON.stringify({ api_key: PROJECT_KEY, batch: events })
+    })
     expect(res.status, res.text).toBe(200)
   }
   const stored = async (event: string) => {
-    const res = await postQuery(zed, 1, zedqlRequest(`SELECT distinct_id, properties.plan, properties.tagged_by FROM events WHERE event = '${event}' ORDER BY distinct_id`))
+    const res = await postQuery(
+      zed,
+      1,
+      zedqlRequest(
+        `SELECT distinct_id, properties.plan, properties.tagged_by FROM events WHERE event = '${event}' ORDER BY distinct_id`
+      )
+    )
     expect(res.status, res.text).toBe(200)
     return res.json.results as Array<[string, string | null, string | null]>
   }
@@ -125,11 +135,17 @@ describe.each(["pglite", "postgres"])("%s zed functions", (name) => {
       { event: "signup", distinct_id: "a", properties: { plan: "free" } },
       { event: "signup", distinct_id: "b", properties: { plan: "pro" } }
     ])
-    expect(await stored("signup")).toEqual([["a", "FREE", "zed-signup"], ["b", "PRO", "zed-signup"]])
+    expect(await stored("signup")).toEqual([
+      ["a", "FREE", "zed-signup"],
+      ["b", "PRO", "zed-signup"]
+    ])
 
     const rearranged = await send("PATCH", "/zed_functions/rearrange/", { orders: { [rewrite.id]: 1, [drop.id]: 2 } })
     expect(rearranged.status, rearranged.text).toBe(200)
-    expect(rearranged.json.map((f: { id: string; execution_order: number }) => [f.id, f.execution_order])).toEqual([[rewrite.id, 1], [drop.id, 2]])
+    expect(rearranged.json.map((f: { id: string; execution_order: number }) => [f.id, f.execution_order])).toEqual([
+      [rewrite.id, 1],
+      [drop.id, 2]
+    ])
 
     // Rewrite first: the drop now sees FREE.
     await capture([
@@ -146,13 +162,19 @@ describe.each(["pglite", "postgres"])("%s zed functions", (name) => {
     expect(consoleOnly.every((l) => l.type === "LOG")).toBe(true)
 
     // Switched off, they change nothing.
-    for (const fn of [drop, rewrite]) expect((await send("PATCH", `/zed_functions/${fn.id}/`, { enabled: false })).status).toBe(200)
+    for (const fn of [drop, rewrite])
+      expect((await send("PATCH", `/zed_functions/${fn.id}/`, { enabled: false })).status).toBe(200)
     await capture([{ event: "later", distinct_id: "e", properties: { plan: "free" } }])
     expect(await stored("later")).toEqual([["e", "free", null]])
   })
 
   it("keeps the event when a transformation fails, and logs the failure", async () => {
-    const failing = await createFunction({ type: "transformation", name: "Broken", code: "throw Error('boom')", enabled: true })
+    const failing = await createFunction({
+      type: "transformation",
+      name: "Broken",
+      code: "throw Error('boom')",
+      enabled: true
+    })
     await capture([{ event: "kept", distinct_id: "f", properties: { plan: "team" } }])
     expect(await stored("kept")).toEqual([["f", "team", null]])
     const errors = await logsOf(`/zed_functions/${failing.id}/logs/?type_filter=ERROR`)
@@ -169,7 +191,10 @@ describe.each(["pglite", "postgres"])("%s zed functions", (name) => {
         name: "Webhook",
         code: DESTINATION,
         enabled: true,
-        inputs_schema: [{ type: "string", key: "url", required: true }, { type: "string", key: "secret", secret: true }],
+        inputs_schema: [
+          { type: "string", key: "url", required: true },
+          { type: "string", key: "secret", secret: true }
+        ],
         inputs: { url: { value: hook.url }, secret: { value: "s3cret" } },
         filters: { events: [{ id: "purchase", type: "events" }] }
       })
@@ -204,10 +229,25 @@ describe.each(["pglite", "postgres"])("%s zed functions", (name) => {
     const configs = await send("GET", "/plugin_configs/")
     expect(configs.status, configs.text).toBe(200)
     const filter = configs.json.results.find((c: { name: string }) => c.name === "Property Filter")
-    const patched = await send("PATCH", `/plugin_configs/${filter.id}/`, { enabled: true, config: { properties: "secret_token,$set.email" } })
+    const patched = await send("PATCH", `/plugin_configs/${filter.id}/`, {
+      enabled: true,
+      config: { properties: "secret_token,$set.email" }
+    })
     expect(patched.status, patched.text).toBe(200)
-    await capture([{ event: "filtered", distinct_id: "h", properties: { plan: "x", secret_token: "abc", $set: { email: "h@example.com", name: "H" } } }])
-    const res = await postQuery(zed, 1, zedqlRequest("SELECT properties.secret_token, properties.plan, person.properties.email, person.properties.name FROM events WHERE event = 'filtered'"))
+    await capture([
+      {
+        event: "filtered",
+        distinct_id: "h",
+        properties: { plan: "x", secret_token: "abc", $set: { email: "h@example.com", name: "H" } }
+      }
+    ])
+    const res = await postQuery(
+      zed,
+      1,
+      zedqlRequest(
+        "SELECT properties.secret_token, properties.plan, person.properties.email, person.properties.name FROM events WHERE event = 'filtered'"
+      )
+    )
     expect(res.json.results).toEqual([[null, "x", null, "H"]])
     const logs = await logsOf(`/plugin_configs/${filter.id}/logs/`)
     expect(logs[0]!.message).toContain("enabled")

@@ -15,7 +15,12 @@ const backends = storageBackends("ingest")
 
 let serial = 0
 let clock = Date.parse("2026-02-01T00:00:00.000Z")
-const event = (name: string, distinctId: string, properties: Record<string, unknown> = {}, processPerson = true): IncomingEvent => ({
+const event = (
+  name: string,
+  distinctId: string,
+  properties: Record<string, unknown> = {},
+  processPerson = true
+): IncomingEvent => ({
   uuid: `0196a3e1-0000-7000-8000-${String(++serial).padStart(12, "0")}`,
   event: name,
   distinct_id: distinctId,
@@ -43,15 +48,26 @@ const scenario: ReadonlyArray<ReadonlyArray<IncomingEvent>> = [
     event("$groupidentify", "ada", { $group_type: "company", $group_key: "acme", $group_set: { plan: "enterprise" } }),
     event("$identify", "ghost", { $anon_distinct_id: "ada", $set: { note: "refused: ada is identified" } })
   ],
-  [event("e", "ada", { $unset: ["plan"] }), event("e", "bob-2", {}), ...["t2", "t3", "t4", "t5", "t6"].map((t) => event("e", "x", { $groups: { [t]: "k" } }))]
+  [
+    event("e", "ada", { $unset: ["plan"] }),
+    event("e", "bob-2", {}),
+    ...["t2", "t3", "t4", "t5", "t6"].map((t) => event("e", "x", { $groups: { [t]: "k" } }))
+  ]
 ]
 
-const filterValue = fc.oneof(fc.constantFrom("pro", "free", "10", "9.5", "true", "a", "", "Ada"), fc.integer({ min: -3, max: 20 }), fc.constant(true))
-const filters = fc.array(fc.record({
-  key: fc.constantFrom("plan", "n", "flag", "name", "missing"),
-  operator: fc.constantFrom(...PROPERTY_OPERATORS),
-  value: fc.oneof(filterValue, fc.array(filterValue, { maxLength: 3 }))
-}), { minLength: 1, maxLength: 2 })
+const filterValue = fc.oneof(
+  fc.constantFrom("pro", "free", "10", "9.5", "true", "a", "", "Ada"),
+  fc.integer({ min: -3, max: 20 }),
+  fc.constant(true)
+)
+const filters = fc.array(
+  fc.record({
+    key: fc.constantFrom("plan", "n", "flag", "name", "missing"),
+    operator: fc.constantFrom(...PROPERTY_OPERATORS),
+    value: fc.oneof(filterValue, fc.array(filterValue, { maxLength: 3 }))
+  }),
+  { minLength: 1, maxLength: 2 }
+)
 // Numbers JavaScript prints in exponent form (1e-7) read back from PostgreSQL's numeric as 0.0000001,
 // so text operators on them may differ; decimals as people write them agree.
 const propertyValue = fc.oneof(
@@ -68,7 +84,10 @@ const flagCalls = [
   event("not a flag call", "ada", { $feature_flag: "gamma" })
 ]
 
-const personProperties = fc.sample(fc.dictionary(fc.constantFrom("plan", "n", "flag", "name"), propertyValue, { maxKeys: 4 }), { numRuns: 40, seed: 7 })
+const personProperties = fc.sample(
+  fc.dictionary(fc.constantFrom("plan", "n", "flag", "name"), propertyValue, { maxKeys: 4 }),
+  { numRuns: 40, seed: 7 }
+)
 
 describe.each(Object.keys(backends))("%s ingestion", (name) => {
   let runtime: Runtime
@@ -84,9 +103,17 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
       await run(ingest([{ projectId: 1, events: group }]))
     }
     // Persons for the filter property test, in project 1 too, one event each.
-    await run(ingest([{ projectId: 1, events: personProperties.map((properties, i) => event("seed", `p${i}`, { $set: properties })) }]))
+    await run(
+      ingest([
+        { projectId: 1, events: personProperties.map((properties, i) => event("seed", `p${i}`, { $set: properties })) }
+      ])
+    )
     // Events carrying the same properties, for the event filter property test.
-    await run(ingest([{ projectId: 1, events: personProperties.map((properties, i) => event("probe", `p${i}`, properties, false)) }]))
+    await run(
+      ingest([
+        { projectId: 1, events: personProperties.map((properties, i) => event("probe", `p${i}`, properties, false)) }
+      ])
+    )
     await run(ingest([{ projectId: 1, events: flagCalls }]))
   })
   afterAll(async () => {
@@ -94,7 +121,7 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
     await cleanup()
   })
 
-  const snapshot = Effect.gen(function*() {
+  const snapshot = Effect.gen(function* () {
     const persons = (yield* (yield* PersonStore).list(1, { properties: [], limit: 1000, offset: 0 })).results
       .filter((p) => !p.distinct_ids.some((d) => /^p\d+$/.test(d)))
       .map(({ id: _, version: __, ...p }) => ({ ...p, distinct_ids: [...p.distinct_ids].sort() }))
@@ -126,47 +153,96 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
     expect(merged.properties).not.toHaveProperty("plan")
     expect(merged.properties).not.toHaveProperty("note")
     // Every event of those ids now belongs to the merged person; ghost's stays personless-then-own.
-    for (const e of events.filter((e) => ["ada", "anon-1", "bob", "bob-2"].includes(e.distinct_id))) expect(e.person_id).toBe(merged.uuid)
+    for (const e of events.filter((e) => ["ada", "anon-1", "bob", "bob-2"].includes(e.distinct_id)))
+      expect(e.person_id).toBe(merged.uuid)
     // ghost had its own identified person, so merging ada into it was refused.
-    expect(persons.find((p) => p.distinct_ids.includes("ghost"))).toMatchObject({ distinct_ids: ["ghost"], is_identified: true, properties: { kind: "ghost" } })
+    expect(persons.find((p) => p.distinct_ids.includes("ghost"))).toMatchObject({
+      distinct_ids: ["ghost"],
+      is_identified: true,
+      properties: { kind: "ghost" }
+    })
   })
 
   it("kept five group types at most, and merged group properties", async () => {
     const { acme, events, types } = await run(snapshot)
-    expect(types).toEqual([["company", 0], ["t2", 2], ["t3", 3], ["t4", 4], ["team", 1]])
+    expect(types).toEqual([
+      ["company", 0],
+      ["t2", 2],
+      ["t3", 3],
+      ["t4", 4],
+      ["team", 1]
+    ])
     expect(acme).toMatchObject({ group_key: "acme", properties: { size: 10, plan: "enterprise" }, version: 1 })
-    expect(events.find((e) => e.distinct_id === "bob" && e.event === "e")?.groups).toEqual(["acme", "core", null, null, null])
-    expect(events.filter((e) => e.properties["$groups"] && JSON.stringify(e.properties["$groups"]).includes("t6")).map((e) => e.groups))
-      .toEqual([[null, null, null, null, null]])
+    expect(events.find((e) => e.distinct_id === "bob" && e.event === "e")?.groups).toEqual([
+      "acme",
+      "core",
+      null,
+      null,
+      null
+    ])
+    expect(
+      events
+        .filter((e) => e.properties["$groups"] && JSON.stringify(e.properties["$groups"]).includes("t6"))
+        .map((e) => e.groups)
+    ).toEqual([[null, null, null, null, null]])
   })
 
   it("selects with property filters exactly what the reference does", async () => {
-    const { results } = await run(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 1000, offset: 0 })))
+    const { results } = await run(
+      Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 1000, offset: 0 }))
+    )
     const seeded = results.filter((p) => /^p\d+$/.test(p.distinct_ids[0]!))
-    await fc.assert(fc.asyncProperty(filters, async (fs) => {
-      const chosen = fs as ReadonlyArray<PropertyFilter>
-      const got = await run(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: chosen, limit: 1000, offset: 0 })))
-      const want = seeded.filter((p) => chosen.every((f) => matches(p.properties, f))).map((p) => p.uuid).sort()
-      expect(got.results.filter((p) => /^p\d+$/.test(p.distinct_ids[0]!)).map((p) => p.uuid).sort()).toEqual(want)
-    }), { numRuns: name === "memory" ? 200 : 120 })
+    await fc.assert(
+      fc.asyncProperty(filters, async (fs) => {
+        const chosen = fs as ReadonlyArray<PropertyFilter>
+        const got = await run(
+          Effect.flatMap(PersonStore, (s) => s.list(1, { properties: chosen, limit: 1000, offset: 0 }))
+        )
+        const want = seeded
+          .filter((p) => chosen.every((f) => matches(p.properties, f)))
+          .map((p) => p.uuid)
+          .sort()
+        expect(
+          got.results
+            .filter((p) => /^p\d+$/.test(p.distinct_ids[0]!))
+            .map((p) => p.uuid)
+            .sort()
+        ).toEqual(want)
+      }),
+      { numRuns: name === "memory" ? 200 : 120 }
+    )
   })
 
   it("selects events with property filters exactly what the reference does", async () => {
     const probes = await run(Effect.flatMap(EventStore, (s) => s.list(1, { event: "probe", limit: 1000, offset: 0 })))
     expect(probes).toHaveLength(personProperties.length)
-    await fc.assert(fc.asyncProperty(filters, async (fs) => {
-      const chosen = fs as ReadonlyArray<PropertyFilter>
-      const got = await run(Effect.flatMap(EventStore, (s) => s.list(1, { event: "probe", properties: chosen, limit: 1000, offset: 0 })))
-      expect(got.map((e) => e.uuid)).toEqual(probes.filter((e) => chosen.every((f) => matches(e.properties, f))).map((e) => e.uuid))
-    }), { numRuns: name === "memory" ? 200 : 120 })
+    await fc.assert(
+      fc.asyncProperty(filters, async (fs) => {
+        const chosen = fs as ReadonlyArray<PropertyFilter>
+        const got = await run(
+          Effect.flatMap(EventStore, (s) => s.list(1, { event: "probe", properties: chosen, limit: 1000, offset: 0 }))
+        )
+        expect(got.map((e) => e.uuid)).toEqual(
+          probes.filter((e) => chosen.every((f) => matches(e.properties, f))).map((e) => e.uuid)
+        )
+      }),
+      { numRuns: name === "memory" ? 200 : 120 }
+    )
   })
 
   it("knows each flag's last call, and finds persons by uuid", async () => {
     const calls = await run(Effect.flatMap(EventStore, (s) => s.lastFlagCalls(1, ["beta", "color", "gamma", "never"])))
-    expect(calls).toEqual(new Map([["beta", flagCalls[1]!.timestamp], ["color", flagCalls[2]!.timestamp]]))
+    expect(calls).toEqual(
+      new Map([
+        ["beta", flagCalls[1]!.timestamp],
+        ["color", flagCalls[2]!.timestamp]
+      ])
+    )
     const { persons } = await run(snapshot)
     const wanted = persons.slice(0, 2).map((p) => p.uuid)
-    const found = await run(Effect.flatMap(PersonStore, (s) => s.getMany(1, [...wanted, "00000000-0000-4000-8000-000000000000"])))
+    const found = await run(
+      Effect.flatMap(PersonStore, (s) => s.getMany(1, [...wanted, "00000000-0000-4000-8000-000000000000"]))
+    )
     expect(found.map((p) => p.uuid).sort()).toEqual([...wanted].sort())
     expect(await run(Effect.flatMap(PersonStore, (s) => s.getMany(2, wanted)))).toEqual([])
   })
@@ -175,13 +251,17 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
     const values = await run(Effect.flatMap(PersonStore, (s) => s.values(1, "plan", "R")))
     const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v))
     const want = new Map<string, number>()
-    for (const p of personProperties) if ("plan" in p && text(p["plan"]).toLowerCase().includes("r")) want.set(text(p["plan"]), (want.get(text(p["plan"])) ?? 0) + 1)
+    for (const p of personProperties)
+      if ("plan" in p && text(p["plan"]).toLowerCase().includes("r"))
+        want.set(text(p["plan"]), (want.get(text(p["plan"])) ?? 0) + 1)
     expect(new Map(values.map((v) => [text(v.value), v.count]))).toEqual(want)
 
     const { events, persons } = await run(snapshot)
     const merged = persons.find((p) => p.distinct_ids.includes("ada"))!
     const deleted = await run(Effect.flatMap(EventStore, (s) => s.deleteByPerson(1, merged.uuid)))
     expect(deleted).toBe(events.filter((e) => e.person_id === merged.uuid).length)
-    expect((await run(Effect.flatMap(EventStore, (s) => s.list(1, { person_id: merged.uuid, limit: 10, offset: 0 }))))).toEqual([])
+    expect(
+      await run(Effect.flatMap(EventStore, (s) => s.list(1, { person_id: merged.uuid, limit: 10, offset: 0 })))
+    ).toEqual([])
   })
 })

@@ -32,11 +32,25 @@ describe.each(Object.keys(backends))("%s", (name) => {
 
   it("insights: create, get, list with filters and pages, update (material or not), soft delete", async () => {
     const s = await store()
-    const a = await run(s.create(1, insight("AAAAAAAA", { name: "Weekly Growth", tags: ["core"], saved: true, order: 3 })))
-    const b = await run(s.create(1, insight("BBBBBBBB", { name: null, derived_name: "Pageview count", description: "Traffic", favorited: true })))
+    const a = await run(
+      s.create(1, insight("AAAAAAAA", { name: "Weekly Growth", tags: ["core"], saved: true, order: 3 }))
+    )
+    const b = await run(
+      s.create(
+        1,
+        insight("BBBBBBBB", { name: null, derived_name: "Pageview count", description: "Traffic", favorited: true })
+      )
+    )
     const c = await run(s.create(1, insight("CCCCCCCC", { tags: ["GROWTH-team"], query: null, created_by: null })))
     await run(s.create(suite.other, insight("AAAAAAAA")))
-    expect(a).toMatchObject({ short_id: "AAAAAAAA", name: "Weekly Growth", order: 3, tags: ["core"], deleted: false, last_modified_by: 1 })
+    expect(a).toMatchObject({
+      short_id: "AAAAAAAA",
+      name: "Weekly Growth",
+      order: 3,
+      tags: ["core"],
+      deleted: false,
+      last_modified_by: 1
+    })
     expect(c.query).toBeNull()
     expect(Option.getOrThrow(await run(s.get(1, b.id)))).toEqual(b)
 
@@ -54,15 +68,23 @@ describe.each(Object.keys(backends))("%s", (name) => {
     const second = await run(s.list(1, { limit: 1, offset: 1 }))
     expect(second).toMatchObject({ count: 3, results: [{ id: b.id }] })
 
-    const quiet = Option.getOrThrow(await run(s.update(1, a.id, { favorited: true, last_modified_by: 1, material: false })))
+    const quiet = Option.getOrThrow(
+      await run(s.update(1, a.id, { favorited: true, last_modified_by: 1, material: false }))
+    )
     expect(quiet.last_modified_at).toEqual(a.last_modified_at)
     expect(quiet.updated_at.getTime()).toBeGreaterThanOrEqual(a.updated_at.getTime())
     await new Promise((r) => setTimeout(r, 5))
     const query = { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: "SELECT 1" } }
-    const loud = Option.getOrThrow(await run(s.update(1, a.id, { name: null, query, tags: ["x"], order: null, last_modified_by: null, material: true })))
+    const loud = Option.getOrThrow(
+      await run(
+        s.update(1, a.id, { name: null, query, tags: ["x"], order: null, last_modified_by: null, material: true })
+      )
+    )
     expect(loud).toMatchObject({ name: null, query, tags: ["x"], order: null, favorited: true, last_modified_by: null })
     expect(loud.last_modified_at.getTime()).toBeGreaterThan(a.last_modified_at.getTime())
-    expect(Option.isNone(await run(s.update(suite.other, a.id, { deleted: true, last_modified_by: 1, material: false })))).toBe(true)
+    expect(
+      Option.isNone(await run(s.update(suite.other, a.id, { deleted: true, last_modified_by: 1, material: false })))
+    ).toBe(true)
 
     await run(s.update(1, b.id, { deleted: true, last_modified_by: 1, material: false }))
     expect(Option.isNone(await run(s.get(1, b.id)))).toBe(true)
@@ -75,26 +97,46 @@ describe.each(Object.keys(backends))("%s", (name) => {
     const filters = { date_from: "-7d", properties: [{ key: "$browser", value: "Chrome" }] }
     const d1 = await run(s.createDashboard(1, { name: "One", description: "first", filters, created_by: 1 }))
     const d2 = await run(s.createDashboard(1, { name: "Two", description: "", filters: {}, created_by: null }))
-    const elsewhere = await run(s.createDashboard(suite.other, { name: "Elsewhere", description: "", filters: {}, created_by: 1 }))
+    const elsewhere = await run(
+      s.createDashboard(suite.other, { name: "Elsewhere", description: "", filters: {}, created_by: 1 })
+    )
     expect(d1).toMatchObject({ name: "One", filters })
     expect((await run(s.getDashboards(1, [d2.id, d1.id, elsewhere.id]))).map((d) => d.id)).toEqual([d1.id, d2.id])
-    expect((await run(s.listDashboards(1, { limit: 1, offset: 0 })))).toMatchObject({ count: 2, results: [{ id: d2.id }] })
+    expect(await run(s.listDashboards(1, { limit: 1, offset: 0 }))).toMatchObject({
+      count: 2,
+      results: [{ id: d2.id }]
+    })
 
     const i = await run(s.create(1, insight("TILETILE")))
     await run(s.placeOn(i.id, [d1.id, d2.id]))
     const tiles = async () => (await run(s.tiles([i.id]))).map((t) => [t.dashboard_id, t.deleted])
-    expect(await tiles()).toEqual([[d1.id, false], [d2.id, false]])
+    expect(await tiles()).toEqual([
+      [d1.id, false],
+      [d2.id, false]
+    ])
     expect((await run(s.list(1, { ...page, saved: true }))).results.map((x) => x.id)).toContain(i.id)
     await run(s.placeOn(i.id, [d2.id]))
-    expect(await tiles()).toEqual([[d1.id, true], [d2.id, false]])
+    expect(await tiles()).toEqual([
+      [d1.id, true],
+      [d2.id, false]
+    ])
     await run(s.placeOn(i.id, [d1.id]))
-    expect(await tiles()).toEqual([[d1.id, false], [d2.id, true]])
+    expect(await tiles()).toEqual([
+      [d1.id, false],
+      [d2.id, true]
+    ])
     expect((await run(s.dashboardTiles(d1.id))).map((t) => [t.insight_id, t.deleted])).toEqual([[i.id, false]])
     await run(s.markTiles(i.id, true))
-    expect(await tiles()).toEqual([[d1.id, true], [d2.id, true]])
+    expect(await tiles()).toEqual([
+      [d1.id, true],
+      [d2.id, true]
+    ])
     expect((await run(s.list(1, { ...page, saved: true }))).results.map((x) => x.id)).not.toContain(i.id)
     await run(s.placeOn(i.id, []))
-    expect(await tiles()).toEqual([[d1.id, true], [d2.id, true]])
+    expect(await tiles()).toEqual([
+      [d1.id, true],
+      [d2.id, true]
+    ])
     expect(await run(s.tiles([]))).toEqual([])
   })
 
@@ -115,9 +157,19 @@ describe.each(Object.keys(backends))("%s", (name) => {
 
   it("activity: entries per item, newest first, paged, kept apart by project", async () => {
     const s = await store()
-    const entry = (activity: string, item = "7") => ({ user_id: 1, activity, scope: "Insight", item_id: item, detail: { changes: [{ field: "name", before: "a", after: "b" }] } })
+    const entry = (activity: string, item = "7") => ({
+      user_id: 1,
+      activity,
+      scope: "Insight",
+      item_id: item,
+      detail: { changes: [{ field: "name", before: "a", after: "b" }] }
+    })
     // Written in one transaction, as an update and its log would be: the order must still hold.
-    await run(Effect.flatMap(Transactor, (t) => t.transaction(Effect.forEach(["created", "updated", "deleted"], (a) => s.logActivity(1, entry(a))))))
+    await run(
+      Effect.flatMap(Transactor, (t) =>
+        t.transaction(Effect.forEach(["created", "updated", "deleted"], (a) => s.logActivity(1, entry(a))))
+      )
+    )
     await run(s.logActivity(1, { ...entry("created", "8"), user_id: null }))
     await run(s.logActivity(suite.other, entry("created")))
     const all = await run(s.activity(1, "Insight", "7", page))
@@ -126,10 +178,17 @@ describe.each(Object.keys(backends))("%s", (name) => {
     expect(all.results[0]).toMatchObject({ user_id: 1, scope: "Insight", item_id: "7", detail: entry("x").detail })
     expect(all.results[0]!.id).toMatch(/^[0-9a-f-]{36}$/)
     expect(all.results[0]!.created_at).toBeInstanceOf(Date)
-    expect((await run(s.activity(1, "Insight", "7", { limit: 1, offset: 1 }))).results.map((e) => e.activity)).toEqual(["updated"])
+    expect((await run(s.activity(1, "Insight", "7", { limit: 1, offset: 1 }))).results.map((e) => e.activity)).toEqual([
+      "updated"
+    ])
     expect((await run(s.activity(1, "Insight", "8", page))).results[0]!.user_id).toBeNull()
     const everyItem = await run(s.activity(1, "Insight", undefined, page))
-    expect(everyItem.results.map((e) => [e.item_id, e.activity])).toEqual([["8", "created"], ["7", "deleted"], ["7", "updated"], ["7", "created"]])
+    expect(everyItem.results.map((e) => [e.item_id, e.activity])).toEqual([
+      ["8", "created"],
+      ["7", "deleted"],
+      ["7", "updated"],
+      ["7", "created"]
+    ])
     expect((await run(s.activity(1, "Dashboard", undefined, page))).count).toBe(0)
   })
 })

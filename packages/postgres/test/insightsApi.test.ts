@@ -31,7 +31,10 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
   beforeAll(async () => {
     const backend = await backends("insights-api")[name]!()
     cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     await importEvents(zed, PROJECT_KEY, EVENTS)
   })
   afterAll(async () => {
@@ -50,7 +53,10 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
       const rows = records.map((record) => Object.fromEntries(columns!.map((column, i) => [column, record[i]])))
       return { status: res.status, rows }
     }
-    const created = await csv("POST", "/insights/?format=csv", { name: "As CSV", query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } } })
+    const created = await csv("POST", "/insights/?format=csv", {
+      name: "As CSV",
+      query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } }
+    })
     expect(created.status).toBe(201)
     expect(created.rows).toHaveLength(1)
     const id = Number(created.rows[0]!.id)
@@ -67,7 +73,12 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
   })
 
   it("computes only when asked, then answers from the cache, also on a dashboard and a shared link", async () => {
-    const insight = (await send("POST", "/insights/", { name: "Events", query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } } })).json
+    const insight = (
+      await send("POST", "/insights/", {
+        name: "Events",
+        query: { kind: "DataVisualizationNode", source: { kind: "ZedQLQuery", query: TEXT } }
+      })
+    ).json
     expect(insight).toMatchObject({ result: null, zedql: null, is_cached: false, last_refresh: null })
     expect((await send("GET", `/insights/${insight.id}/`)).json).toMatchObject({ result: null, is_cached: false })
 
@@ -88,11 +99,15 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
 
     const [from, to] = ["2025-05-02T00:00:00Z", "2025-05-05T00:00:00Z"]
     const chrome = [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }]
-    const board = (await send("POST", "/dashboards/", { name: "May", filters: { date_from: from, date_to: to, properties: chrome } })).json
+    const board = (
+      await send("POST", "/dashboards/", { name: "May", filters: { date_from: from, date_to: to, properties: chrome } })
+    ).json
     await send("PATCH", `/insights/${insight.id}/`, { dashboards: [board.id] })
     const viewed = (await send("GET", `/insights/${insight.id}/?from_dashboard=${board.id}&refresh=blocking`)).json
     const iso = (text: string) => new Date(text).toISOString()
-    expect(viewed.result).toEqual(countsByEvent((e) => e.properties.$browser === "Chrome" && e.timestamp >= iso(from) && e.timestamp < iso(to)))
+    expect(viewed.result).toEqual(
+      countsByEvent((e) => e.properties.$browser === "Chrome" && e.timestamp >= iso(from) && e.timestamp < iso(to))
+    )
     expect(viewed.result).not.toEqual(computed.result)
     const tile = (await send("GET", `/dashboards/${board.id}/`)).json.tiles[0].insight
     expect(tile).toMatchObject({ result: viewed.result, is_cached: true })
@@ -107,7 +122,12 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
 
   it("computes in the background with refresh=async, reporting through query_status", async () => {
     const text = "SELECT distinct_id, count() FROM events WHERE {filters} GROUP BY distinct_id ORDER BY distinct_id"
-    const insight = (await send("POST", "/insights/", { name: "Per user", query: { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: text } } })).json
+    const insight = (
+      await send("POST", "/insights/", {
+        name: "Per user",
+        query: { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: text } }
+      })
+    ).json
     const started = (await send("GET", `/insights/${insight.id}/?refresh=async`)).json
     expect(started.query_status).toMatchObject({ query_async: true, team_id: 1 })
     expect(started.result).toBeNull()
@@ -124,7 +144,12 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
   })
 
   it("answers a query that fails to compute with a 400 naming the problem", async () => {
-    const insight = (await send("POST", "/insights/", { name: "Broken", query: { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: "SELECT nope FROM events" } } })).json
+    const insight = (
+      await send("POST", "/insights/", {
+        name: "Broken",
+        query: { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: "SELECT nope FROM events" } }
+      })
+    ).json
     expect((await send("GET", `/insights/${insight.id}/`)).status).toBe(200)
     const failed = await send("GET", `/insights/${insight.id}/?refresh=force_blocking`)
     expect(failed.status).toBe(400)
@@ -133,25 +158,45 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
 
   it("computes the insight kinds through their plans: a daily trend and an ordered funnel", async () => {
     const days = ["2025-05-01", "2025-05-02", "2025-05-03", "2025-05-04", "2025-05-05", "2025-05-06", "2025-05-07"]
-    const trend = (await send("POST", "/insights/", {
-      name: "Pageviews",
-      query: {
-        kind: "InsightVizNode",
-        source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "total" }], interval: "day", dateRange: { date_from: days[0], date_to: days.at(-1) } }
-      }
-    })).json
+    const trend = (
+      await send("POST", "/insights/", {
+        name: "Pageviews",
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "TrendsQuery",
+            series: [{ kind: "EventsNode", event: "$pageview", math: "total" }],
+            interval: "day",
+            dateRange: { date_from: days[0], date_to: days.at(-1) }
+          }
+        }
+      })
+    ).json
     expect((await send("GET", `/insights/${trend.id}/`)).json).toMatchObject({ result: null, is_cached: false })
     const computed = (await send("GET", `/insights/${trend.id}/?refresh=blocking`)).json
-    const perDay = days.map((day) => EVENTS.filter((e) => e.event === "$pageview" && e.timestamp.startsWith(day)).length)
+    const perDay = days.map(
+      (day) => EVENTS.filter((e) => e.event === "$pageview" && e.timestamp.startsWith(day)).length
+    )
     expect(computed.result).toHaveLength(1)
-    expect(computed.result[0]).toMatchObject({ days, data: perDay, count: perDay.reduce((a, b) => a + b, 0), label: "$pageview" })
+    expect(computed.result[0]).toMatchObject({
+      days,
+      data: perDay,
+      count: perDay.reduce((a, b) => a + b, 0),
+      label: "$pageview"
+    })
     expect(computed.zedql).toContain("FROM events")
-    expect((await send("GET", `/insights/${trend.id}/`)).json).toMatchObject({ result: computed.result, is_cached: true })
+    expect((await send("GET", `/insights/${trend.id}/`)).json).toMatchObject({
+      result: computed.result,
+      is_cached: true
+    })
 
     // Each user's furthest step: from any pageview, signed_up then purchase, each after the last, within 14 days.
     const steps = ["$pageview", "signed_up", "purchase"]
     const furthest = (id: string, window: number) => {
-      const own = EVENTS.filter((e) => e.distinct_id === id).map((e) => ({ event: e.event, at: Date.parse(e.timestamp) }))
+      const own = EVENTS.filter((e) => e.distinct_id === id).map((e) => ({
+        event: e.event,
+        at: Date.parse(e.timestamp)
+      }))
       let best = 0
       for (const start of own.filter((e) => e.event === steps[0])) {
         let reached = 1
@@ -168,18 +213,20 @@ describe.each(["pglite", "postgres", "chdb"])("%s ZedQL insights", (name) => {
     }
     const users = [...new Set(EVENTS.map((e) => e.distinct_id))]
     for (const days of [14, 2]) {
-      const funnel = (await send("POST", "/insights/", {
-        name: `Sign-up funnel, ${days} days`,
-        query: {
-          kind: "InsightVizNode",
-          source: {
-            kind: "FunnelsQuery",
-            series: steps.map((event) => ({ kind: "EventsNode", event })),
-            dateRange: { date_from: "2025-04-30", date_to: "2025-05-10" },
-            funnelsFilter: { funnelWindowInterval: days, funnelWindowIntervalUnit: "day" }
+      const funnel = (
+        await send("POST", "/insights/", {
+          name: `Sign-up funnel, ${days} days`,
+          query: {
+            kind: "InsightVizNode",
+            source: {
+              kind: "FunnelsQuery",
+              series: steps.map((event) => ({ kind: "EventsNode", event })),
+              dateRange: { date_from: "2025-04-30", date_to: "2025-05-10" },
+              funnelsFilter: { funnelWindowInterval: days, funnelWindowIntervalUnit: "day" }
+            }
           }
-        }
-      })).json
+        })
+      ).json
       const result = (await send("GET", `/insights/${funnel.id}/?refresh=blocking`)).json.result
       expect(result.map((s: { name: string; count: number }) => [s.name, s.count])).toEqual(
         steps.map((step, i) => [step, users.filter((id) => furthest(id, days * 24 * HOUR) > i).length])

@@ -1,6 +1,11 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import { BREAKDOWN_OTHER, planFunnels, type FunnelsQuery, type TimeToConvert } from "../../core/src/insights/planners/funnels.js"
+import {
+  BREAKDOWN_OTHER,
+  planFunnels,
+  type FunnelsQuery,
+  type TimeToConvert
+} from "../../core/src/insights/planners/funnels.js"
 import type { DemoModel, Event } from "./corpus/model.js"
 import { demoZed, mean, median } from "./demoZed.js"
 
@@ -36,9 +41,26 @@ const query = (o: Options): FunnelsQuery => ({
     funnelWindowInterval: o.window,
     funnelWindowIntervalUnit: o.unit,
     ...(o.timeToConvert ? { funnelVizType: "time_to_convert" } : {}),
-    ...(o.exclusions ? { exclusions: o.exclusions.map((x) => ({ kind: "EventsNode", event: x.event, funnelFromStep: x.from, funnelToStep: x.to })) } : {})
+    ...(o.exclusions
+      ? {
+          exclusions: o.exclusions.map((x) => ({
+            kind: "EventsNode",
+            event: x.event,
+            funnelFromStep: x.from,
+            funnelToStep: x.to
+          }))
+        }
+      : {})
   },
-  ...(o.breakdown ? { breakdownFilter: { breakdown_type: o.breakdownType ?? "event", breakdown: o.breakdown, breakdown_limit: o.breakdownLimit ?? null } } : {})
+  ...(o.breakdown
+    ? {
+        breakdownFilter: {
+          breakdown_type: o.breakdownType ?? "event",
+          breakdown: o.breakdown,
+          breakdown_limit: o.breakdownLimit ?? null
+        }
+      }
+    : {})
 })
 
 const seconds = (a: number, b: number) => Math.floor(b / 1000) - Math.floor(a / 1000)
@@ -52,16 +74,19 @@ const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | und
   events.forEach((start, i) => {
     if (o.order === "unordered") {
       if (!o.steps.includes(start.event)) return
-      const firsts = o.steps.map((step) => events.find((e) => e.event === step && e.ms >= start.ms && e.ms <= start.ms + window)?.ms)
+      const firsts = o.steps.map(
+        (step) => events.find((e) => e.event === step && e.ms >= start.ms && e.ms <= start.ms + window)?.ms
+      )
       paths.push(firsts.filter((t): t is number => t !== undefined).sort((a, b) => a - b))
       return
     }
     if (start.event !== o.steps[0]) return
     const path = [start.ms]
     for (let k = 1; k < n; k++) {
-      const next = o.order === "strict"
-        ? [events[i + k]].find((e) => e !== undefined && e.event === o.steps[k] && e.ms <= start.ms + window)
-        : events.find((e) => e.event === o.steps[k] && e.ms > path[k - 1]! && e.ms <= start.ms + window)
+      const next =
+        o.order === "strict"
+          ? [events[i + k]].find((e) => e !== undefined && e.event === o.steps[k] && e.ms <= start.ms + window)
+          : events.find((e) => e.event === o.steps[k] && e.ms > path[k - 1]! && e.ms <= start.ms + window)
       if (next === undefined) break
       path.push(next.ms)
     }
@@ -70,7 +95,10 @@ const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | und
   // The furthest; among those, the first to get there; among those, the latest start.
   const better = (p: Array<number>, best: Array<number>) =>
     p.length - best.length || best.at(-1)! - p.at(-1)! || p[0]! - best[0]!
-  return paths.reduce<Array<number> | undefined>((best, p) => (best === undefined || better(p, best) > 0 ? p : best), undefined)
+  return paths.reduce<Array<number> | undefined>(
+    (best, p) => (best === undefined || better(p, best) > 0 ? p : best),
+    undefined
+  )
 }
 
 /** Whether an exclusion event drops the person: after the path's `from` step, before its `to` step (or within the window). */
@@ -78,8 +106,10 @@ const excluded = (events: ReadonlyArray<Event>, path: ReadonlyArray<number>, o: 
   (o.exclusions ?? []).some((x) => {
     const end = path[x.to] ?? path[0]! + o.window * WINDOW_UNIT_MS[o.unit]
     const inclusive = path[x.to] === undefined
-    return path[x.from] !== undefined &&
+    return (
+      path[x.from] !== undefined &&
       events.some((e) => e.event === x.event && e.ms > path[x.from]! && (inclusive ? e.ms <= end : e.ms < end))
+    )
   })
 
 /** Each person's best path and breakdown value, from the generated events. */
@@ -105,13 +135,19 @@ const paths = (m: DemoModel, o: Options) => {
   return result
 }
 
-const byCountThenValue = ([a, pa]: [string, Array<unknown>], [b, pb]: [string, Array<unknown>]) => pb.length - pa.length || (a < b ? -1 : 1)
+const byCountThenValue = ([a, pa]: [string, Array<unknown>], [b, pb]: [string, Array<unknown>]) =>
+  pb.length - pa.length || (a < b ? -1 : 1)
 
 /** The steps result, computed from the generated events. */
 const expected = (m: DemoModel, o: Options) => {
   const groups = new Map<string, Array<Array<number>>>()
   for (const { path, value } of paths(m, o)) groups.set(value, [...(groups.get(value) ?? []), path])
-  const kept = new Set([...groups].sort(byCountThenValue).slice(0, o.breakdownLimit ?? 25).map(([value]) => value))
+  const kept = new Set(
+    [...groups]
+      .sort(byCountThenValue)
+      .slice(0, o.breakdownLimit ?? 25)
+      .map(([value]) => value)
+  )
   const merged = new Map<string, Array<Array<number>>>()
   for (const [value, list] of groups) {
     const key = kept.has(value) ? value : BREAKDOWN_OTHER
@@ -147,9 +183,32 @@ const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
   { label: "strict, 1 hour", steps: SEARCH, order: "strict", window: 1, unit: "hour" },
   { label: "unordered, 1 hour", steps: STEPS, order: "unordered", window: 1, unit: "hour" },
   { label: "by $browser", steps: STEPS, order: "ordered", window: 1, unit: "day", breakdown: "$browser" },
-  { label: "by $browser, the top 2 and other", steps: STEPS, order: "ordered", window: 1, unit: "day", breakdown: "$browser", breakdownLimit: 2 },
-  { label: "by the person's plan", steps: STEPS, order: "unordered", window: 1, unit: "day", breakdown: "plan", breakdownType: "person" },
-  { label: "with an exclusion", steps: STEPS, order: "ordered", window: 1, unit: "day", exclusions: [{ event: "search_performed", from: 0, to: 2 }] }
+  {
+    label: "by $browser, the top 2 and other",
+    steps: STEPS,
+    order: "ordered",
+    window: 1,
+    unit: "day",
+    breakdown: "$browser",
+    breakdownLimit: 2
+  },
+  {
+    label: "by the person's plan",
+    steps: STEPS,
+    order: "unordered",
+    window: 1,
+    unit: "day",
+    breakdown: "plan",
+    breakdownType: "person"
+  },
+  {
+    label: "with an exclusion",
+    steps: STEPS,
+    order: "ordered",
+    window: 1,
+    unit: "day",
+    exclusions: [{ event: "search_performed", from: 0, to: 2 }]
+  }
 ]
 
 describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
@@ -172,9 +231,11 @@ describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
 
   it("bins the times to convert from the first to the last step", async () => {
     const o: Options = { steps: STEPS, order: "ordered", window: 14, unit: "day", timeToConvert: true }
-    const times = paths(demo.model, o).filter((p) => p.path.length === STEPS.length).map((p) => seconds(p.path[0]!, p.path.at(-1)!))
+    const times = paths(demo.model, o)
+      .filter((p) => p.path.length === STEPS.length)
+      .map((p) => seconds(p.path[0]!, p.path.at(-1)!))
     expect(times.length).toBeGreaterThan(1)
-    const result = await demo.run(Effect.runSync(planFunnels(query(o), CTX))) as TimeToConvert
+    const result = (await demo.run(Effect.runSync(planFunnels(query(o), CTX)))) as TimeToConvert
     expect(result.average_conversion_time).toBeCloseTo(mean(times)!, 6)
     expect(result.bins[0]![0]).toBe(Math.min(...times))
     result.bins.forEach(([start, count], i) => {

@@ -74,12 +74,15 @@ const expected = (m: DemoModel, o: Options) => {
     const person = m.personOf(e.distinctId)
     if (e.event === o.target) {
       firstTimes.set(person, Math.min(e.ms, firstTimes.get(person) ?? Infinity))
-      if (o.type === "retention_recurring" && inTable(index(e.ms))) cohorts.set(index(e.ms), (cohorts.get(index(e.ms)) ?? new Set()).add(person))
+      if (o.type === "retention_recurring" && inTable(index(e.ms)))
+        cohorts.set(index(e.ms), (cohorts.get(index(e.ms)) ?? new Set()).add(person))
     }
-    if (e.event === o.returning && inTable(index(e.ms))) returns.set(person, (returns.get(person) ?? new Set()).add(index(e.ms)))
+    if (e.event === o.returning && inTable(index(e.ms)))
+      returns.set(person, (returns.get(person) ?? new Set()).add(index(e.ms)))
   }
   if (o.type === "retention_first_time") {
-    for (const [person, ms] of firstTimes) if (inTable(index(ms))) cohorts.set(index(ms), (cohorts.get(index(ms)) ?? new Set()).add(person))
+    for (const [person, ms] of firstTimes)
+      if (inTable(index(ms))) cohorts.set(index(ms), (cohorts.get(index(ms)) ?? new Set()).add(person))
   }
   return starts.map((start, i) => {
     const members = [...(cohorts.get(i) ?? [])]
@@ -109,18 +112,55 @@ const nextPeriod = (tz: Zone, o: Options, start: number): number => {
 }
 
 const SCENARIOS: ReadonlyArray<Options> = [
-  { type: "retention_recurring", period: "Week", intervals: 4, to: "2026-03-19T16:00:00Z", target: "$pageview", returning: "$pageview" },
-  { type: "retention_first_time", period: "Week", intervals: 4, to: "2026-03-19T16:00:00Z", target: "$pageview", returning: "document_edited" },
-  { type: "retention_first_time", period: "Day", intervals: 8, to: "2026-03-11T16:00:00Z", target: "$pageview", returning: "$pageview" },
-  { type: "retention_recurring", period: "Hour", intervals: 24, to: "2026-03-08T20:30:00Z", target: "$pageview", returning: "$pageview" },
-  { type: "retention_first_time", period: "Month", intervals: 2, to: "2026-03-19T16:00:00Z", target: "$pageview", returning: "$pageview" }
+  {
+    type: "retention_recurring",
+    period: "Week",
+    intervals: 4,
+    to: "2026-03-19T16:00:00Z",
+    target: "$pageview",
+    returning: "$pageview"
+  },
+  {
+    type: "retention_first_time",
+    period: "Week",
+    intervals: 4,
+    to: "2026-03-19T16:00:00Z",
+    target: "$pageview",
+    returning: "document_edited"
+  },
+  {
+    type: "retention_first_time",
+    period: "Day",
+    intervals: 8,
+    to: "2026-03-11T16:00:00Z",
+    target: "$pageview",
+    returning: "$pageview"
+  },
+  {
+    type: "retention_recurring",
+    period: "Hour",
+    intervals: 24,
+    to: "2026-03-08T20:30:00Z",
+    target: "$pageview",
+    returning: "$pageview"
+  },
+  {
+    type: "retention_first_time",
+    period: "Month",
+    intervals: 2,
+    to: "2026-03-19T16:00:00Z",
+    target: "$pageview",
+    returning: "$pageview"
+  }
 ]
 
 describe.each(["pglite", "postgres", "chdb"])("retention on %s", (name) => {
   const demo = demoZed(name, DEMO, TIME_ZONE)
 
   it("has the clocks change inside the table", () => {
-    const offsets = [Date.parse("2026-03-01T12:00:00Z"), Date.parse("2026-03-15T12:00:00Z")].map((ms) => demo.model.tz.wall(ms).offsetMinutes)
+    const offsets = [Date.parse("2026-03-01T12:00:00Z"), Date.parse("2026-03-15T12:00:00Z")].map(
+      (ms) => demo.model.tz.wall(ms).offsetMinutes
+    )
     expect(offsets).toEqual([-300, -240])
   })
 

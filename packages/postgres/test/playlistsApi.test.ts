@@ -20,7 +20,11 @@ const rrweb = (start: number, seconds: number) => [
 ]
 
 /** Sessions, their people and lengths; alice's buys and has plan "pro". */
-const SESSIONS = { long: { person: "alice", seconds: 120 }, short: { person: "bob", seconds: 10 }, mid: { person: "carol", seconds: 60 } } as const
+const SESSIONS = {
+  long: { person: "alice", seconds: 120 },
+  short: { person: "bob", seconds: 10 },
+  mid: { person: "carol", seconds: 60 }
+} as const
 
 describe.each(["pglite", "postgres"])("%s session recording playlists", (name) => {
   let zed: Zed
@@ -29,22 +33,44 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
 
   const record = async (sessionId: string, distinctId: string, start: number, seconds: number) => {
     const payload = snapshotPayload(sessionId, distinctId, { "window-1": rrweb(start, seconds) })
-    const res = await call(zed, "/s/?compression=none&ver=1.0.0", { method: "POST", key: null, body: JSON.stringify(payload) })
+    const res = await call(zed, "/s/?compression=none&ver=1.0.0", {
+      method: "POST",
+      key: null,
+      body: JSON.stringify(payload)
+    })
     if (res.status !== 200) throw new Error(`/s/ answered ${res.status}: ${res.text}`)
   }
 
   beforeAll(async () => {
     const backend = await backends("playlists-api")[name]!()
     cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     let at = START
     for (const [key, { person, seconds }] of Object.entries(SESSIONS)) {
       await record(sid(key), person, (at += MINUTE * 5), seconds)
     }
     await importEvents(zed, PROJECT_KEY, [
-      { event: "purchase", distinct_id: "alice", timestamp: new Date(START + 5 * MINUTE + 1000).toISOString(), properties: { $session_id: sid("long"), $set: { plan: "pro" } } },
-      { event: "$pageview", distinct_id: "bob", timestamp: new Date(START + 10 * MINUTE + 1000).toISOString(), properties: { $session_id: sid("short"), $set: { plan: "free" } } },
-      { event: "$pageview", distinct_id: "carol", timestamp: new Date(START + 15 * MINUTE + 1000).toISOString(), properties: { $session_id: sid("mid") } }
+      {
+        event: "purchase",
+        distinct_id: "alice",
+        timestamp: new Date(START + 5 * MINUTE + 1000).toISOString(),
+        properties: { $session_id: sid("long"), $set: { plan: "pro" } }
+      },
+      {
+        event: "$pageview",
+        distinct_id: "bob",
+        timestamp: new Date(START + 10 * MINUTE + 1000).toISOString(),
+        properties: { $session_id: sid("short"), $set: { plan: "free" } }
+      },
+      {
+        event: "$pageview",
+        distinct_id: "carol",
+        timestamp: new Date(START + 15 * MINUTE + 1000).toISOString(),
+        properties: { $session_id: sid("mid") }
+      }
     ])
   })
   afterAll(async () => {
@@ -61,7 +87,8 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     expect(res.status, res.text).toBe(201)
     return res.json
   }
-  const counts = async (shortId: string) => (await send("GET", `/session_recording_playlists/${shortId}/`)).json.recordings_counts
+  const counts = async (shortId: string) =>
+    (await send("GET", `/session_recording_playlists/${shortId}/`)).json.recordings_counts
   const ids = (page: { results: ReadonlyArray<{ id: string }> }) => page.results.map((r) => r.id)
 
   it("creates (201), retrieves by short_id, updates, soft-deletes and restores; DELETE is 405", async () => {
@@ -106,7 +133,11 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     expect(restored.json).toMatchObject({ deleted: false, name: "Checkout" })
     expect((await send("GET", path)).status).toBe(200)
 
-    const activity = await zed.run(Effect.flatMap(InsightStore, (s) => s.activity(1, "SessionRecordingPlaylist", String(created.id), { limit: 10, offset: 0 })))
+    const activity = await zed.run(
+      Effect.flatMap(InsightStore, (s) =>
+        s.activity(1, "SessionRecordingPlaylist", String(created.id), { limit: 10, offset: 0 })
+      )
+    )
     expect(activity.results.map((a) => a.activity)).toEqual(["restored", "deleted", "updated", "updated", "created"])
   })
 
@@ -120,8 +151,21 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
       filters: { date_from: "-7d", duration: [{ type: "recording", key: "duration", operator: "gt", value: 60 }] }
     })
     expect(saved.status).toBe(201)
-    expect(saved.json).toMatchObject({ type: "filters", name: "Long sessions", derived_name: "Sessions over a minute", pinned: true, deleted: false })
-    const pins = await send("POST", "/session_recording_playlists/", { name: "Pins", derived_name: null, description: "", pinned: false, deleted: false, filters: {} })
+    expect(saved.json).toMatchObject({
+      type: "filters",
+      name: "Long sessions",
+      derived_name: "Sessions over a minute",
+      pinned: true,
+      deleted: false
+    })
+    const pins = await send("POST", "/session_recording_playlists/", {
+      name: "Pins",
+      derived_name: null,
+      description: "",
+      pinned: false,
+      deleted: false,
+      filters: {}
+    })
     expect(pins.status).toBe(201)
     expect(pins.json).toMatchObject({ type: "collection", filters: {} })
   })
@@ -137,21 +181,31 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     await refused({ type: "collection", filters: { duration: [] } }, "You cannot create a collection with filters")
     await refused({ type: "filters" }, "You must provide a valid filters when creating a saved filter")
     await refused({ type: "filters", filters: {} }, "You must provide a valid filters when creating a saved filter")
-    const bad = await send("POST", "/session_recording_playlists/", { type: "filters", filters: { duration: [{ type: "recording", key: "duration", operator: "about", value: 5 }] } })
+    const bad = await send("POST", "/session_recording_playlists/", {
+      type: "filters",
+      filters: { duration: [{ type: "recording", key: "duration", operator: "about", value: 5 }] }
+    })
     expect(bad.status).toBe(400)
     expect(bad.json.attr).toBe("filters__duration__0__operator")
-    const unknown = await send("POST", "/session_recording_playlists/", { type: "filters", filters: { date_from: "-7d", cohort: 3 } })
+    const unknown = await send("POST", "/session_recording_playlists/", {
+      type: "filters",
+      filters: { date_from: "-7d", cohort: 3 }
+    })
     expect(unknown.status).toBe(400)
     expect(unknown.json.attr).toBe("filters__cohort")
     expect((await send("GET", "/session_recording_playlists/")).json.count).toBe(before)
 
     const collection = await create({ name: "Pins", type: "collection" })
-    const gain = await send("PATCH", `/session_recording_playlists/${collection.short_id}/`, { filters: { date_from: "-7d" } })
+    const gain = await send("PATCH", `/session_recording_playlists/${collection.short_id}/`, {
+      filters: { date_from: "-7d" }
+    })
     expect(gain.status).toBe(400)
     const saved = await create({ name: "Saved", type: "filters", filters: { date_from: "-7d" } })
     const path = `/session_recording_playlists/${saved.short_id}/`
     expect((await send("PATCH", path, { filters: {} })).status).toBe(400)
-    const badPatch = await send("PATCH", path, { filters: { events: [{ id: "purchase", type: "events", properties: [{ key: "x", operator: "near", value: 1 }] }] } })
+    const badPatch = await send("PATCH", path, {
+      filters: { events: [{ id: "purchase", type: "events", properties: [{ key: "x", operator: "near", value: 1 }] }] }
+    })
     expect(badPatch.status).toBe(400)
     expect(badPatch.json.attr).toBe("filters__events__0__properties__0__operator")
     expect((await send("PATCH", path, { type: "collection" })).json).toMatchObject({ attr: "type" })
@@ -165,7 +219,8 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     const b = await create({ name: `${tag} beta`, type: "filters", filters: { date_from: "-30d" } })
     const c = await create({ derived_name: `${tag} gamma`, type: "collection" })
     await send("POST", `/session_recording_playlists/${c.short_id}/recordings/${sid("short")}/`)
-    const list = async (query: string) => (await send("GET", `/session_recording_playlists/?search=${encodeURIComponent(tag)}&${query}`)).json
+    const list = async (query: string) =>
+      (await send("GET", `/session_recording_playlists/?search=${encodeURIComponent(tag)}&${query}`)).json
 
     expect(ids(await list("order=name")).length).toBe(3)
     expect(ids(await list(`short_id=${b.short_id}`))).toEqual([b.short_id].map(() => b.id))
@@ -185,7 +240,9 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     expect(page).toMatchObject({ count: 3 })
     expect(ids(page)).toEqual([a.id, b.id])
     expect(new URL(page.next).searchParams.get("offset")).toBe("2")
-    expect((await send("GET", "/session_recording_playlists/?date_from=yesterday")).json).toMatchObject({ attr: "date_from" })
+    expect((await send("GET", "/session_recording_playlists/?date_from=yesterday")).json).toMatchObject({
+      attr: "date_from"
+    })
     expect((await send("GET", "/session_recording_playlists/?type=smart")).status).toBe(400)
   })
 
@@ -200,7 +257,11 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     expect(listed).toMatchObject({ has_next: false, version: 4 })
     // The ghost session has no recording (yet): pinned, counted, not listed.
     expect(ids(listed)).toEqual([sid("long"), sid("short")])
-    expect(listed.results[0]).toMatchObject({ distinct_id: "alice", recording_duration: 120, start_url: "https://example.com/start" })
+    expect(listed.results[0]).toMatchObject({
+      distinct_id: "alice",
+      recording_duration: 120,
+      start_url: "https://example.com/start"
+    })
     const watchedBefore = listed.results.filter((r: { viewed: boolean }) => r.viewed).length
     expect(await counts(collection.short_id)).toMatchObject({ collection: { count: 3, watched_count: watchedBefore } })
 
@@ -217,10 +278,14 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     const added = await send("POST", `${base}/bulk_add/`, { session_recording_ids: [sid("mid"), sid("short")] })
     expect(added.json).toEqual({ success: true, added_count: 2, total_requested: 2 })
     expect(ids((await send("GET", `${base}/`)).json)).toEqual([sid("long"), sid("short"), sid("mid")])
-    const deleted = await send("POST", `${base}/bulk_delete/`, { session_recording_ids: [sid("mid"), sid("long"), "never-pinned"] })
+    const deleted = await send("POST", `${base}/bulk_delete/`, {
+      session_recording_ids: [sid("mid"), sid("long"), "never-pinned"]
+    })
     expect(deleted.json).toEqual({ success: true, deleted_count: 2, total_requested: 3 })
     expect(ids((await send("GET", `${base}/`)).json)).toEqual([sid("short")])
-    const tooMany = await send("POST", `${base}/bulk_add/`, { session_recording_ids: Array.from({ length: 21 }, (_, i) => `s${i}`) })
+    const tooMany = await send("POST", `${base}/bulk_add/`, {
+      session_recording_ids: Array.from({ length: 21 }, (_, i) => `s${i}`)
+    })
     expect(tooMany.status).toBe(400)
     expect(tooMany.json.attr).toBe("session_recording_ids")
 
@@ -232,8 +297,16 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     const refused = await send("POST", `/session_recording_playlists/${saved.short_id}/recordings/${sid("long")}/`)
     expect(refused.status).toBe(400)
     expect(refused.json.detail).toBe("Cannot add recordings to a playlist that is type 'filters'.")
-    expect((await send("POST", `/session_recording_playlists/${saved.short_id}/recordings/bulk_add/`, { session_recording_ids: [sid("long")] })).status).toBe(400)
-    expect((await send("POST", `/session_recording_playlists/${saved.short_id}/playlist_viewed/`)).json).toEqual({ success: true })
+    expect(
+      (
+        await send("POST", `/session_recording_playlists/${saved.short_id}/recordings/bulk_add/`, {
+          session_recording_ids: [sid("long")]
+        })
+      ).status
+    ).toBe(400)
+    expect((await send("POST", `/session_recording_playlists/${saved.short_id}/playlist_viewed/`)).json).toEqual({
+      success: true
+    })
     expect((await send("POST", "/session_recording_playlists/nothere1/playlist_viewed/")).status).toBe(404)
   })
 
@@ -253,12 +326,31 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     const longer = { duration: [{ type: "recording", key: "duration", operator: "gt", value: 30 }] }
     const duration = await check(longer, ["long", "mid"])
     await check({ events: [{ id: "purchase", type: "events", name: "purchase" }] }, ["long"])
-    await check({ events: [{ id: "$pageview", type: "events" }], duration: [{ type: "recording", key: "duration", operator: "lt", value: 30 }] }, ["short"])
+    await check(
+      {
+        events: [{ id: "$pageview", type: "events" }],
+        duration: [{ type: "recording", key: "duration", operator: "lt", value: 30 }]
+      },
+      ["short"]
+    )
     await check({ properties: [{ key: "plan", value: "pro", operator: "exact", type: "person" }] }, ["long"])
-    await check({ filter_group: { type: "OR", values: [{ type: "AND", values: [{ key: "plan", value: ["free"], operator: "exact", type: "person" }] }] } }, ["short"])
+    await check(
+      {
+        filter_group: {
+          type: "OR",
+          values: [{ type: "AND", values: [{ key: "plan", value: ["free"], operator: "exact", type: "person" }] }]
+        }
+      },
+      ["short"]
+    )
 
     // The project's test-account filters leave bob (plan "free") out when the playlist asks.
-    const project = await call(zed, "/api/projects/1/", { method: "PATCH", body: JSON.stringify({ test_account_filters: [{ key: "plan", operator: "is_not", value: "free", type: "person" }] }) })
+    const project = await call(zed, "/api/projects/1/", {
+      method: "PATCH",
+      body: JSON.stringify({
+        test_account_filters: [{ key: "plan", operator: "is_not", value: "free", type: "person" }]
+      })
+    })
     expect(project.status, project.text).toBe(200)
     const planned = { properties: [{ key: "plan", operator: "is_set", type: "person" }] }
     await check(planned, ["long", "short"])
@@ -267,7 +359,9 @@ describe.each(["pglite", "postgres"])("%s session recording playlists", (name) =
     // A watched recording counts as watched among the selection.
     await send("GET", `/session_recordings/${sid("mid")}/snapshots`)
     expect((await counts(duration.short_id)).saved_filters.watched_count).toBe(
-      (await send("GET", `/session_recording_playlists/${duration.short_id}/recordings/`)).json.results.filter((r: { viewed: boolean }) => r.viewed).length
+      (await send("GET", `/session_recording_playlists/${duration.short_id}/recordings/`)).json.results.filter(
+        (r: { viewed: boolean }) => r.viewed
+      ).length
     )
     expect((await counts(duration.short_id)).saved_filters.watched_count).toBeGreaterThanOrEqual(1)
 

@@ -1,6 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed, type ZedStorage } from "@zed/core"
-import { EventStore, type PropertyDefinition, PropertyDefinitions, StorageError, Transactor, uuidv7 } from "@zed/core/storage"
+import {
+  EventStore,
+  type PropertyDefinition,
+  PropertyDefinitions,
+  StorageError,
+  Transactor,
+  uuidv7
+} from "@zed/core/storage"
 import { Effect, Layer } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 
@@ -10,10 +17,16 @@ import { backends as storageBackends, suiteStorage } from "./backends.js"
 
 const backends = storageBackends("propdefs")
 
-const def = (owner: PropertyDefinition["owner"], key: string, propertyType: PropertyDefinition["propertyType"], groupTypeIndex: number | null = null): PropertyDefinition =>
-  ({ owner, key, propertyType, groupTypeIndex })
+const def = (
+  owner: PropertyDefinition["owner"],
+  key: string,
+  propertyType: PropertyDefinition["propertyType"],
+  groupTypeIndex: number | null = null
+): PropertyDefinition => ({ owner, key, propertyType, groupTypeIndex })
 const sorted = (definitions: ReadonlyArray<PropertyDefinition>) =>
-  [...definitions].sort((a, b) => `${a.owner}:${a.groupTypeIndex}:${a.key}`.localeCompare(`${b.owner}:${b.groupTypeIndex}:${b.key}`))
+  [...definitions].sort((a, b) =>
+    `${a.owner}:${a.groupTypeIndex}:${a.key}`.localeCompare(`${b.owner}:${b.groupTypeIndex}:${b.key}`)
+  )
 
 describe.each(Object.keys(backends))("%s property definitions store", (name) => {
   const suite = suiteStorage(backends[name]!)
@@ -31,42 +44,75 @@ describe.each(Object.keys(backends))("%s property definitions store", (name) => 
       def("group", "plan", "DateTime", 1),
       def("event", "plan", "Numeric")
     ])
-    await record(1, [def("event", "plan", "Boolean"), def("person", "plan", "String"), def("group", "plan", "String", 0), def("event", "n", "Numeric")])
-    expect(await list(1)).toEqual(sorted([
-      def("event", "n", "Numeric"),
-      def("event", "plan", "String"),
-      def("group", "plan", "Boolean", 0),
-      def("group", "plan", "DateTime", 1),
-      def("person", "plan", "Numeric")
-    ]))
+    await record(1, [
+      def("event", "plan", "Boolean"),
+      def("person", "plan", "String"),
+      def("group", "plan", "String", 0),
+      def("event", "n", "Numeric")
+    ])
+    expect(await list(1)).toEqual(
+      sorted([
+        def("event", "n", "Numeric"),
+        def("event", "plan", "String"),
+        def("group", "plan", "Boolean", 0),
+        def("group", "plan", "DateTime", 1),
+        def("person", "plan", "Numeric")
+      ])
+    )
     expect(await list(suite.other)).toEqual([])
     await record(suite.other, [def("event", "plan", "Numeric")])
     expect(await list(suite.other)).toEqual([def("event", "plan", "Numeric")])
   })
 
   it("keeps keys as sent: case, spaces, quotes and non-ASCII", async () => {
-    const keys = ["Plan", "plan ", "it's", "\"q\"", "ключ", "$feature/new-ui", "a\\b", "__proto__"]
-    await record(suite.other, keys.map((k) => def("person", k, "String")))
-    expect((await list(suite.other)).filter((d) => d.owner === "person").map((d) => d.key).sort()).toEqual([...keys].sort())
+    const keys = ["Plan", "plan ", "it's", '"q"', "ключ", "$feature/new-ui", "a\\b", "__proto__"]
+    await record(
+      suite.other,
+      keys.map((k) => def("person", k, "String"))
+    )
+    expect(
+      (await list(suite.other))
+        .filter((d) => d.owner === "person")
+        .map((d) => d.key)
+        .sort()
+    ).toEqual([...keys].sort())
   })
 
   it("rolls back with the transaction that recorded them", async () => {
-    const failed = await suite.runExit(Effect.gen(function*() {
-      const transactor = yield* Transactor
-      yield* transactor.transaction(Effect.gen(function*() {
-        yield* (yield* PropertyDefinitions).record(1, [def("event", "rolled_back", "String")])
-        return yield* new StorageError({ message: "abandoned" })
-      }))
-    }))
+    const failed = await suite.runExit(
+      Effect.gen(function* () {
+        const transactor = yield* Transactor
+        yield* transactor.transaction(
+          Effect.gen(function* () {
+            yield* (yield* PropertyDefinitions).record(1, [def("event", "rolled_back", "String")])
+            return yield* new StorageError({ message: "abandoned" })
+          })
+        )
+      })
+    )
     expect(failed._tag).toBe("Failure")
     expect((await list(1)).map((d) => d.key)).not.toContain("rolled_back")
   })
 
   it("lets concurrent transactions record overlapping definitions in any order", async () => {
     const keys = Array.from({ length: 30 }, (_, i) => `race_${i}`)
-    await run(Effect.all(Array.from({ length: 6 }, (_, n) =>
-      Effect.flatMap(Transactor, (t) => t.transaction(Effect.flatMap(PropertyDefinitions, (d) =>
-        d.record(1, (n % 2 ? [...keys].reverse() : keys).map((k) => def("event", k, n % 3 === 0 ? "Numeric" : "String"))))))), { concurrency: "unbounded" }))
+    await run(
+      Effect.all(
+        Array.from({ length: 6 }, (_, n) =>
+          Effect.flatMap(Transactor, (t) =>
+            t.transaction(
+              Effect.flatMap(PropertyDefinitions, (d) =>
+                d.record(
+                  1,
+                  (n % 2 ? [...keys].reverse() : keys).map((k) => def("event", k, n % 3 === 0 ? "Numeric" : "String"))
+                )
+              )
+            )
+          )
+        ),
+        { concurrency: "unbounded" }
+      )
+    )
     const raced = (await list(1)).filter((d) => d.key.startsWith("race_"))
     expect(raced.map((d) => d.key).sort()).toEqual([...keys].sort())
     // One of the writers won each key, with its type.
@@ -83,16 +129,21 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
   let failNext = false
 
   const instrumented = (storage: ZedStorage): ZedStorage =>
-    Layer.effect(PropertyDefinitions, Effect.map(PropertyDefinitions, (store) => PropertyDefinitions.of({
-      list: store.list,
-      record: (projectId, definitions) =>
-        Effect.flatMap(store.record(projectId, definitions), () => {
-          sent.push(definitions.map((d) => `${d.owner}${d.groupTypeIndex ?? ""}.${d.key}`))
-          if (!failNext) return Effect.void
-          failNext = false
-          return Effect.fail(new StorageError({ message: "injected failure after the definitions were written" }))
+    Layer.effect(
+      PropertyDefinitions,
+      Effect.map(PropertyDefinitions, (store) =>
+        PropertyDefinitions.of({
+          list: store.list,
+          record: (projectId, definitions) =>
+            Effect.flatMap(store.record(projectId, definitions), () => {
+              sent.push(definitions.map((d) => `${d.owner}${d.groupTypeIndex ?? ""}.${d.key}`))
+              if (!failNext) return Effect.void
+              failNext = false
+              return Effect.fail(new StorageError({ message: "injected failure after the definitions were written" }))
+            })
         })
-    }))).pipe(Layer.provideMerge(storage))
+      )
+    ).pipe(Layer.provideMerge(storage))
 
   beforeAll(async () => {
     const backend = await backends[name]!()
@@ -105,16 +156,26 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
   })
 
   const capture = async (batch: ReadonlyArray<Record<string, unknown>>) => {
-    const response = await zed.handler(new Request("http://zed.test/batch/", { method: "POST", body: JSON.stringify({ api_key: TOKEN, batch }) }))
+    const response = await zed.handler(
+      new Request("http://zed.test/batch/", { method: "POST", body: JSON.stringify({ api_key: TOKEN, batch }) })
+    )
     expect(response.status).toBe(200)
   }
   const types = async () =>
-    Object.fromEntries((await zed.run(Effect.flatMap(PropertyDefinitions, (d) => d.list(1))))
-      .map((d) => [`${d.owner}${d.groupTypeIndex ?? ""}.${d.key}`, d.propertyType]))
+    Object.fromEntries(
+      (await zed.run(Effect.flatMap(PropertyDefinitions, (d) => d.list(1)))).map((d) => [
+        `${d.owner}${d.groupTypeIndex ?? ""}.${d.key}`,
+        d.propertyType
+      ])
+    )
 
   it("records event, person and group property types from captured events", async () => {
     await capture([
-      { event: "$groupidentify", distinct_id: "u1", properties: { $group_type: "company", $group_key: "acme", $group_set: { employees: 12, founded: "2001-04-01" } } },
+      {
+        event: "$groupidentify",
+        distinct_id: "u1",
+        properties: { $group_type: "company", $group_key: "acme", $group_set: { employees: 12, founded: "2001-04-01" } }
+      },
       {
         event: "purchase",
         distinct_id: "u1",
@@ -133,17 +194,37 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
     })
     // Not group columns or person updates, nor what only $groupidentify carried.
     const keys = Object.keys(await types())
-    for (const key of ["event.$groups", "event.$set", "event.$group_type", "event.$group_set", "person.employees"]) expect(keys).not.toContain(key)
+    for (const key of ["event.$groups", "event.$set", "event.$group_type", "event.$group_set", "person.employees"])
+      expect(keys).not.toContain(key)
   })
 
   it("keeps the first type, and sends only definitions it has not committed before", async () => {
     const before = sent.length
-    await capture([{ event: "purchase", distinct_id: "u2", properties: { price: "cheap", paid: "no", $lib: "web" }, $set: { plan: 3 } }])
-    expect(await types()).toMatchObject({ "event.price": "Numeric", "event.paid": "Boolean", "person.plan": "String", "event.$lib": "String" })
+    await capture([
+      {
+        event: "purchase",
+        distinct_id: "u2",
+        properties: { price: "cheap", paid: "no", $lib: "web" },
+        $set: { plan: 3 }
+      }
+    ])
+    expect(await types()).toMatchObject({
+      "event.price": "Numeric",
+      "event.paid": "Boolean",
+      "person.plan": "String",
+      "event.$lib": "String"
+    })
     // Only $lib was new; the two requests after it have nothing new to send.
     expect(sent.slice(before).flat()).not.toContain("event.price")
     expect(sent.slice(before).flat()).toContain("event.$lib")
-    await capture([{ event: "purchase", distinct_id: "u3", properties: { price: 1, paid: false, $lib: "web" }, $set: { plan: "free" } }])
+    await capture([
+      {
+        event: "purchase",
+        distinct_id: "u3",
+        properties: { price: 1, paid: false, $lib: "web" },
+        $set: { plan: "free" }
+      }
+    ])
     await capture([{ event: "other", distinct_id: "u3", properties: { price: 2 } }])
     expect(sent.length).toBe(before + 1)
   })

@@ -72,7 +72,12 @@ const CASES: ReadonlyArray<Case> = [
   { operator: "lte", value: 1.5, matches: ["float"], flags: "same" },
   { operator: "gt", value: "abc", matches: [], flags: "same" },
   // The flags service also reads numbers as Unix timestamps.
-  { operator: "is_date_before", value: "2024-02-01", matches: ["date"], flags: ["number", "numeric_text", "float", "date"] },
+  {
+    operator: "is_date_before",
+    value: "2024-02-01",
+    matches: ["date"],
+    flags: ["number", "numeric_text", "float", "date"]
+  },
   { operator: "is_date_after", value: "2024-01-01", matches: ["date"], flags: "same" },
   { operator: "is_date_after", value: "2024-02-01", matches: [], flags: "same" }
 ]
@@ -82,7 +87,12 @@ const sorted = (kinds: ReadonlyArray<string>) => [...kinds].sort()
 
 describe("property filters on flag evaluation", () => {
   it.each(CASES.filter((c) => c.flags !== undefined).map((c) => [label(c), c] as const))("%s", (_, c) => {
-    const filter = { key: "p", type: "person", operator: c.operator, ...(c.value === undefined ? {} : { value: c.value }) }
+    const filter = {
+      key: "p",
+      type: "person",
+      operator: c.operator,
+      ...(c.value === undefined ? {} : { value: c.value })
+    }
     const matched = KINDS.filter((kind) => matchProperty(filter, kind === "missing" ? {} : { p: STORED[kind] }))
     expect(sorted(matched)).toEqual(sorted(c.flags === "same" ? c.matches : c.flags!))
   })
@@ -94,25 +104,43 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("property filters on %s"
   beforeAll(async () => {
     const backend = await backends("property-filters")[name]!()
     cleanup = backend.cleanup
-    zed = await createZed({ storage: backend.storage, bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     const timestamp = new Date(Date.UTC(2026, 0, 1)).toISOString()
-    await importEvents(zed, PROJECT_KEY, KINDS.flatMap((kind) => {
-      const p = kind === "missing" ? {} : { p: STORED[kind] }
-      return [
-        { event: kind, distinct_id: `event-${kind}`, timestamp, properties: { ...p, $process_person_profile: false } },
-        { event: "$set", distinct_id: kind, timestamp, properties: { $set: { ...p, kind } } }
-      ]
-    }))
+    await importEvents(
+      zed,
+      PROJECT_KEY,
+      KINDS.flatMap((kind) => {
+        const p = kind === "missing" ? {} : { p: STORED[kind] }
+        return [
+          {
+            event: kind,
+            distinct_id: `event-${kind}`,
+            timestamp,
+            properties: { ...p, $process_person_profile: false }
+          },
+          { event: "$set", distinct_id: kind, timestamp, properties: { $set: { ...p, kind } } }
+        ]
+      })
+    )
   })
   afterAll(async () => {
     await zed.close()
     await cleanup()
   })
 
-  const param = (c: Case) => encodeURIComponent(JSON.stringify([{ key: "p", operator: c.operator, ...(c.value === undefined ? {} : { value: c.value }) }]))
+  const param = (c: Case) =>
+    encodeURIComponent(
+      JSON.stringify([{ key: "p", operator: c.operator, ...(c.value === undefined ? {} : { value: c.value }) }])
+    )
 
   it.each(CASES.map((c) => [label(c), c] as const))("%s", async (_, c) => {
-    const events = await call(zed, `/api/projects/1/events/?limit=100&after=2025-12-31T00:00:00Z&properties=${param(c)}`)
+    const events = await call(
+      zed,
+      `/api/projects/1/events/?limit=100&after=2025-12-31T00:00:00Z&properties=${param(c)}`
+    )
     expect(events.status, events.text).toBe(200)
     const eventKinds = (events.json.results as Array<{ event: string }>).map((e) => e.event).filter((e) => e !== "$set")
     expect(sorted(eventKinds), "events list").toEqual(sorted(c.matches))
@@ -123,9 +151,17 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("property filters on %s"
     expect(sorted(personKinds), "persons list").toEqual(sorted(c.matches))
 
     if (name === "memory") return
-    const filters = { properties: [{ key: "p", type: "event", operator: c.operator, ...(c.value === undefined ? {} : { value: c.value }) }] }
-    const queried = await postQuery(zed, 1, { query: { kind: "ZedQLQuery", query: "SELECT event FROM events WHERE event != '$set' AND {filters}", filters } })
+    const filters = {
+      properties: [
+        { key: "p", type: "event", operator: c.operator, ...(c.value === undefined ? {} : { value: c.value }) }
+      ]
+    }
+    const queried = await postQuery(zed, 1, {
+      query: { kind: "ZedQLQuery", query: "SELECT event FROM events WHERE event != '$set' AND {filters}", filters }
+    })
     expect(queried.status, queried.text).toBe(200)
-    expect(sorted((queried.json.results as Array<[string]>).map(([event]) => event)), "query filters").toEqual(sorted(c.matches))
+    expect(sorted((queried.json.results as Array<[string]>).map(([event]) => event)), "query filters").toEqual(
+      sorted(c.matches)
+    )
   })
 })

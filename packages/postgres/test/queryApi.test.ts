@@ -16,7 +16,8 @@ import { activeOnServer } from "./server.js"
 // their position.
 
 // Runs for hours unless stopped.
-const RUNAWAY = "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
+const RUNAWAY =
+  "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
 // A background run is stopped by the time limit past this, should a cancel fail (Zed's own is 10 minutes).
 const SAFETY_LIMIT_MS = 30_000
 const MINUTE = 60_000
@@ -29,12 +30,28 @@ const EVENTS = Array.from({ length: 24 }, (_, i) => ({
   properties: { $browser: i % 3 === 0 ? "Firefox" : "Chrome", amount: i }
 }))
 const countOf = (keep: (e: (typeof EVENTS)[number]) => boolean) => EVENTS.filter(keep).length
-const BY_EVENT = [...new Set(EVENTS.map((e) => e.event))].sort().map((event) => [event, countOf((e) => e.event === event)])
+const BY_EVENT = [...new Set(EVENTS.map((e) => e.event))]
+  .sort()
+  .map((event) => [event, countOf((e) => e.event === event)])
 
 /** The seed's query status fields (2.3). */
 const STATUS_FIELDS = [
-  "complete", "dashboard_id", "end_time", "error", "error_message", "expiration_time", "id", "insight_id", "labels", "pickup_time",
-  "query_async", "query_progress", "results", "start_time", "task_id", "team_id"
+  "complete",
+  "dashboard_id",
+  "end_time",
+  "error",
+  "error_message",
+  "expiration_time",
+  "id",
+  "insight_id",
+  "labels",
+  "pickup_time",
+  "query_async",
+  "query_progress",
+  "results",
+  "start_time",
+  "task_id",
+  "team_id"
 ]
 
 const until = async <A>(what: string, probe: () => Promise<A | undefined>, timeoutMs = 15_000): Promise<A> => {
@@ -60,15 +77,31 @@ const settled = (zed: Zed, id: string) =>
 const putExpiredStatus = (zed: Zed, id: string) => {
   const past = new Date(Date.now() - MINUTE)
   const status: QueryStatus = {
-    id, team_id: 1, query_async: true, complete: true, error: false, error_message: null, results: null, start_time: past,
-    pickup_time: past, end_time: past, expiration_time: past, task_id: null, insight_id: null, dashboard_id: null, labels: null,
+    id,
+    team_id: 1,
+    query_async: true,
+    complete: true,
+    error: false,
+    error_message: null,
+    results: null,
+    start_time: past,
+    pickup_time: past,
+    end_time: past,
+    expiration_time: past,
+    task_id: null,
+    insight_id: null,
+    dashboard_id: null,
+    labels: null,
     query_progress: null
   }
   return zed.run(Effect.flatMap(QueryStatusStore, (statuses) => statuses.put(status)))
 }
 
 const newZed = (storage: Parameters<typeof capQueryTimeout>[0], first = true) =>
-  createZed({ storage: capQueryTimeout(storage, SAFETY_LIMIT_MS), bootstrap: first ? { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } : false })
+  createZed({
+    storage: capQueryTimeout(storage, SAFETY_LIMIT_MS),
+    bootstrap: first ? { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } : false
+  })
 
 describe.each(["pglite", "postgres"])("%s query API", (name) => {
   let zed: Zed
@@ -87,16 +120,23 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     await cleanup()
   })
 
-  const query = (text: string, fields: Record<string, unknown> = {}, on = zed) => postQuery(on, 1, zedqlRequest(text, fields))
+  const query = (text: string, fields: Record<string, unknown> = {}, on = zed) =>
+    postQuery(on, 1, zedqlRequest(text, fields))
 
   /** Replaces a cached result by one refreshed `ageMs` ago whose results say "stale". */
   const ageCachedResult = async (key: string, ageMs: number) => {
     const lastRefresh = new Date(Date.now() - ageMs)
-    await zed.run(Effect.gen(function*() {
-      const cache = yield* QueryCache
-      const entry: CachedResponse = Option.getOrThrow(yield* cache.get(1, key))
-      yield* cache.put(1, { ...entry, lastRefresh, response: { ...(entry.response as object), results: [["stale"]], last_refresh: lastRefresh.toISOString() } })
-    }))
+    await zed.run(
+      Effect.gen(function* () {
+        const cache = yield* QueryCache
+        const entry: CachedResponse = Option.getOrThrow(yield* cache.get(1, key))
+        yield* cache.put(1, {
+          ...entry,
+          lastRefresh,
+          response: { ...(entry.response as object), results: [["stale"]], last_refresh: lastRefresh.toISOString() }
+        })
+      })
+    )
     return lastRefresh.toISOString()
   }
 
@@ -108,7 +148,10 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     expect(res.json).toMatchObject({
       results: BY_EVENT,
       columns: ["event", "c"],
-      types: [["event", "String"], ["c", "Int64"]],
+      types: [
+        ["event", "String"],
+        ["c", "Int64"]
+      ],
       hasMore: false,
       limit: 100,
       offset: 0,
@@ -146,7 +189,12 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     const computed = await query(text)
     expect(computed.json).toMatchObject({ results: expected, is_cached: false })
     const cached = await query(text, { refresh: "blocking" })
-    expect(cached.json).toMatchObject({ results: expected, is_cached: true, last_refresh: computed.json.last_refresh, cache_key: computed.json.cache_key })
+    expect(cached.json).toMatchObject({
+      results: expected,
+      is_cached: true,
+      last_refresh: computed.json.last_refresh,
+      cache_key: computed.json.cache_key
+    })
     await sleep(5)
     const forced = await query(text, { refresh: "force_blocking" })
     expect(forced.json).toMatchObject({ results: expected, is_cached: false })
@@ -167,7 +215,11 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     const computed = await query(text)
     expect(computed.json).toMatchObject({ is_cached: false, cache_key: miss.json.cache_key })
     const hit = await query(text, { refresh: "force_cache" })
-    expect(hit.json).toMatchObject({ is_cached: true, results: [[countOf((e) => e.event === "signed_up")]], last_refresh: computed.json.last_refresh })
+    expect(hit.json).toMatchObject({
+      is_cached: true,
+      results: [[countOf((e) => e.event === "signed_up")]],
+      last_refresh: computed.json.last_refresh
+    })
   })
 
   it("serves a stale result only where the mode allows it, and recomputes it otherwise", async () => {
@@ -176,7 +228,11 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     const { cache_key: key } = (await query(text)).json
     // 7 hours old: stale for every mode but lazy_async (12 hours).
     const staleAt = await ageCachedResult(key, 7 * HOUR)
-    expect((await query(text, { refresh: "force_cache" })).json).toMatchObject({ is_cached: true, results: [["stale"]], last_refresh: staleAt })
+    expect((await query(text, { refresh: "force_cache" })).json).toMatchObject({
+      is_cached: true,
+      results: [["stale"]],
+      last_refresh: staleAt
+    })
     const lazy = await query(text, { refresh: "lazy_async" })
     expect(lazy.status).toBe(200)
     expect(lazy.json).toMatchObject({ is_cached: true, results: [["stale"]], query_status: null })
@@ -186,7 +242,11 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     await ageCachedResult(key, 7 * HOUR)
     const refreshing = await query(text, { refresh: "async" })
     expect(refreshing.status).toBe(202)
-    expect(refreshing.json).toMatchObject({ is_cached: true, results: [["stale"]], query_status: { id: key, complete: false, query_async: true } })
+    expect(refreshing.json).toMatchObject({
+      is_cached: true,
+      results: [["stale"]],
+      query_status: { id: key, complete: false, query_async: true }
+    })
     expect((await settled(zed, key)).status).toBe(200)
     expect((await query(text, { refresh: "force_cache" })).json).toMatchObject({ is_cached: true, results: fresh })
 
@@ -201,19 +261,35 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
 
   it("runs async queries in the background: 202 with a status, polled until complete with the results", async () => {
     const text = "SELECT distinct_id, count() FROM events GROUP BY distinct_id ORDER BY distinct_id"
-    const expected = [...new Set(EVENTS.map((e) => e.distinct_id))].sort().map((id) => [id, countOf((e) => e.distinct_id === id)])
+    const expected = [...new Set(EVENTS.map((e) => e.distinct_id))]
+      .sort()
+      .map((id) => [id, countOf((e) => e.distinct_id === id)])
     const started = await query(text, { refresh: "async", client_query_id: "distinct-ids" })
     expect(started.status).toBe(202)
     expect(started.json).toEqual({ cache_key: expect.any(String), query_status: expect.any(Object) })
     const status = started.json.query_status
     expect(Object.keys(status).sort()).toEqual(STATUS_FIELDS)
-    expect(status).toMatchObject({ id: "distinct-ids", team_id: 1, query_async: true, complete: false, error: false, results: null, end_time: null })
+    expect(status).toMatchObject({
+      id: "distinct-ids",
+      team_id: 1,
+      query_async: true,
+      complete: false,
+      error: false,
+      results: null,
+      end_time: null
+    })
 
     const done = await settled(zed, "distinct-ids")
     expect(done.status).toBe(200)
     const final = done.json.query_status
     expect(Object.keys(final).sort()).toEqual(STATUS_FIELDS)
-    expect(final).toMatchObject({ id: "distinct-ids", complete: true, error: false, error_message: null, task_id: status.task_id })
+    expect(final).toMatchObject({
+      id: "distinct-ids",
+      complete: true,
+      error: false,
+      error_message: null,
+      task_id: status.task_id
+    })
     expect(final.results).toMatchObject({ results: expected, is_cached: false, cache_key: started.json.cache_key })
     const [start, pickup, end] = [final.start_time, final.pickup_time, final.end_time].map(Date.parse)
     expect(start! <= pickup! && pickup! <= end!).toBe(true)
@@ -225,13 +301,19 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     // Legacy `async: true` and force_async (even over a fresh result) answer only the status.
     const forced = await query(text, { refresh: "force_async", client_query_id: "distinct-ids-again" })
     expect(forced.status).toBe(202)
-    expect(forced.json).toEqual({ query_status: expect.objectContaining({ id: "distinct-ids-again", complete: false }) })
+    expect(forced.json).toEqual({
+      query_status: expect.objectContaining({ id: "distinct-ids-again", complete: false })
+    })
     await settled(zed, "distinct-ids-again")
     const legacy = await query("SELECT count() FROM events WHERE properties.amount > 3", { async: true })
     expect(legacy.status).toBe(202)
-    expect((await settled(zed, legacy.json.cache_key)).json.query_status.results.results).toEqual([[countOf((e) => e.properties.amount > 3)]])
+    expect((await settled(zed, legacy.json.cache_key)).json.query_status.results.results).toEqual([
+      [countOf((e) => e.properties.amount > 3)]
+    ])
     // async_except_on_cache_miss computes a miss now.
-    const except = await query("SELECT count() FROM events WHERE properties.amount > 4", { refresh: "async_except_on_cache_miss" })
+    const except = await query("SELECT count() FROM events WHERE properties.amount > 4", {
+      refresh: "async_except_on_cache_miss"
+    })
     expect(except.status).toBe(200)
     expect(except.json).toMatchObject({ is_cached: false, results: [[countOf((e) => e.properties.amount > 4)]] })
   })
@@ -241,7 +323,12 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     expect(started.status).toBe(202)
     const failed = await settled(zed, "failing")
     expect(failed.status).toBe(400)
-    expect(failed.json.query_status).toMatchObject({ complete: true, error: true, error_message: expect.stringContaining("nope"), results: null })
+    expect(failed.json.query_status).toMatchObject({
+      complete: true,
+      error: true,
+      error_message: expect.stringContaining("nope"),
+      results: null
+    })
   })
 
   it("cancels a running background query: 204, and the database stops working on it", async () => {
@@ -251,7 +338,8 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     await until("the statement to run", async () =>
       url !== undefined
         ? (await activeOnServer(task)) || undefined
-        : (await call(zed, statusPath("runaway"))).json.query_status.pickup_time ?? undefined)
+        : ((await call(zed, statusPath("runaway"))).json.query_status.pickup_time ?? undefined)
+    )
     if (url === undefined) await sleep(300)
     const running = await call(zed, statusPath("runaway"))
     expect(running.status).toBe(202)
@@ -264,9 +352,12 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     const cancelled = await call(zed, statusPath("runaway"), { method: "DELETE" })
     expect(cancelled.status).toBe(204)
     expect(cancelled.text).toBe("")
-    if (url !== undefined) await until("the statement to stop", async () => (await activeOnServer(task)) ? undefined : true, 5_000)
+    if (url !== undefined)
+      await until("the statement to stop", async () => ((await activeOnServer(task)) ? undefined : true), 5_000)
     // The database answers promptly (PGlite: after its thread restarted).
-    expect((await query("SELECT count() FROM events WHERE properties.amount < 5")).json.results).toEqual([[countOf((e) => e.properties.amount < 5)]])
+    expect((await query("SELECT count() FROM events WHERE properties.amount < 5")).json.results).toEqual([
+      [countOf((e) => e.properties.amount < 5)]
+    ])
     expect(performance.now() - cancelledAt).toBeLessThan(5_000)
     // Cancelled means forgotten, and the stopped run does not bring its status back.
     await sleep(200)
@@ -281,7 +372,8 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
       return res.status === 202 ? res.json.query_status : undefined
     })
     expect(running).toMatchObject({ id: "blocking-runaway", query_async: false, complete: false })
-    if (url !== undefined) await until("the statement to run", async () => (await activeOnServer(running.task_id)) || undefined)
+    if (url !== undefined)
+      await until("the statement to run", async () => (await activeOnServer(running.task_id)) || undefined)
     expect((await call(zed, statusPath("blocking-runaway"), { method: "DELETE" })).status).toBe(204)
     const answer = await pending
     expect(answer.status).toBe(400)
@@ -300,15 +392,32 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
 
   it("applies filters_override to {filters}, over the query's own filters", async () => {
     const text = "SELECT count() FROM events WHERE {filters}"
-    const own = { kind: "ZedQLQuery", query: text, filters: { properties: [{ key: "$browser", value: "Firefox", operator: "exact", type: "event" }] } }
+    const own = {
+      kind: "ZedQLQuery",
+      query: text,
+      filters: { properties: [{ key: "$browser", value: "Firefox", operator: "exact", type: "event" }] }
+    }
     const plain = await postQuery(zed, 1, { query: own })
     expect(plain.json.results).toEqual([[countOf((e) => e.properties.$browser === "Firefox")]])
     const [from, to] = ["2025-03-02T03:00:00Z", "2025-03-05T03:00:00Z"]
     const overridden = await postQuery(zed, 1, {
       query: own,
-      filters_override: { date_from: from, date_to: to, properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }] }
+      filters_override: {
+        date_from: from,
+        date_to: to,
+        properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }]
+      }
     })
-    expect(overridden.json.results).toEqual([[countOf((e) => e.properties.$browser === "Chrome" && e.timestamp >= from.replace("Z", ".000Z") && e.timestamp < to.replace("Z", ".000Z"))]])
+    expect(overridden.json.results).toEqual([
+      [
+        countOf(
+          (e) =>
+            e.properties.$browser === "Chrome" &&
+            e.timestamp >= from.replace("Z", ".000Z") &&
+            e.timestamp < to.replace("Z", ".000Z")
+        )
+      ]
+    ])
     expect(overridden.json.cache_key).not.toBe(plain.json.cache_key)
   })
 
@@ -320,11 +429,21 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     }
     const count = (event: string) => [[countOf((e) => e.event === event)]]
     expect((await postQuery(zed, 1, { query: node })).json.results).toEqual(count("$pageview"))
-    expect((await postQuery(zed, 1, { query: node, variables_override: { v1: { variableId: "v1", code_name: "name", value: "purchase" } } })).json.results)
-      .toEqual(count("purchase"))
-    expect((await postQuery(zed, 1, { query: node, variables_override: { v1: "signed_up" } })).json.results).toEqual(count("signed_up"))
+    expect(
+      (
+        await postQuery(zed, 1, {
+          query: node,
+          variables_override: { v1: { variableId: "v1", code_name: "name", value: "purchase" } }
+        })
+      ).json.results
+    ).toEqual(count("purchase"))
+    expect((await postQuery(zed, 1, { query: node, variables_override: { v1: "signed_up" } })).json.results).toEqual(
+      count("signed_up")
+    )
     // An override of a variable the query does not have changes nothing.
-    expect((await postQuery(zed, 1, { query: node, variables_override: { other: "purchase" } })).json.results).toEqual(count("$pageview"))
+    expect((await postQuery(zed, 1, { query: node, variables_override: { other: "purchase" } })).json.results).toEqual(
+      count("$pageview")
+    )
   })
 
   it("answers syntax and resolution errors with 400, the message and where in the query", async () => {
@@ -338,7 +457,14 @@ describe.each(["pglite", "postgres"])("%s query API", (name) => {
     for (const [text, code, culprit] of cases) {
       const res = await query(text, { refresh: "force_blocking" })
       expect(res.status, text).toBe(400)
-      expect(res.json).toEqual({ type: "validation_error", code, detail: expect.any(String), attr: null, start: expect.any(Number), end: expect.any(Number) })
+      expect(res.json).toEqual({
+        type: "validation_error",
+        code,
+        detail: expect.any(String),
+        attr: null,
+        start: expect.any(Number),
+        end: expect.any(Number)
+      })
       const { end, start } = res.json as { start: number; end: number }
       expect(0 <= start && start <= end && end <= text.length, text).toBe(true)
       if (culprit !== null) expect(text.slice(start, end)).toBe(culprit)
@@ -369,9 +495,19 @@ describe("two Zed instances on one PostgreSQL database", () => {
   it("answers from either instance for a query the other computed or runs", async () => {
     const text = "SELECT count() FROM events WHERE event = '$pageview'"
     const computed = await postQuery(first, 1, zedqlRequest(text))
-    expect((await postQuery(second, 1, zedqlRequest(text))).json).toMatchObject({ is_cached: true, last_refresh: computed.json.last_refresh })
+    expect((await postQuery(second, 1, zedqlRequest(text))).json).toMatchObject({
+      is_cached: true,
+      last_refresh: computed.json.last_refresh
+    })
 
-    const started = await postQuery(first, 1, zedqlRequest("SELECT count() FROM events WHERE properties.amount >= 10", { refresh: "force_async", client_query_id: "shared-fast" }))
+    const started = await postQuery(
+      first,
+      1,
+      zedqlRequest("SELECT count() FROM events WHERE properties.amount >= 10", {
+        refresh: "force_async",
+        client_query_id: "shared-fast"
+      })
+    )
     expect(started.status).toBe(202)
     const done = await settled(second, "shared-fast")
     expect(done.status).toBe(200)
@@ -379,21 +515,29 @@ describe("two Zed instances on one PostgreSQL database", () => {
   })
 
   it("cancels from one instance a query the other runs: the server stops it", async () => {
-    const started = await postQuery(first, 1, zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: "shared-runaway" }))
+    const started = await postQuery(
+      first,
+      1,
+      zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: "shared-runaway" })
+    )
     const task = started.json.query_status.task_id as string
     await until("the statement to run", async () => (await activeOnServer(task)) || undefined)
     const seen = await call(second, statusPath("shared-runaway"))
     expect(seen.status).toBe(202)
     expect(seen.json.query_status).toMatchObject({ id: "shared-runaway", complete: false, task_id: task })
     expect((await call(second, statusPath("shared-runaway"), { method: "DELETE" })).status).toBe(204)
-    await until("the statement to stop", async () => (await activeOnServer(task)) ? undefined : true, 5_000)
+    await until("the statement to stop", async () => ((await activeOnServer(task)) ? undefined : true), 5_000)
     await sleep(200)
     expect((await call(first, statusPath("shared-runaway"))).status).toBe(404)
     expect((await call(second, statusPath("shared-runaway"))).status).toBe(404)
   })
 
   it("stops a query cancelled from the other instance before its statement started", async () => {
-    const started = await postQuery(first, 1, zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: "early-cancel" }))
+    const started = await postQuery(
+      first,
+      1,
+      zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: "early-cancel" })
+    )
     const task = started.json.query_status.task_id as string
     expect((await call(second, statusPath("early-cancel"), { method: "DELETE" })).status).toBe(204)
     // Given time to start, it is not running, and its status stays gone.

@@ -24,8 +24,6 @@ import { activeOnServer } from "./server.js"
 // Runs for hours unless stopped.
 const RUNAWAY = "SELECT count(*) FROM generate_series(1, 100000) a, generate_series(1, 100000) b"
 
-
-
 describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   let runtime: ManagedRuntime.ManagedRuntime<StorageServices, unknown>
   let cleanup: () => Promise<void>
@@ -43,10 +41,18 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
     cleanup = backend.cleanup
     runtime = ManagedRuntime.make(backend.storage)
     await run(bootstrap())
-    await run(ingest([{
-      projectId: 1,
-      events: [incomingEvent("$pageview", "ada"), incomingEvent("$pageview", "bob"), incomingEvent("signed_up", "ada")]
-    }]))
+    await run(
+      ingest([
+        {
+          projectId: 1,
+          events: [
+            incomingEvent("$pageview", "ada"),
+            incomingEvent("$pageview", "bob"),
+            incomingEvent("signed_up", "ada")
+          ]
+        }
+      ])
+    )
   })
   afterAll(async () => {
     await runtime.dispose()
@@ -54,9 +60,14 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
   })
 
   it("answers rows as arrays with each column's type OID, duplicate names kept", async () => {
-    const exit = await execute(executeRequest("SELECT event, count(*) AS n, $1::text AS n, now() AS at FROM events WHERE project_id = $2 GROUP BY event ORDER BY event", {
-      params: ["x", 1]
-    }))
+    const exit = await execute(
+      executeRequest(
+        "SELECT event, count(*) AS n, $1::text AS n, now() AS at FROM events WHERE project_id = $2 GROUP BY event ORDER BY event",
+        {
+          params: ["x", 1]
+        }
+      )
+    )
     expect(Exit.isSuccess(exit)).toBe(true)
     const { columns, rows } = Exit.isSuccess(exit) ? exit.value : { columns: [], rows: [] }
     expect(columns).toEqual([
@@ -65,18 +76,29 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
       { name: "n", typeOid: 25 },
       { name: "at", typeOid: 1184 }
     ])
-    expect(rows.map((row) => row.slice(0, 3))).toEqual([["$pageview", 2, "x"], ["signed_up", 1, "x"]])
+    expect(rows.map((row) => row.slice(0, 3))).toEqual([
+      ["$pageview", 2, "x"],
+      ["signed_up", 1, "x"]
+    ])
     expect(rows[0]![3]).toBeInstanceOf(Date)
   })
 
   it("runs the statement read-only", async () => {
-    const exit = await execute(executeRequest("WITH gone AS (DELETE FROM events RETURNING 1) SELECT count(*) FROM gone"))
-    expect(failureOf(exit)).toMatchObject({ _tag: "QueryFailed", message: expect.stringMatching(/read-only transaction/) })
+    const exit = await execute(
+      executeRequest("WITH gone AS (DELETE FROM events RETURNING 1) SELECT count(*) FROM gone")
+    )
+    expect(failureOf(exit)).toMatchObject({
+      _tag: "QueryFailed",
+      message: expect.stringMatching(/read-only transaction/)
+    })
     expect(await eventCount()).toBe(3)
   })
 
   it("fails with the database's message when the query is at fault", async () => {
-    expect(failureOf(await execute(executeRequest("SELECT 1 / 0")))).toMatchObject({ _tag: "QueryFailed", message: "division by zero" })
+    expect(failureOf(await execute(executeRequest("SELECT 1 / 0")))).toMatchObject({
+      _tag: "QueryFailed",
+      message: "division by zero"
+    })
     expect(failureOf(await execute(executeRequest("SELECT nope FROM events")))).toMatchObject({
       _tag: "QueryFailed",
       message: expect.stringMatching(/column "nope" does not exist/)
@@ -108,8 +130,12 @@ describe.each(["pglite", "postgres"])("%s query executor", (name) => {
             minute: "2-digit",
             hourCycle: "h23"
           }).format(at)
-          expect(await rows("SELECT to_char($1::timestamptz, 'YYYY-MM-DD HH24:MI')", { timezone, params: [at.toISOString()] }))
-            .toEqual([[local]])
+          expect(
+            await rows("SELECT to_char($1::timestamptz, 'YYYY-MM-DD HH24:MI')", {
+              timezone,
+              params: [at.toISOString()]
+            })
+          ).toEqual([[local]])
         }
       ),
       { numRuns: 30 }
@@ -191,28 +217,45 @@ describe("PGlite thread", () => {
     return join(dir, "pgdata")
   }
 
-  const withClient = <A, E>(f: (sql: Effect.Effect.Success<ReturnType<typeof PgliteClient.make>>, thread: Effect.Effect.Success<ReturnType<typeof openThread>>) => Effect.Effect<A, E>) =>
-    Effect.runPromise(Effect.scoped(Effect.gen(function*() {
-      const thread = yield* openThread(dataDir())
-      const sql = yield* Effect.provide(PgliteClient.make(thread), Reactivity.layer)
-      yield* sql`CREATE TABLE t (n int)`
-      return yield* f(sql, thread)
-    })))
+  const withClient = <A, E>(
+    f: (
+      sql: Effect.Effect.Success<ReturnType<typeof PgliteClient.make>>,
+      thread: Effect.Effect.Success<ReturnType<typeof openThread>>
+    ) => Effect.Effect<A, E>
+  ) =>
+    Effect.runPromise(
+      Effect.scoped(
+        Effect.gen(function* () {
+          const thread = yield* openThread(dataDir())
+          const sql = yield* Effect.provide(PgliteClient.make(thread), Reactivity.layer)
+          yield* sql`CREATE TABLE t (n int)`
+          return yield* f(sql, thread)
+        })
+      )
+    )
 
   it("never lets a transaction go on after a restart: none of its writes remain", () =>
     withClient((sql, thread) =>
-      Effect.gen(function*() {
-        const cut = yield* Effect.exit(sql.withTransaction(Effect.gen(function*() {
-          yield* sql`INSERT INTO t VALUES (1)`
-          thread.restart()
-          yield* sql`INSERT INTO t VALUES (2)`
-        })))
+      Effect.gen(function* () {
+        const cut = yield* Effect.exit(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO t VALUES (1)`
+              thread.restart()
+              yield* sql`INSERT INTO t VALUES (2)`
+            })
+          )
+        )
         expect(failureOf(cut)).toMatchObject({ _tag: "SqlError" })
         // Restarted between its last statement and COMMIT: the COMMIT is refused too.
-        const uncommitted = yield* Effect.exit(sql.withTransaction(Effect.gen(function*() {
-          yield* sql`INSERT INTO t VALUES (3)`
-          thread.restart()
-        })))
+        const uncommitted = yield* Effect.exit(
+          sql.withTransaction(
+            Effect.gen(function* () {
+              yield* sql`INSERT INTO t VALUES (3)`
+              thread.restart()
+            })
+          )
+        )
         expect(Exit.isFailure(uncommitted)).toBe(true)
         expect(yield* sql`SELECT n FROM t`).toEqual([])
         // The session itself goes on, on the new thread.
@@ -223,7 +266,7 @@ describe("PGlite thread", () => {
 
   it("fails everything that ran or waited on the thread when it restarts, and keeps what was committed", () =>
     withClient((sql, thread) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         yield* sql`INSERT INTO t VALUES (1)`
         const runaway = thread.query(RUNAWAY, [], "object")
         const queued = thread.query("INSERT INTO t VALUES (2)", [], "object")
@@ -244,8 +287,11 @@ describe("PGlite thread", () => {
     try {
       await runtime.runPromise(bootstrap())
       await runtime.runPromise(ingest([{ projectId: 1, events: [incomingEvent("$pageview", "ada")] }]))
-      const count = (req: ExecuteRequest) => runtime.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
-      expect(failureOf(await count(executeRequest(RUNAWAY, { timeoutMs: 300 })))).toEqual(expect.objectContaining({ _tag: "QueryTimeout" }))
+      const count = (req: ExecuteRequest) =>
+        runtime.runPromiseExit(Effect.flatMap(QueryExecutor, (q) => q.execute(req)))
+      expect(failureOf(await count(executeRequest(RUNAWAY, { timeoutMs: 300 })))).toEqual(
+        expect.objectContaining({ _tag: "QueryTimeout" })
+      )
       const after = await count(executeRequest("SELECT count(*) FROM events"))
       expect(Exit.isSuccess(after) && after.value.rows).toEqual([[1]])
     } finally {

@@ -8,7 +8,8 @@ import { TEST_SERVER_URL } from "./server.js"
 // with 429 and Retry-After at once, however it was asked for (blocking or in the background), and
 // a place given back (a query ended or cancelled) is free again.
 
-const RUNAWAY = "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
+const RUNAWAY =
+  "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
 
 let zed: Zed
 let drop: () => Promise<void> = async () => {}
@@ -40,7 +41,8 @@ const expectThrottled = (answer: Awaited<ReturnType<typeof postQuery>>, what: st
 describe("queries running at once", () => {
   it("are limited per key and per project, with 429 and Retry-After, and free again when they end", async () => {
     const other = await issueKey(zed, ["query:read"])
-    const background = (id: string, key = ADMIN_KEY) => postQuery(zed, 1, zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: id }), key)
+    const background = (id: string, key = ADMIN_KEY) =>
+      postQuery(zed, 1, zedqlRequest(RUNAWAY, { refresh: "force_async", client_query_id: id }), key)
     expect((await background("a1")).status).toBe(202)
     expect((await background("a2")).status).toBe(202)
     // The key is at its limit, in the background and blocking alike.
@@ -50,7 +52,12 @@ describe("queries running at once", () => {
     expect((await background("b1", other)).status).toBe(202)
     expectThrottled(await background("b2", other), "project")
 
-    for (const [id, key] of [["a1", ADMIN_KEY], ["a2", ADMIN_KEY], ["b1", other]] as const) expect((await cancel(id, key)).status).toBe(204)
+    for (const [id, key] of [
+      ["a1", ADMIN_KEY],
+      ["a2", ADMIN_KEY],
+      ["b1", other]
+    ] as const)
+      expect((await cancel(id, key)).status).toBe(204)
     // Places come back as the cancelled runs end.
     let answer = await postQuery(zed, 1, zedqlRequest("SELECT 1", { refresh: "force_blocking" }))
     for (let i = 0; answer.status === 429 && i < 50; i++) {

@@ -40,15 +40,26 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
     if (runtime === undefined) {
       await suite.run(ingest([{ projectId: 1, events: EVENTS }]))
       const storage = Layer.succeedContext(await suite.run(Effect.context<StorageServices>()))
-      runtime = ManagedRuntime.make(QueryRunnerLive.pipe(
-        Layer.provideMerge(LifecycleLive),
-        Layer.provideMerge(Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS })))
-      ))
+      runtime = ManagedRuntime.make(
+        QueryRunnerLive.pipe(
+          Layer.provideMerge(LifecycleLive),
+          Layer.provideMerge(
+            Layer.merge(storage, Layer.succeed(ZedConfig, { trustProxy: false, limits: DEFAULT_LIMITS }))
+          )
+        )
+      )
     }
-    return runtime.runPromise(Effect.gen(function*() {
-      const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))
-      return yield* (yield* QueryRunner).runPlan(project, { kind: node.kind, query: node, plan: planning, refresh: refresh as "blocking" })
-    }))
+    return runtime.runPromise(
+      Effect.gen(function* () {
+        const project = Option.getOrThrow(yield* (yield* ProjectStore).get(1))
+        return yield* (yield* QueryRunner).runPlan(project, {
+          kind: node.kind,
+          query: node,
+          plan: planning,
+          refresh: refresh as "blocking"
+        })
+      })
+    )
   }
 
   it("runs the statements in order, shapes their rows, and caches the answer under the node, planning only to compute", async () => {
@@ -56,7 +67,12 @@ describe.each(["pglite", "postgres", "chdb"])("%s insight plans", (name) => {
     expect(first.state).toBe("complete")
     expect(first.body).toMatchObject({ results: { views: 5, signups: ["u0:1", "u1:1"] }, zedql: "…", is_cached: false })
     const again = await runPlan("blocking")
-    expect(again.body).toMatchObject({ results: first.body.results, is_cached: true, cache_key: first.body.cache_key, last_refresh: first.body.last_refresh })
+    expect(again.body).toMatchObject({
+      results: first.body.results,
+      is_cached: true,
+      cache_key: first.body.cache_key,
+      last_refresh: first.body.last_refresh
+    })
     expect(planned).toBe(1)
     const forced = await runPlan("force_blocking")
     expect(forced.body.is_cached).toBe(false)

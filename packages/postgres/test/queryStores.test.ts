@@ -14,7 +14,10 @@ const MINUTE = 60_000
 const response = (n: number) => ({
   results: [["Chrome", n]],
   columns: ["b", "count()"],
-  types: [["b", "Nullable(String)"], ["count()", "UInt64"]],
+  types: [
+    ["b", "Nullable(String)"],
+    ["count()", "UInt64"]
+  ],
   is_cached: false,
   last_refresh: T0.toISOString(),
   query_status: null
@@ -50,7 +53,13 @@ const status = (projectId: number, id: string, fields: Partial<QueryStatus> = {}
 /** Rows as a query returns them: many, each with a nested object and text that needs escaping. */
 const largeResults = (rows: number) => ({
   ...response(0),
-  results: Array.from({ length: rows }, (_, i) => [i, `row "${i}" ✓\n`, { nested: { i, even: i % 2 === 0 } }, null, 1.5e-7 * i])
+  results: Array.from({ length: rows }, (_, i) => [
+    i,
+    `row "${i}" ✓\n`,
+    { nested: { i, even: i % 2 === 0 } },
+    null,
+    1.5e-7 * i
+  ])
 })
 
 describe.each(Object.keys(backends))("%s", (name) => {
@@ -68,7 +77,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
       expect(got.expiresAt).toBeInstanceOf(Date)
 
       await run(cache.put(1, cached("cache_a", 2, later(MINUTE), later(2 * MINUTE))))
-      expect(Option.getOrThrow(await run(cache.get(1, "cache_a")))).toEqual(cached("cache_a", 2, later(MINUTE), later(2 * MINUTE)))
+      expect(Option.getOrThrow(await run(cache.get(1, "cache_a")))).toEqual(
+        cached("cache_a", 2, later(MINUTE), later(2 * MINUTE))
+      )
     })
 
     it("keeps the response as written: key order, dates as their JSON text, \\u0000 in strings", async () => {
@@ -86,8 +97,12 @@ describe.each(Object.keys(backends))("%s", (name) => {
       await run(cache.put(1, cached("cache_shared", 1)))
       expect(Option.isNone(await run(cache.get(suite.other, "cache_shared")))).toBe(true)
       await run(cache.put(suite.other, cached("cache_shared", 2)))
-      expect((Option.getOrThrow(await run(cache.get(1, "cache_shared"))).response as { results: unknown }).results).toEqual([["Chrome", 1]])
-      expect((Option.getOrThrow(await run(cache.get(suite.other, "cache_shared"))).response as { results: unknown }).results).toEqual([["Chrome", 2]])
+      expect(
+        (Option.getOrThrow(await run(cache.get(1, "cache_shared"))).response as { results: unknown }).results
+      ).toEqual([["Chrome", 1]])
+      expect(
+        (Option.getOrThrow(await run(cache.get(suite.other, "cache_shared"))).response as { results: unknown }).results
+      ).toEqual([["Chrome", 2]])
     })
 
     it("removeExpired drops entries expired at `now` (inclusive) and counts them", async () => {
@@ -139,7 +154,13 @@ describe.each(Object.keys(backends))("%s", (name) => {
       await run(statuses.put(done))
       expect(Option.getOrThrow(await run(statuses.get(1, "q1", T0)))).toEqual(done)
 
-      const failed = status(1, "q1", { complete: true, error: true, error_message: "Unknown table `nope`", expiration_time: null, start_time: null })
+      const failed = status(1, "q1", {
+        complete: true,
+        error: true,
+        error_message: "Unknown table `nope`",
+        expiration_time: null,
+        start_time: null
+      })
       await run(statuses.put(failed))
       expect(Option.getOrThrow(await run(statuses.get(1, "q1", T0)))).toEqual(failed)
     })

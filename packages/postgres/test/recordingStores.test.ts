@@ -1,5 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type ChunkSummary, type NewChunk, type NewPlaylist, PlaylistStore, RecordingStore, Transactor } from "@zed/core/storage"
+import {
+  type ChunkSummary,
+  type NewChunk,
+  type NewPlaylist,
+  PlaylistStore,
+  RecordingStore,
+  Transactor
+} from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 
@@ -11,7 +18,12 @@ const backends = storageBackends("recordings")
 const at = (ms: number) => new Date(Date.UTC(2024, 0, 1) + ms)
 const bytes = (key: string) => new Uint8Array([0x1f, 0x8b, 0, 255, 128, ...new TextEncoder().encode(key)])
 
-const chunk = (sessionId: string, key: string, summary: Partial<ChunkSummary> = {}, fields: Partial<NewChunk> = {}): NewChunk => ({
+const chunk = (
+  sessionId: string,
+  key: string,
+  summary: Partial<ChunkSummary> = {},
+  fields: Partial<NewChunk> = {}
+): NewChunk => ({
   sessionId,
   key,
   distinctId: "user-1",
@@ -61,29 +73,89 @@ describe.each(Object.keys(backends))("%s", (name) => {
 
   it("append folds each chunk into the session's metadata, once per key, whatever the order of arrival", async () => {
     const s = await recordings()
-    const appended = await run(Effect.forEach([
-      chunk("fold", "a", {
-        firstTimestamp: at(10_000), lastTimestamp: at(20_000), eventCount: 5, bytes: 100,
-        clickCount: 2, keypressCount: 1, mouseActivityCount: 3, consoleLogCount: 1, consoleWarnCount: 2, consoleErrorCount: 0,
-        activeMs: 4_000, firstActive: at(11_000), lastActive: at(19_000), firstUrl: { url: "https://x.test/b", at: at(10_500) }
-      }, { distinctId: "first" }),
-      // 3 s after the last interaction: the gap is active time.
-      chunk("fold", "b", {
-        firstTimestamp: at(21_000), lastTimestamp: at(30_000), eventCount: 7, bytes: 200, clickCount: 1, consoleErrorCount: 4,
-        activeMs: 3_000, firstActive: at(22_000), lastActive: at(29_000), firstUrl: { url: "https://x.test/c", at: at(21_000) }
-      }, { distinctId: "second", source: "mobile", library: null }),
-      // Late, and earlier than everything: widens the start and takes the first URL, but joins no activity.
-      chunk("fold", "c", {
-        firstTimestamp: at(1_000), lastTimestamp: at(9_000), eventCount: 2, bytes: 50, keypressCount: 6,
-        activeMs: 2_000, firstActive: at(2_000), lastActive: at(8_000), firstUrl: { url: "https://x.test/a", at: at(1_500) }
-      }),
-      // Exactly the threshold after the last interaction: not joined.
-      chunk("fold", "d", { firstTimestamp: at(40_000), lastTimestamp: at(50_000), bytes: 30, activeMs: 1_000, firstActive: at(34_000), lastActive: at(45_000) }),
-      // No interaction: the last one stays.
-      chunk("fold", "e", { firstTimestamp: at(40_000), lastTimestamp: at(41_000), bytes: 5, mouseActivityCount: 9 }),
-      // Just under the threshold: joined.
-      chunk("fold", "f", { firstTimestamp: at(48_000), lastTimestamp: at(52_000), bytes: 1, activeMs: 500, firstActive: at(49_999), lastActive: at(50_500) })
-    ], (c) => s.append(1, c)))
+    const appended = await run(
+      Effect.forEach(
+        [
+          chunk(
+            "fold",
+            "a",
+            {
+              firstTimestamp: at(10_000),
+              lastTimestamp: at(20_000),
+              eventCount: 5,
+              bytes: 100,
+              clickCount: 2,
+              keypressCount: 1,
+              mouseActivityCount: 3,
+              consoleLogCount: 1,
+              consoleWarnCount: 2,
+              consoleErrorCount: 0,
+              activeMs: 4_000,
+              firstActive: at(11_000),
+              lastActive: at(19_000),
+              firstUrl: { url: "https://x.test/b", at: at(10_500) }
+            },
+            { distinctId: "first" }
+          ),
+          // 3 s after the last interaction: the gap is active time.
+          chunk(
+            "fold",
+            "b",
+            {
+              firstTimestamp: at(21_000),
+              lastTimestamp: at(30_000),
+              eventCount: 7,
+              bytes: 200,
+              clickCount: 1,
+              consoleErrorCount: 4,
+              activeMs: 3_000,
+              firstActive: at(22_000),
+              lastActive: at(29_000),
+              firstUrl: { url: "https://x.test/c", at: at(21_000) }
+            },
+            { distinctId: "second", source: "mobile", library: null }
+          ),
+          // Late, and earlier than everything: widens the start and takes the first URL, but joins no activity.
+          chunk("fold", "c", {
+            firstTimestamp: at(1_000),
+            lastTimestamp: at(9_000),
+            eventCount: 2,
+            bytes: 50,
+            keypressCount: 6,
+            activeMs: 2_000,
+            firstActive: at(2_000),
+            lastActive: at(8_000),
+            firstUrl: { url: "https://x.test/a", at: at(1_500) }
+          }),
+          // Exactly the threshold after the last interaction: not joined.
+          chunk("fold", "d", {
+            firstTimestamp: at(40_000),
+            lastTimestamp: at(50_000),
+            bytes: 30,
+            activeMs: 1_000,
+            firstActive: at(34_000),
+            lastActive: at(45_000)
+          }),
+          // No interaction: the last one stays.
+          chunk("fold", "e", {
+            firstTimestamp: at(40_000),
+            lastTimestamp: at(41_000),
+            bytes: 5,
+            mouseActivityCount: 9
+          }),
+          // Just under the threshold: joined.
+          chunk("fold", "f", {
+            firstTimestamp: at(48_000),
+            lastTimestamp: at(52_000),
+            bytes: 1,
+            activeMs: 500,
+            firstActive: at(49_999),
+            lastActive: at(50_500)
+          })
+        ],
+        (c) => s.append(1, c)
+      )
+    )
     expect(appended).toEqual([true, true, true, true, true, true])
 
     const meta = Option.getOrThrow(await run(s.get(1, "fold")))
@@ -113,14 +185,30 @@ describe.each(Object.keys(backends))("%s", (name) => {
     expect(typeof meta.size).toBe("number")
 
     // A retry, even with a different summary, changes nothing.
-    expect(await run(s.append(1, chunk("fold", "b", { bytes: 9_999, clickCount: 50, firstTimestamp: at(0) })))).toBe(false)
+    expect(await run(s.append(1, chunk("fold", "b", { bytes: 9_999, clickCount: 50, firstTimestamp: at(0) })))).toBe(
+      false
+    )
     expect(Option.getOrThrow(await run(s.get(1, "fold")))).toEqual(meta)
 
     // Replay order: first timestamp, then seq (d and e start together).
     const chunks = await run(s.chunks(1, "fold"))
     const seq = (index: number) => chunks[index]!.seq
-    expect(chunks.map((c) => c.firstTimestamp)).toEqual([at(1_000), at(10_000), at(21_000), at(40_000), at(40_000), at(48_000)])
-    expect(chunks.map((c) => [c.eventCount, c.bytes])).toEqual([[2, 50], [5, 100], [7, 200], [1, 30], [1, 5], [1, 1]])
+    expect(chunks.map((c) => c.firstTimestamp)).toEqual([
+      at(1_000),
+      at(10_000),
+      at(21_000),
+      at(40_000),
+      at(40_000),
+      at(48_000)
+    ])
+    expect(chunks.map((c) => [c.eventCount, c.bytes])).toEqual([
+      [2, 50],
+      [5, 100],
+      [7, 200],
+      [1, 30],
+      [1, 5],
+      [1, 1]
+    ])
     expect(chunks[0]!.lastTimestamp).toEqual(at(9_000))
     expect(seq(3)).toBeLessThan(seq(4))
     // Seqs grow in order of arrival: c came after a and b.
@@ -140,7 +228,11 @@ describe.each(Object.keys(backends))("%s", (name) => {
 
   it("an append in a failed transaction leaves nothing behind", async () => {
     const s = await recordings()
-    const failed = await suite.runExit(Effect.flatMap(Transactor, (t) => t.transaction(Effect.zipRight(s.append(1, chunk("rolled", "k")), Effect.fail("boom")))))
+    const failed = await suite.runExit(
+      Effect.flatMap(Transactor, (t) =>
+        t.transaction(Effect.zipRight(s.append(1, chunk("rolled", "k")), Effect.fail("boom")))
+      )
+    )
     expect(failed._tag).toBe("Failure")
     expect(Option.isNone(await run(s.get(1, "rolled")))).toBe(true)
     expect(await run(s.chunks(1, "rolled"))).toEqual([])
@@ -152,15 +244,47 @@ describe.each(Object.keys(backends))("%s", (name) => {
     const p = await playlists()
     const a = await run(p.create(1, playlist("AAAAAAAA", { name: "Favourites", pinned: true })))
     await tick()
-    const b = await run(p.create(1, playlist("BBBBBBBB", { name: null, derived_name: "Chrome users", type: "filters", filters: { date_from: "-7d" }, created_by: null })))
+    const b = await run(
+      p.create(
+        1,
+        playlist("BBBBBBBB", {
+          name: null,
+          derived_name: "Chrome users",
+          type: "filters",
+          filters: { date_from: "-7d" },
+          created_by: null
+        })
+      )
+    )
     await tick()
     const c = await run(p.create(1, playlist("CCCCCCCC", { name: "browse", description: "mine" })))
     await tick()
-    const e = await run(p.create(1, playlist("EEEEEEEE", { name: "Favourites", type: "filters", filters: { events: [] }, created_by: null })))
+    const e = await run(
+      p.create(
+        1,
+        playlist("EEEEEEEE", { name: "Favourites", type: "filters", filters: { events: [] }, created_by: null })
+      )
+    )
     await run(p.create(1, playlist("DDDDDDDD", { deleted: true })))
     const elsewhere = await run(p.create(suite.other, playlist("AAAAAAAA")))
-    expect(a).toMatchObject({ short_id: "AAAAAAAA", name: "Favourites", pinned: true, filters: null, type: "collection", created_by: 1, last_modified_by: 1, filters_count: null, filters_counted_at: null })
-    expect(b).toMatchObject({ name: null, derived_name: "Chrome users", filters: { date_from: "-7d" }, created_by: null, last_modified_by: null })
+    expect(a).toMatchObject({
+      short_id: "AAAAAAAA",
+      name: "Favourites",
+      pinned: true,
+      filters: null,
+      type: "collection",
+      created_by: 1,
+      last_modified_by: 1,
+      filters_count: null,
+      filters_counted_at: null
+    })
+    expect(b).toMatchObject({
+      name: null,
+      derived_name: "Chrome users",
+      filters: { date_from: "-7d" },
+      created_by: null,
+      last_modified_by: null
+    })
     expect(c.description).toBe("mine")
     expect(Option.getOrThrow(await run(p.get(1, "AAAAAAAA")))).toEqual(a)
     expect(Option.getOrThrow(await run(p.get(suite.other, "AAAAAAAA"))).id).toBe(elsewhere.id)
@@ -187,7 +311,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
     const justAfter = (d: Date) => new Date(d.getTime() + 1)
     expect(await ids({ modified_after: justAfter(b.last_modified_at) })).toEqual([e.id, c.id])
     expect(await ids({ modified_before: b.last_modified_at })).toEqual([a.id])
-    expect(await ids({ modified_after: justAfter(a.last_modified_at), modified_before: c.last_modified_at })).toEqual([b.id])
+    expect(await ids({ modified_after: justAfter(a.last_modified_at), modified_before: c.last_modified_at })).toEqual([
+      b.id
+    ])
     expect(await ids({ session_recording_id: "rec-1" })).toEqual([a.id])
     expect(await ids({ session_recording_id: "rec-2" })).toEqual([])
 
@@ -207,27 +333,60 @@ describe.each(Object.keys(backends))("%s", (name) => {
     const p = await playlists()
     const c = await run(p.create(1, playlist("UPDATEUP")))
     await tick()
-    const quiet = Option.getOrThrow(await run(p.update(1, "UPDATEUP", { pinned: true, last_modified_by: null, material: false })))
+    const quiet = Option.getOrThrow(
+      await run(p.update(1, "UPDATEUP", { pinned: true, last_modified_by: null, material: false }))
+    )
     expect(quiet).toMatchObject({ pinned: true, last_modified_by: 1 })
     expect(quiet.last_modified_at).toEqual(c.last_modified_at)
 
-    const loud = Option.getOrThrow(await run(p.update(1, "UPDATEUP", {
-      name: null, derived_name: "Derived", description: "about", filters: { date_from: "-3d" }, last_modified_by: null, material: true
-    })))
-    expect(loud).toMatchObject({ name: null, derived_name: "Derived", description: "about", filters: { date_from: "-3d" }, pinned: true, last_modified_by: null })
+    const loud = Option.getOrThrow(
+      await run(
+        p.update(1, "UPDATEUP", {
+          name: null,
+          derived_name: "Derived",
+          description: "about",
+          filters: { date_from: "-3d" },
+          last_modified_by: null,
+          material: true
+        })
+      )
+    )
+    expect(loud).toMatchObject({
+      name: null,
+      derived_name: "Derived",
+      description: "about",
+      filters: { date_from: "-3d" },
+      pinned: true,
+      last_modified_by: null
+    })
     expect(loud.last_modified_at.getTime()).toBeGreaterThan(c.last_modified_at.getTime())
     expect(loud.created_at).toEqual(c.created_at)
 
-    const cleared = Option.getOrThrow(await run(p.update(1, "UPDATEUP", { filters: null, last_modified_by: 1, material: false })))
+    const cleared = Option.getOrThrow(
+      await run(p.update(1, "UPDATEUP", { filters: null, last_modified_by: 1, material: false }))
+    )
     expect(cleared).toMatchObject({ filters: null, last_modified_by: null, last_modified_at: loud.last_modified_at })
-    expect(Option.getOrThrow(await run(p.update(1, "UPDATEUP", { last_modified_by: 1, material: false })))).toEqual(cleared)
-    expect(Option.isNone(await run(p.update(suite.other, "UPDATEUP", { pinned: false, last_modified_by: 1, material: false })))).toBe(true)
-    expect(Option.isNone(await run(p.update(1, "NOTTHERE", { pinned: false, last_modified_by: 1, material: false })))).toBe(true)
+    expect(Option.getOrThrow(await run(p.update(1, "UPDATEUP", { last_modified_by: 1, material: false })))).toEqual(
+      cleared
+    )
+    expect(
+      Option.isNone(
+        await run(p.update(suite.other, "UPDATEUP", { pinned: false, last_modified_by: 1, material: false }))
+      )
+    ).toBe(true)
+    expect(
+      Option.isNone(await run(p.update(1, "NOTTHERE", { pinned: false, last_modified_by: 1, material: false })))
+    ).toBe(true)
 
     await run(p.update(1, "UPDATEUP", { deleted: true, last_modified_by: 1, material: false }))
     expect(Option.isNone(await run(p.get(1, "UPDATEUP")))).toBe(true)
-    expect(await run(p.list(1, { order: "-last_modified_at", limit: 100, offset: 0, short_id: "UPDATEUP" }))).toEqual({ count: 0, results: [] })
-    const restored = Option.getOrThrow(await run(p.update(1, "UPDATEUP", { deleted: false, last_modified_by: 1, material: false })))
+    expect(await run(p.list(1, { order: "-last_modified_at", limit: 100, offset: 0, short_id: "UPDATEUP" }))).toEqual({
+      count: 0,
+      results: []
+    })
+    const restored = Option.getOrThrow(
+      await run(p.update(1, "UPDATEUP", { deleted: false, last_modified_by: 1, material: false }))
+    )
     expect(Option.getOrThrow(await run(p.get(1, "UPDATEUP")))).toEqual(restored)
   })
 
@@ -256,7 +415,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
     expect(repinned.created_at.getTime()).toBeGreaterThan(first!.created_at.getTime())
 
     // Pins of one transaction keep their order.
-    await run(Effect.flatMap(Transactor, (t) => t.transaction(Effect.forEach(["s5", "s3", "s4"], (s) => p.addItem(list.id, s)))))
+    await run(
+      Effect.flatMap(Transactor, (t) => t.transaction(Effect.forEach(["s5", "s3", "s4"], (s) => p.addItem(list.id, s))))
+    )
     expect(await sessions()).toEqual(["s2", "s1", "s5", "s3", "s4"])
 
     await run(p.addItem(emptied.id, "s1"))
@@ -276,15 +437,20 @@ describe.each(Object.keys(backends))("%s", (name) => {
     await run(s.append(1, chunk("two", "k", { clickCount: 1 })))
     await run(s.append(1, chunk("three", "k")))
     await run(s.append(suite.other, chunk("two", "k", { clickCount: 8 })))
-    expect((await run(s.getMany(1, ["two", "missing", "three"]))).map((m) => m.session_id).sort()).toEqual(["three", "two"])
+    expect((await run(s.getMany(1, ["two", "missing", "three"]))).map((m) => m.session_id).sort()).toEqual([
+      "three",
+      "two"
+    ])
     expect(await run(s.getMany(1, []))).toEqual([])
-    expect((await run(s.getMany(suite.other, ["two", "three"]))).map((m) => [m.session_id, m.click_count])).toEqual([["two", 8]])
+    expect((await run(s.getMany(suite.other, ["two", "three"]))).map((m) => [m.session_id, m.click_count])).toEqual([
+      ["two", 8]
+    ])
 
     await run(s.markViewed(1, "two", 1))
     await run(s.markViewed(1, "two", 1))
     await run(s.markViewed(suite.other, "three", 1))
-    expect([...await run(s.viewed(1, 1, ["two", "three", "missing"]))]).toEqual(["two"])
-    expect([...await run(s.viewed(suite.other, 1, ["two", "three"]))]).toEqual(["three"])
+    expect([...(await run(s.viewed(1, 1, ["two", "three", "missing"])))]).toEqual(["two"])
+    expect([...(await run(s.viewed(suite.other, 1, ["two", "three"])))]).toEqual(["three"])
     expect((await run(s.viewed(1, 1, []))).size).toBe(0)
 
     const p = await playlists()

@@ -8,9 +8,15 @@ export const activeOnServer = async (of: string | { readonly database: string })
   const client = new pg.Client({ connectionString: TEST_SERVER_URL })
   await client.connect()
   try {
-    const found = typeof of === "string"
-      ? await client.query("SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND starts_with(query, $1)", [`/* zed-query:${of} */`])
-      : await client.query("SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND starts_with(query, '/* zed-query:') AND datname = $1", [of.database])
+    const found =
+      typeof of === "string"
+        ? await client.query("SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND starts_with(query, $1)", [
+            `/* zed-query:${of} */`
+          ])
+        : await client.query(
+            "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND starts_with(query, '/* zed-query:') AND datname = $1",
+            [of.database]
+          )
     return found.rowCount! > 0
   } finally {
     await client.end()

@@ -47,20 +47,33 @@ afterAll(async () => {
 
 const send = async (path: string, init: RequestInit & { readonly key?: boolean } = {}, on: Zed = zed) => {
   const started = Date.now()
-  const res = await on.handler(new Request(`http://zed.test${path}`, {
-    ...init,
-    headers: { "content-type": "application/json", ...(init.key ? { authorization: `Bearer ${ADMIN_KEY}` } : {}) }
-  }))
+  const res = await on.handler(
+    new Request(`http://zed.test${path}`, {
+      ...init,
+      headers: { "content-type": "application/json", ...(init.key ? { authorization: `Bearer ${ADMIN_KEY}` } : {}) }
+    })
+  )
   const text = await res.text()
-  return { status: res.status, headers: res.headers, json: text === "" ? undefined : JSON.parse(text), ms: Date.now() - started }
+  return {
+    status: res.status,
+    headers: res.headers,
+    json: text === "" ? undefined : JSON.parse(text),
+    ms: Date.now() - started
+  }
 }
 
 const capture = (events: ReadonlyArray<Record<string, unknown>>) =>
   send("/batch/", { method: "POST", body: JSON.stringify({ api_key: PROJECT_KEY, batch: events }) })
 
-const flags = (distinctId: string) => send("/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: distinctId }) })
+const flags = (distinctId: string) =>
+  send("/flags/?v=2", { method: "POST", body: JSON.stringify({ token: PROJECT_KEY, distinct_id: distinctId }) })
 
-const event = (distinctId: string, props: Record<string, unknown> = {}) => ({ event: "outage", distinct_id: distinctId, uuid: randomUUID(), properties: props })
+const event = (distinctId: string, props: Record<string, unknown> = {}) => ({
+  event: "outage",
+  distinct_id: distinctId,
+  uuid: randomUUID(),
+  properties: props
+})
 
 /** /_readyz once it answers `status`: its probe's answer is kept a second, and a probe takes up to the time limit. */
 const readiness = async (status: number, on: Zed = zed, withinMs = LIMIT_MS + 5_000) => {
@@ -95,9 +108,16 @@ describe("a PostgreSQL server that stops answering, then comes back", () => {
     await send("/api/projects/1/feature_flags/", {
       method: "POST",
       key: true,
-      body: JSON.stringify({ key: "pro", filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] } })
+      body: JSON.stringify({
+        key: "pro",
+        filters: { groups: [{ properties: [{ key: "plan", type: "person", value: "pro" }] }] }
+      })
     })
-    await send("/api/projects/1/feature_flags/", { method: "POST", key: true, body: JSON.stringify({ key: "everyone", filters: { groups: [{ rollout_percentage: 100 }] } }) })
+    await send("/api/projects/1/feature_flags/", {
+      method: "POST",
+      key: true,
+      body: JSON.stringify({ key: "everyone", filters: { groups: [{ rollout_percentage: 100 }] } })
+    })
     expect((await ack([event("known", { $set: { plan: "pro" } }), event("known")])).status).toBe(200)
     expect((await flags("known")).json.flags.pro.enabled).toBe(true)
     expect(await readiness(200)).toEqual({ status: "ready" })
@@ -108,11 +128,13 @@ describe("a PostgreSQL server that stops answering, then comes back", () => {
       expect(await readiness(503)).toMatchObject({ type: "server_error", code: why[outage], attr: null })
       expectUnavailable(await ack([event(`during-${outage}`)]))
       expectUnavailable(await send("/api/projects/1/persons/", { key: true }))
-      expectUnavailable(await send("/api/projects/1/query/", {
-        method: "POST",
-        key: true,
-        body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" } })
-      }))
+      expectUnavailable(
+        await send("/api/projects/1/query/", {
+          method: "POST",
+          key: true,
+          body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT count() FROM events" } })
+        })
+      )
       // What this instance knows, it answers; a flag on a person it cannot read is reported failed,
       // so SDKs keep their last value for it rather than turning it off.
       const stranger = await flags(`stranger-${outage}`)
@@ -125,7 +147,12 @@ describe("a PostgreSQL server that stops answering, then comes back", () => {
       const known = (await flags("known")).json.flags.pro
       expect(known.enabled || known.failed).toBe(true)
       // An unknown project key cannot be told from a known one without storage: 503, not 401.
-      expectUnavailable(await send("/flags/?v=2", { method: "POST", body: JSON.stringify({ token: "phc_never_seen_before_000000000001", distinct_id: "x" }) }))
+      expectUnavailable(
+        await send("/flags/?v=2", {
+          method: "POST",
+          body: JSON.stringify({ token: "phc_never_seen_before_000000000001", distinct_id: "x" })
+        })
+      )
       expect((await send("/_health")).status).toBe(200)
 
       proxy.up()
@@ -143,7 +170,9 @@ describe("a PostgreSQL server that stops answering, then comes back", () => {
     const stored = await send("/api/projects/1/query/", {
       method: "POST",
       key: true,
-      body: JSON.stringify({ query: { kind: "ZedQLQuery", query: "SELECT uuid, count() FROM events WHERE event = 'outage' GROUP BY uuid" } })
+      body: JSON.stringify({
+        query: { kind: "ZedQLQuery", query: "SELECT uuid, count() FROM events WHERE event = 'outage' GROUP BY uuid" }
+      })
     })
     expect(stored.status).toBe(200)
     const counts = new Map((stored.json.results as Array<[string, number]>).map(([uuid, count]) => [uuid, count]))
@@ -158,7 +187,10 @@ describe("a PostgreSQL database that turns read-only", () => {
     await client.connect()
     try {
       await client.query(statement)
-      await client.query("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'zed'", [database])
+      await client.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND application_name = 'zed'",
+        [database]
+      )
     } finally {
       await client.end()
     }
@@ -194,12 +226,17 @@ describe("PGlite whose one session a long statement holds", () => {
     try {
       expect(await readiness(200, pglite)).toEqual({ status: "ready" })
       // A few seconds of work for the one session; meanwhile even a small write waits for it.
-      const slow = "SELECT count() FROM (SELECT arrayJoin(range(12000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(12000)) AS b) AS y"
-      const query = send("/api/projects/1/query/", {
-        method: "POST",
-        key: true,
-        body: JSON.stringify({ query: { kind: "ZedQLQuery", query: slow }, refresh: "force_blocking" })
-      }, pglite)
+      const slow =
+        "SELECT count() FROM (SELECT arrayJoin(range(12000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(12000)) AS b) AS y"
+      const query = send(
+        "/api/projects/1/query/",
+        {
+          method: "POST",
+          key: true,
+          body: JSON.stringify({ query: { kind: "ZedQLQuery", query: slow }, refresh: "force_blocking" })
+        },
+        pglite
+      )
       expect(await readiness(503, pglite)).toMatchObject({ code: "storage_timeout" })
       expect((await query).status).toBe(200)
       expect(await readiness(200, pglite, 2_000)).toEqual({ status: "ready" })

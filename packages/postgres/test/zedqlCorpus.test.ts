@@ -26,7 +26,9 @@ describe.each(["pglite", "postgres", "chdb"])("the ZedQL corpus on %s", (name) =
   it.each(CASES)("$name", async (c) => {
     const now = Date.now()
     const text = typeof c.query === "string" ? c.query : c.query(now, model)
-    const { json, status } = await request("POST", "/api/environments/1/query/", { query: { kind: "ZedQLQuery", query: text } })
+    const { json, status } = await request("POST", "/api/environments/1/query/", {
+      query: { kind: "ZedQLQuery", query: text }
+    })
     expect(status, JSON.stringify(json)).toBe(200)
     const expected = c.expected(model, now)
     // Each expectation must say something: no case may pass on empty results.

@@ -1,7 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
 import fc from "fast-check"
-import { ADMIN_KEY, call, importEvents, issueKey, postQuery, PROJECT_KEY, zedqlRequest } from "../../core/test/support.js"
+import {
+  ADMIN_KEY,
+  call,
+  importEvents,
+  issueKey,
+  postQuery,
+  PROJECT_KEY,
+  zedqlRequest
+} from "../../core/test/support.js"
 import { backends, capQueryTimeout } from "./backends.js"
 import { activeOnServer } from "./server.js"
 
@@ -21,7 +29,12 @@ const STATEMENT_LIMIT_MS = 1_500
 
 const at = (minute: number) => new Date(Date.UTC(2025, 0, 10, 12, minute)).toISOString()
 
-type Raw = { readonly event: string; readonly distinct_id: string; readonly timestamp: string; readonly properties: Record<string, unknown> }
+type Raw = {
+  readonly event: string
+  readonly distinct_id: string
+  readonly timestamp: string
+  readonly properties: Record<string, unknown>
+}
 
 // Project 1's events start after project 2's: a session computed over both would start with SECRET's URL.
 const PROJECT_1: ReadonlyArray<Raw> = [
@@ -31,47 +44,94 @@ const PROJECT_1: ReadonlyArray<Raw> = [
       event: i % 3 === 0 ? "signed_up" : "$pageview",
       distinct_id: distinctId,
       timestamp: at(30 + i),
-      properties: { $session_id: SESSION, $current_url: `https://one.example/${i}`, $groups: { org: ORG }, $set: { email: `${distinctId}@one.example` } }
+      properties: {
+        $session_id: SESSION,
+        $current_url: `https://one.example/${i}`,
+        $groups: { org: ORG },
+        $set: { email: `${distinctId}@one.example` }
+      }
     }
   }),
-  { event: "$groupidentify", distinct_id: "p1-only", timestamp: at(40), properties: { $group_type: "org", $group_key: ORG, $group_set: { name: "Org one" } } }
+  {
+    event: "$groupidentify",
+    distinct_id: "p1-only",
+    timestamp: at(40),
+    properties: { $group_type: "org", $group_key: ORG, $group_set: { name: "Org one" } }
+  }
 ]
 
 const PROJECT_2: ReadonlyArray<Raw> = [
-  { event: "$groupidentify", distinct_id: `${SECRET}-user`, timestamp: at(0), properties: { $group_type: "org", $group_key: ORG, $group_set: { name: SECRET } } },
-  ...Array.from({ length: 12 }, (_, i): Raw => ({
-    event: i % 2 === 0 ? `${SECRET}-event` : "$pageview",
-    distinct_id: i < 8 ? SHARED_IDS[i % 2]! : `${SECRET}-user`,
-    timestamp: at(1 + i),
-    properties: { secret: SECRET, $session_id: SESSION, $current_url: `https://${SECRET}.example/`, $groups: { org: ORG }, $set: { email: `${SECRET}@example.com` } }
-  })),
+  {
+    event: "$groupidentify",
+    distinct_id: `${SECRET}-user`,
+    timestamp: at(0),
+    properties: { $group_type: "org", $group_key: ORG, $group_set: { name: SECRET } }
+  },
+  ...Array.from(
+    { length: 12 },
+    (_, i): Raw => ({
+      event: i % 2 === 0 ? `${SECRET}-event` : "$pageview",
+      distinct_id: i < 8 ? SHARED_IDS[i % 2]! : `${SECRET}-user`,
+      timestamp: at(1 + i),
+      properties: {
+        secret: SECRET,
+        $session_id: SESSION,
+        $current_url: `https://${SECRET}.example/`,
+        $groups: { org: ORG },
+        $set: { email: `${SECRET}@example.com` }
+      }
+    })
+  ),
   // Merges shared-a into project 2's own person.
-  { event: "$identify", distinct_id: `${SECRET}-user`, timestamp: at(20), properties: { $anon_distinct_id: "shared-a", $set: { email: `${SECRET}@example.com` } } }
+  {
+    event: "$identify",
+    distinct_id: `${SECRET}-user`,
+    timestamp: at(20),
+    properties: { $anon_distinct_id: "shared-a", $set: { email: `${SECRET}@example.com` } }
+  }
 ]
 
 // What project 1 holds, from its events alone.
 const N1 = PROJECT_1.length
 const N2 = PROJECT_2.length
 const IDS_1 = [...new Set(PROJECT_1.map((e) => e.distinct_id))].sort()
-const EMAILS_1 = [...new Set(PROJECT_1.flatMap((e) => e.properties.$set ? [(e.properties.$set as { email: string }).email] : []))].sort()
+const EMAILS_1 = [
+  ...new Set(PROJECT_1.flatMap((e) => (e.properties.$set ? [(e.properties.$set as { email: string }).email] : [])))
+].sort()
 const PAGEVIEWS_1 = PROJECT_1.filter((e) => e.event === "$pageview").length
-const FIRST_URL_1 = PROJECT_1.filter((e) => e.properties.$current_url !== undefined).sort((a, b) => a.timestamp.localeCompare(b.timestamp))[0]!
-  .properties.$current_url
+const FIRST_URL_1 = PROJECT_1.filter((e) => e.properties.$current_url !== undefined).sort((a, b) =>
+  a.timestamp.localeCompare(b.timestamp)
+)[0]!.properties.$current_url
 const GROUPED_1 = PROJECT_1.filter((e) => e.properties.$groups !== undefined).length
 const SELF_JOIN_1 = IDS_1.reduce((sum, id) => sum + PROJECT_1.filter((e) => e.distinct_id === id).length ** 2, 0)
 
 // Names every JavaScript object answers to: a lookup by a user's name must not find them.
-const PROTOTYPE_NAMES = ["constructor", "__proto__", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf", "__defineGetter__"]
+const PROTOTYPE_NAMES = [
+  "constructor",
+  "__proto__",
+  "toString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "__defineGetter__"
+]
 
 /** A ZedQL string literal holding `text` exactly. */
 const literal = (text: string) => `'${text.replace(/\\/g, "\\\\").replace(/'/g, "\\'")}'`
 /** A ZedQL identifier named `name` exactly (the grammar takes a backquote doubled, not escaped). */
 const identifier = (name: string) => `\`${name.replace(/\\/g, "\\\\").replace(/`/g, "``")}\``
 
-const sorted = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => [...rows].map((row) => JSON.stringify(row)).sort().map((row) => JSON.parse(row))
+const sorted = (rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
+  [...rows]
+    .map((row) => JSON.stringify(row))
+    .sort()
+    .map((row) => JSON.parse(row))
 
 /** What each accepted query must answer: project 1's rows, computed above. */
-type Expect = { readonly refused: string } | { readonly rows: ReadonlyArray<ReadonlyArray<unknown>> } | { readonly unordered: ReadonlyArray<ReadonlyArray<unknown>> }
+type Expect =
+  | { readonly refused: string }
+  | { readonly rows: ReadonlyArray<ReadonlyArray<unknown>> }
+  | { readonly unordered: ReadonlyArray<ReadonlyArray<unknown>> }
 
 const count = (n: number): Expect => ({ rows: [[n]] })
 const refused = (code: string): Expect => ({ refused: code })
@@ -84,7 +144,11 @@ const CORPUS: ReadonlyArray<readonly [string, string, Expect]> = [
   ["events' distinct ids", "SELECT DISTINCT distinct_id FROM events", { unordered: IDS_1.map((id) => [id]) }],
   ["persons", "SELECT properties.email FROM persons", { unordered: EMAILS_1.map((email) => [email]) }],
   ["person_distinct_ids", "SELECT distinct_id FROM person_distinct_ids", { unordered: IDS_1.map((id) => [id]) }],
-  ["sessions", "SELECT session_id, $entry_current_url, $pageview_count FROM sessions", { rows: [[SESSION, FIRST_URL_1, PAGEVIEWS_1]] }],
+  [
+    "sessions",
+    "SELECT session_id, $entry_current_url, $pageview_count FROM sessions",
+    { rows: [[SESSION, FIRST_URL_1, PAGEVIEWS_1]] }
+  ],
   ["groups", "SELECT key, properties.name FROM groups", { rows: [[ORG, "Org one"]] }],
   // Project conditions of the user's own.
   ["team_id of another project", "SELECT count() FROM events WHERE team_id = 2", count(0)],
@@ -97,32 +161,80 @@ const CORPUS: ReadonlyArray<readonly [string, string, Expect]> = [
   // Every construct that reads a table.
   ["subquery", "SELECT count() FROM (SELECT * FROM events WHERE 1 = 1)", count(N1)],
   ["subquery in SELECT", "SELECT (SELECT count() FROM events)", count(N1)],
-  ["IN subquery", `SELECT count() FROM events WHERE distinct_id IN (SELECT distinct_id FROM events WHERE team_id = 2)`, count(0)],
-  ["IN subquery of persons", "SELECT count() FROM persons WHERE id IN (SELECT person_id FROM events)", count(EMAILS_1.length)],
-  ["explicit JOIN on distinct ids", "SELECT count() FROM events a JOIN events b ON a.distinct_id = b.distinct_id", count(SELF_JOIN_1)],
-  ["LEFT JOIN persons", "SELECT DISTINCT p.properties.email FROM events e LEFT JOIN persons p ON e.person_id = p.id", { unordered: EMAILS_1.map((e) => [e]) }],
-  ["JOIN person_distinct_ids", "SELECT count() FROM events e JOIN person_distinct_ids d ON e.distinct_id = d.distinct_id", count(N1)],
+  [
+    "IN subquery",
+    `SELECT count() FROM events WHERE distinct_id IN (SELECT distinct_id FROM events WHERE team_id = 2)`,
+    count(0)
+  ],
+  [
+    "IN subquery of persons",
+    "SELECT count() FROM persons WHERE id IN (SELECT person_id FROM events)",
+    count(EMAILS_1.length)
+  ],
+  [
+    "explicit JOIN on distinct ids",
+    "SELECT count() FROM events a JOIN events b ON a.distinct_id = b.distinct_id",
+    count(SELF_JOIN_1)
+  ],
+  [
+    "LEFT JOIN persons",
+    "SELECT DISTINCT p.properties.email FROM events e LEFT JOIN persons p ON e.person_id = p.id",
+    { unordered: EMAILS_1.map((e) => [e]) }
+  ],
+  [
+    "JOIN person_distinct_ids",
+    "SELECT count() FROM events e JOIN person_distinct_ids d ON e.distinct_id = d.distinct_id",
+    count(N1)
+  ],
   ["FULL JOIN groups", "SELECT count() FROM groups g FULL JOIN groups h ON g.key = h.key", count(1)],
   ["CROSS JOIN", "SELECT count() FROM events a, events b", count(N1 * N1)],
   ["lazy person", "SELECT DISTINCT person.properties.email FROM events", { unordered: EMAILS_1.map((e) => [e]) }],
-  ["lazy pdi and its person", "SELECT DISTINCT pdi.person.properties.email FROM events", { unordered: EMAILS_1.map((e) => [e]) }],
-  ["lazy session", "SELECT DISTINCT session.$entry_current_url, session.$pageview_count FROM events WHERE $session_id IS NOT NULL", { rows: [[FIRST_URL_1, PAGEVIEWS_1]] }],
-  ["lazy group", "SELECT group_0.properties.name, count() FROM events WHERE $group_0 IS NOT NULL GROUP BY 1", { rows: [["Org one", GROUPED_1]] }],
+  [
+    "lazy pdi and its person",
+    "SELECT DISTINCT pdi.person.properties.email FROM events",
+    { unordered: EMAILS_1.map((e) => [e]) }
+  ],
+  [
+    "lazy session",
+    "SELECT DISTINCT session.$entry_current_url, session.$pageview_count FROM events WHERE $session_id IS NOT NULL",
+    { rows: [[FIRST_URL_1, PAGEVIEWS_1]] }
+  ],
+  [
+    "lazy group",
+    "SELECT group_0.properties.name, count() FROM events WHERE $group_0 IS NOT NULL GROUP BY 1",
+    { rows: [["Org one", GROUPED_1]] }
+  ],
   ["lazy pdi of persons", "SELECT DISTINCT pdi.distinct_id FROM persons", { unordered: IDS_1.map((id) => [id]) }],
   ["CTE", "WITH e AS (SELECT * FROM events) SELECT count() FROM e", count(N1)],
-  ["CTE named after a table", "WITH persons AS (SELECT * FROM events WHERE team_id = 2) SELECT count() FROM persons", count(0)],
+  [
+    "CTE named after a table",
+    "WITH persons AS (SELECT * FROM events WHERE team_id = 2) SELECT count() FROM persons",
+    count(0)
+  ],
   ["column CTE", "WITH (SELECT count() FROM events) AS n SELECT n", count(N1)],
-  ["UNION ALL", "SELECT count() FROM events UNION ALL SELECT count() FROM events WHERE team_id = 2", { unordered: [[N1], [0]] }],
-  ["UNION DISTINCT of ids", "SELECT distinct_id FROM events UNION DISTINCT SELECT distinct_id FROM person_distinct_ids", { unordered: IDS_1.map((id) => [id]) }],
-  ["INTERSECT", "SELECT distinct_id FROM events INTERSECT SELECT distinct_id FROM person_distinct_ids WHERE 1 = 1", { unordered: IDS_1.map((id) => [id]) }],
+  [
+    "UNION ALL",
+    "SELECT count() FROM events UNION ALL SELECT count() FROM events WHERE team_id = 2",
+    { unordered: [[N1], [0]] }
+  ],
+  [
+    "UNION DISTINCT of ids",
+    "SELECT distinct_id FROM events UNION DISTINCT SELECT distinct_id FROM person_distinct_ids",
+    { unordered: IDS_1.map((id) => [id]) }
+  ],
+  [
+    "INTERSECT",
+    "SELECT distinct_id FROM events INTERSECT SELECT distinct_id FROM person_distinct_ids WHERE 1 = 1",
+    { unordered: IDS_1.map((id) => [id]) }
+  ],
   ["window over everything", "SELECT count() OVER () FROM events LIMIT 1", count(N1)],
   ["ARRAY JOIN", "SELECT count() FROM events ARRAY JOIN [1, 2] AS x", count(2 * N1)],
   // Names.
   ["a table aliased as another", "SELECT count() FROM events AS persons", count(N1)],
-  ["quoted identifiers", "SELECT count() FROM \"events\" AS \"e\" WHERE \"e\".\"team_id\" = 2", count(0)],
+  ["quoted identifiers", 'SELECT count() FROM "events" AS "e" WHERE "e"."team_id" = 2', count(0)],
   ["backquoted table", "SELECT count() FROM `events`", count(N1)],
   ["qualified table", "SELECT count() FROM public.events", QUERY],
-  ["schema-qualified quoted", "SELECT count() FROM \"public\".\"events\"", QUERY],
+  ["schema-qualified quoted", 'SELECT count() FROM "public"."events"', QUERY],
   ["the raw distinct ids table", "SELECT * FROM _person_distinct_ids", QUERY],
   ["a hidden field", "SELECT _id FROM persons", QUERY],
   ["pg_catalog", "SELECT * FROM pg_catalog.pg_tables", QUERY],
@@ -142,18 +254,38 @@ const CORPUS: ReadonlyArray<readonly [string, string, Expect]> = [
   ["file()", "SELECT * FROM file('/etc/passwd')", QUERY],
   ["url()", "SELECT * FROM url('http://127.0.0.1/', CSV)", QUERY],
   // Functions of the database.
-  ...["pg_sleep(10)", "pg_read_file('/etc/passwd')", "pg_ls_dir('.')", "current_setting('data_directory')", "set_config('statement_timeout', '0', false)",
-    "dblink('dbname=test', 'SELECT 1')", "lo_import('/etc/passwd')", "version()", "query_to_xml('SELECT * FROM events', true, true, '')",
-    "pg_cancel_backend(1)", "pg_terminate_backend(1)", "txid_current()", "current_user()", "inet_server_addr()", "sleep(3)", "currentDatabase()",
-    "getSetting('max_execution_time')", "file('/etc/passwd')", "nextval('events_id_seq')"]
-    .map((fn): readonly [string, string, Expect] => [`function ${fn.split("(")[0]}`, `SELECT ${fn}`, QUERY]),
+  ...[
+    "pg_sleep(10)",
+    "pg_read_file('/etc/passwd')",
+    "pg_ls_dir('.')",
+    "current_setting('data_directory')",
+    "set_config('statement_timeout', '0', false)",
+    "dblink('dbname=test', 'SELECT 1')",
+    "lo_import('/etc/passwd')",
+    "version()",
+    "query_to_xml('SELECT * FROM events', true, true, '')",
+    "pg_cancel_backend(1)",
+    "pg_terminate_backend(1)",
+    "txid_current()",
+    "current_user()",
+    "inet_server_addr()",
+    "sleep(3)",
+    "currentDatabase()",
+    "getSetting('max_execution_time')",
+    "file('/etc/passwd')",
+    "nextval('events_id_seq')"
+  ].map((fn): readonly [string, string, Expect] => [`function ${fn.split("(")[0]}`, `SELECT ${fn}`, QUERY]),
   ["a database function's name as a field", "SELECT pg_sleep FROM events", QUERY],
   // Comments and strings.
   ["a line comment", "SELECT count() FROM events -- WHERE team_id = 1", count(N1)],
   ["a block comment", "SELECT count() FROM events /* WHERE 1 = 0 */ WHERE team_id = 2 /* OR 1 = 1 */", count(0)],
   ["a nested comment", "SELECT count() FROM events /* a /* b */ WHERE team_id = 2 */", SYNTAX],
   ["an unterminated comment", "SELECT count() FROM events /* WHERE team_id = 2", SYNTAX],
-  ["a quote closed in a string", "SELECT count() FROM events WHERE distinct_id = 'x'' OR team_id = 2 OR ''1'' = ''1'", count(0)],
+  [
+    "a quote closed in a string",
+    "SELECT count() FROM events WHERE distinct_id = 'x'' OR team_id = 2 OR ''1'' = ''1'",
+    count(0)
+  ],
   ["an escaped quote", "SELECT count() FROM events WHERE distinct_id = 'x\\' OR 1 = 1 --'", count(0)],
   ["a backslash at the end", "SELECT count() FROM events WHERE distinct_id = 'x\\\\' OR team_id = 2", count(0)],
   ["an escaped quote's value", "SELECT 'it\\'s', 'it''s'", { rows: [["it's", "it's"]] }],
@@ -193,7 +325,10 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
     const backend = await backends("zedql-security")[name]!()
     cleanup = backend.cleanup
     database = backend.url && new URL(backend.url).pathname.slice(1)
-    zed = await createZed({ storage: capQueryTimeout(backend.storage, STATEMENT_LIMIT_MS), bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY } })
+    zed = await createZed({
+      storage: capQueryTimeout(backend.storage, STATEMENT_LIMIT_MS),
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY }
+    })
     other = (await call(zed, "/api/projects/", { method: "POST", body: JSON.stringify({ name: "Other" }) })).json
     expect(other.id).not.toBe(1)
     await importEvents(zed, PROJECT_KEY, PROJECT_1)
@@ -215,7 +350,9 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
   const probeText = (text: string) => probe(zedqlRequest(text))
 
   const expectErrorBody = (json: Record<string, unknown>) => {
-    expect(json).toEqual(expect.objectContaining({ type: expect.any(String), code: expect.any(String), detail: expect.any(String) }))
+    expect(json).toEqual(
+      expect.objectContaining({ type: expect.any(String), code: expect.any(String), detail: expect.any(String) })
+    )
     // The field at fault, when a request field is (a date range bound, say); null for the query text.
     expect(json.attr === null || typeof json.attr === "string").toBe(true)
     if (String(json.code).startsWith("zedql_")) {
@@ -225,7 +362,11 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
   }
 
   it("project 2 holds its rows: the corpus has something to leak", async () => {
-    const res = await postQuery(zed, other.id, zedqlRequest("SELECT count(), countIf(properties.secret IS NOT NULL) FROM events"))
+    const res = await postQuery(
+      zed,
+      other.id,
+      zedqlRequest("SELECT count(), countIf(properties.secret IS NOT NULL) FROM events")
+    )
     expect(res.json.results).toEqual([[N2, N2 - 2]])
     expect((await postQuery(zed, other.id, zedqlRequest("SELECT properties.name FROM groups"))).text).toContain(SECRET)
   })
@@ -249,7 +390,9 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
     for (const table of ["events", "persons", "person_distinct_ids", "sessions", "groups"]) {
       const res = await probeText(`SELECT * FROM ${table}`)
       expect(res.status, table).toBe(200)
-      expect(res.json.results.length, table).toBe({ events: N1, persons: EMAILS_1.length, person_distinct_ids: IDS_1.length, sessions: 1, groups: 1 }[table])
+      expect(res.json.results.length, table).toBe(
+        { events: N1, persons: EMAILS_1.length, person_distinct_ids: IDS_1.length, sessions: 1, groups: 1 }[table]
+      )
     }
   })
 
@@ -284,19 +427,37 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
 
   it("takes placeholder values, filters and variables as values, never as ZedQL", async () => {
     const injection = "x' OR team_id = 2 OR '1' = '1"
-    const values = await probe({ query: { kind: "ZedQLQuery", query: "SELECT count(), {v} FROM events WHERE distinct_id = {v}", values: { v: injection } } })
+    const values = await probe({
+      query: {
+        kind: "ZedQLQuery",
+        query: "SELECT count(), {v} FROM events WHERE distinct_id = {v}",
+        values: { v: injection }
+      }
+    })
     expect(values.json.results).toEqual([[0, injection]])
-    const filtered = await probe(zedqlRequest("SELECT count() FROM events WHERE {filters}", {
-      filters_override: { properties: [{ key: "secret') OR (1 = 1", value: SECRET.slice(0, 6), operator: "icontains", type: "event" }] }
-    }))
+    const filtered = await probe(
+      zedqlRequest("SELECT count() FROM events WHERE {filters}", {
+        filters_override: {
+          properties: [{ key: "secret') OR (1 = 1", value: SECRET.slice(0, 6), operator: "icontains", type: "event" }]
+        }
+      })
+    )
     expect(filtered.json.results).toEqual([[0]])
     // A person filter reaches persons through the lazy join: project 1's only.
-    const persons = await probe(zedqlRequest("SELECT count() FROM events WHERE {filters}", {
-      filters_override: { properties: [{ key: "email", value: "example.com", operator: "icontains", type: "person" }] }
-    }))
+    const persons = await probe(
+      zedqlRequest("SELECT count() FROM events WHERE {filters}", {
+        filters_override: {
+          properties: [{ key: "email", value: "example.com", operator: "icontains", type: "person" }]
+        }
+      })
+    )
     expect(persons.json.results).toEqual([[0]])
     const variables = await probe({
-      query: { kind: "ZedQLQuery", query: "SELECT count() FROM events WHERE event = {variables.name}", variables: { v: { code_name: "name", value: "$pageview" } } },
+      query: {
+        kind: "ZedQLQuery",
+        query: "SELECT count() FROM events WHERE event = {variables.name}",
+        variables: { v: { code_name: "name", value: "$pageview" } }
+      },
       variables_override: { v: { value: "x' OR 1 = 1 --" } }
     })
     expect(variables.json.results).toEqual([[0]])
@@ -310,7 +471,11 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
     expect(mine.json).toEqual({ cache_key: expect.any(String), query_status: null })
     expect((await probe(zedqlRequest(text))).json).toMatchObject({ results: [[N1, "cache-probe"]], is_cached: false })
 
-    const started = await postQuery(zed, other.id, zedqlRequest("SELECT distinct_id FROM events", { refresh: "force_async", client_query_id: "shared-name" }))
+    const started = await postQuery(
+      zed,
+      other.id,
+      zedqlRequest("SELECT distinct_id FROM events", { refresh: "force_async", client_query_id: "shared-name" })
+    )
     expect(started.status).toBe(202)
     expect((await call(zed, "/api/environments/1/query/shared-name/")).status).toBe(404)
     expect((await call(zed, "/api/environments/1/query/shared-name/", { method: "DELETE" })).status).toBe(404)
@@ -323,48 +488,97 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
     const res = await postQuery(zed, other.id, zedqlRequest("SELECT * FROM events"), key)
     expect(res.status).toBe(403)
     expect(res.text).not.toContain(SECRET)
-    expect((await postQuery(zed, 1, zedqlRequest("SELECT count() FROM events WHERE team_id = 2 OR 1 = 1"), key)).json.results).toEqual([[N1]])
+    expect(
+      (await postQuery(zed, 1, zedqlRequest("SELECT count() FROM events WHERE team_id = 2 OR 1 = 1"), key)).json.results
+    ).toEqual([[N1]])
   })
 
   it("answers any name, in any place a name goes, with a result or a 400", async () => {
     const word = (n: string) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(n)
     await fc.assert(
-      fc.asyncProperty(fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ minLength: 1, maxLength: 8 })), async (n) => {
-        const id = identifier(n)
-        const bodies: Array<unknown> = [
-          zedqlRequest(`SELECT * FROM ${id}`),
-          zedqlRequest(`SELECT ${id} FROM events`),
-          zedqlRequest(`SELECT person.${id} FROM events`),
-          zedqlRequest(`SELECT session.${id} FROM events`),
-          zedqlRequest(`SELECT e.properties.${id} FROM events AS e`),
-          zedqlRequest(`WITH ${id} AS (SELECT 1 AS x) SELECT x FROM ${id}`),
-          zedqlRequest("SELECT count() FROM events WHERE {filters}", {
-            filters_override: { date_from: n, date_to: n, properties: [{ key: n, value: n, operator: n, type: n }] }
-          }),
-          zedqlRequest("SELECT count() FROM events WHERE {filters}", { filters_override: { properties: [{ key: n, value: n, type: "person" }] } })
-        ]
-        if (word(n)) bodies.push(zedqlRequest(`SELECT ${n}(1)`), { query: { kind: "ZedQLQuery", query: `SELECT {${n}}`, values: { [n]: n } } })
-        for (const body of bodies) await probe(body)
-      }),
+      fc.asyncProperty(
+        fc.oneof(fc.constantFrom(...PROTOTYPE_NAMES), fc.string({ minLength: 1, maxLength: 8 })),
+        async (n) => {
+          const id = identifier(n)
+          const bodies: Array<unknown> = [
+            zedqlRequest(`SELECT * FROM ${id}`),
+            zedqlRequest(`SELECT ${id} FROM events`),
+            zedqlRequest(`SELECT person.${id} FROM events`),
+            zedqlRequest(`SELECT session.${id} FROM events`),
+            zedqlRequest(`SELECT e.properties.${id} FROM events AS e`),
+            zedqlRequest(`WITH ${id} AS (SELECT 1 AS x) SELECT x FROM ${id}`),
+            zedqlRequest("SELECT count() FROM events WHERE {filters}", {
+              filters_override: { date_from: n, date_to: n, properties: [{ key: n, value: n, operator: n, type: n }] }
+            }),
+            zedqlRequest("SELECT count() FROM events WHERE {filters}", {
+              filters_override: { properties: [{ key: n, value: n, type: "person" }] }
+            })
+          ]
+          if (word(n))
+            bodies.push(zedqlRequest(`SELECT ${n}(1)`), {
+              query: { kind: "ZedQLQuery", query: `SELECT {${n}}`, values: { [n]: n } }
+            })
+          for (const body of bodies) await probe(body)
+        }
+      ),
       { numRuns: 25 }
     )
   })
 
   // Text the grammar treats specially, and bits of attacks, strung together.
   const fragment = fc.constantFrom(
-    "'", "''", "\\", "\\'", "\"", "`", "$$", ";", "--", "/*", "*/", "\n", "\u0000", "%", "_", "{", "}", "(", ")", ",", " ",
-    " OR ", " OR 1 = 1", "team_id = 2", " UNION ALL SELECT count() FROM events WHERE 1 = 1", "DROP TABLE events", "pg_sleep(5)",
-    "SETTINGS max_execution_time = 0", "\\u0027", "é", "🙂", "\u2028", "a", "7", ...PROTOTYPE_NAMES
+    "'",
+    "''",
+    "\\",
+    "\\'",
+    '"',
+    "`",
+    "$$",
+    ";",
+    "--",
+    "/*",
+    "*/",
+    "\n",
+    "\u0000",
+    "%",
+    "_",
+    "{",
+    "}",
+    "(",
+    ")",
+    ",",
+    " ",
+    " OR ",
+    " OR 1 = 1",
+    "team_id = 2",
+    " UNION ALL SELECT count() FROM events WHERE 1 = 1",
+    "DROP TABLE events",
+    "pg_sleep(5)",
+    "SETTINGS max_execution_time = 0",
+    "\\u0027",
+    "é",
+    "🙂",
+    "\u2028",
+    "a",
+    "7",
+    ...PROTOTYPE_NAMES
   )
-  const adversarial = fc.array(fc.oneof(fragment, fc.string({ maxLength: 4 })), { maxLength: 12 }).map((parts) => parts.join(""))
+  const adversarial = fc
+    .array(fc.oneof(fragment, fc.string({ maxLength: 4 })), { maxLength: 12 })
+    .map((parts) => parts.join(""))
 
   it("round-trips any text as a string literal, and answers project 1's rows whatever text is spliced in", async () => {
     await fc.assert(
-      fc.asyncProperty(adversarial.filter((s) => !s.includes("\u0000")), async (text) => {
-        const res = await probeText(`SELECT ${literal(text)} AS v, count() FROM events WHERE distinct_id != ${literal(text)}`)
-        expect(res.status, res.text).toBe(200)
-        expect(res.json.results).toEqual([[text, N1]])
-      }),
+      fc.asyncProperty(
+        adversarial.filter((s) => !s.includes("\u0000")),
+        async (text) => {
+          const res = await probeText(
+            `SELECT ${literal(text)} AS v, count() FROM events WHERE distinct_id != ${literal(text)}`
+          )
+          expect(res.status, res.text).toBe(200)
+          expect(res.json.results).toEqual([[text, N1]])
+        }
+      ),
       { numRuns: 60 }
     )
     await fc.assert(
@@ -379,13 +593,16 @@ describe.each(["pglite", "postgres", "chdb"])("%s: ZedQL from project 1", (name)
 
   it("takes any text as a column alias, and refuses it as a table unless it names one", async () => {
     await fc.assert(
-      fc.asyncProperty(adversarial.filter((s) => s !== "" && !s.includes("\u0000")), async (text) => {
-        const alias = await probeText(`SELECT count() AS ${identifier(text)} FROM events`)
-        expect(alias.status, alias.text).toBe(200)
-        expect(alias.json).toMatchObject({ columns: [text], results: [[N1]] })
-        const table = await probeText(`SELECT count() FROM ${identifier(text)}`)
-        expect(table.status).toBe(400)
-      }),
+      fc.asyncProperty(
+        adversarial.filter((s) => s !== "" && !s.includes("\u0000")),
+        async (text) => {
+          const alias = await probeText(`SELECT count() AS ${identifier(text)} FROM events`)
+          expect(alias.status, alias.text).toBe(200)
+          expect(alias.json).toMatchObject({ columns: [text], results: [[N1]] })
+          const table = await probeText(`SELECT count() FROM ${identifier(text)}`)
+          expect(table.status).toBe(400)
+        }
+      ),
       { numRuns: 60 }
     )
   })

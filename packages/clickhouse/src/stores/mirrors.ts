@@ -10,7 +10,12 @@ import { nextVersion, utcText } from "../params.js"
 
 type Row = Record<string, unknown>
 
-const personRow = (projectId: number, id: number, p: { uuid: string; properties: Record<string, unknown>; is_identified: boolean; created_at: Date }, deleted: boolean): Row => ({
+const personRow = (
+  projectId: number,
+  id: number,
+  p: { uuid: string; properties: Record<string, unknown>; is_identified: boolean; created_at: Date },
+  deleted: boolean
+): Row => ({
   project_id: projectId,
   id,
   uuid: p.uuid,
@@ -63,7 +68,17 @@ const recordingRow = (projectId: number, r: RecordingMeta, deleted: boolean): Ro
 const mirror = (table: string, rows: ReadonlyArray<Row>) =>
   rows.length === 0
     ? Effect.void
-    : Effect.flatMap(ClickHouse, (ch) => Effect.suspend(() => afterCommit("rows", ch.insert(table, rows.map((row) => ({ ...row, version: nextVersion() }))))))
+    : Effect.flatMap(ClickHouse, (ch) =>
+        Effect.suspend(() =>
+          afterCommit(
+            "rows",
+            ch.insert(
+              table,
+              rows.map((row) => ({ ...row, version: nextVersion() }))
+            )
+          )
+        )
+      )
 
 /** The metadata store's persons, with every change also written to ClickHouse. */
 export const mirrorPersons = (persons: PersonStore["Type"], ch: ClickHouse["Type"]): PersonStore["Type"] => {
@@ -71,23 +86,38 @@ export const mirrorPersons = (persons: PersonStore["Type"], ch: ClickHouse["Type
   return {
     ...persons,
     save: (projectId, changes) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const ids = yield* persons.save(projectId, changes)
         const idOf = (p: { readonly id: number | undefined; readonly uuid: string }) => p.id ?? ids.get(p.uuid)!
         yield* mirror("persons", [
           ...[...changes.created, ...changes.updated].map((p) => personRow(projectId, idOf(p), p, false)),
-          ...changes.deleted.map((d) => personRow(projectId, d.id, { uuid: d.uuid, properties: {}, is_identified: false, created_at: new Date(0) }, true))
+          ...changes.deleted.map((d) =>
+            personRow(
+              projectId,
+              d.id,
+              { uuid: d.uuid, properties: {}, is_identified: false, created_at: new Date(0) },
+              true
+            )
+          )
         ])
-        yield* mirror("person_distinct_ids", [...changes.claimed, ...changes.moved].map(({ distinct_id, person }) => distinctIdRow(projectId, distinct_id, idOf(person), false)))
+        yield* mirror(
+          "person_distinct_ids",
+          [...changes.claimed, ...changes.moved].map(({ distinct_id, person }) =>
+            distinctIdRow(projectId, distinct_id, idOf(person), false)
+          )
+        )
         return ids
       }).pipe(provide),
     remove: (projectId, personId) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const person = yield* persons.get(projectId, { id: personId })
         yield* persons.remove(projectId, personId)
         if (Option.isNone(person)) return
         yield* mirror("persons", [personRow(projectId, personId, person.value, true)])
-        yield* mirror("person_distinct_ids", person.value.distinct_ids.map((id) => distinctIdRow(projectId, id, personId, true)))
+        yield* mirror(
+          "person_distinct_ids",
+          person.value.distinct_ids.map((id) => distinctIdRow(projectId, id, personId, true))
+        )
       }).pipe(provide)
   }
 }
@@ -95,18 +125,26 @@ export const mirrorPersons = (persons: PersonStore["Type"], ch: ClickHouse["Type
 export const mirrorGroups = (groups: GroupStore["Type"], ch: ClickHouse["Type"]): GroupStore["Type"] => ({
   ...groups,
   upsert: (projectId, updates) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* groups.upsert(projectId, updates)
       const keys = new Map(updates.map((u) => [`${u.group_type_index}:${u.group_key}`, u]))
-      const stored = yield* Effect.forEach([...keys.values()], (u) => groups.get(projectId, u.group_type_index, u.group_key))
-      yield* mirror("groups", stored.flatMap((g) => Option.isSome(g) ? [groupRow(projectId, g.value)] : []))
+      const stored = yield* Effect.forEach([...keys.values()], (u) =>
+        groups.get(projectId, u.group_type_index, u.group_key)
+      )
+      yield* mirror(
+        "groups",
+        stored.flatMap((g) => (Option.isSome(g) ? [groupRow(projectId, g.value)] : []))
+      )
     }).pipe(Effect.provideService(ClickHouse, ch))
 })
 
-export const mirrorRecordings = (recordings: RecordingStore["Type"], ch: ClickHouse["Type"]): RecordingStore["Type"] => ({
+export const mirrorRecordings = (
+  recordings: RecordingStore["Type"],
+  ch: ClickHouse["Type"]
+): RecordingStore["Type"] => ({
   ...recordings,
   append: (projectId, chunk) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const appended = yield* recordings.append(projectId, chunk)
       if (appended) {
         const meta = yield* recordings.get(projectId, chunk.sessionId)
@@ -115,10 +153,11 @@ export const mirrorRecordings = (recordings: RecordingStore["Type"], ch: ClickHo
       return appended
     }).pipe(Effect.provideService(ClickHouse, ch)),
   remove: (projectId, sessionId) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const meta = yield* recordings.get(projectId, sessionId)
       const removed = yield* recordings.remove(projectId, sessionId)
-      if (removed && Option.isSome(meta)) yield* mirror("session_recordings", [recordingRow(projectId, meta.value, true)])
+      if (removed && Option.isSome(meta))
+        yield* mirror("session_recordings", [recordingRow(projectId, meta.value, true)])
       return removed
     }).pipe(Effect.provideService(ClickHouse, ch))
 })

@@ -29,14 +29,15 @@ export const changesOf = <F extends string>(
   fields.flatMap((field) => {
     const raw = body[field]
     if (raw === undefined) return []
-    const after = field === "description" ? raw ?? "" : raw
+    const after = field === "description" ? (raw ?? "") : raw
     return same(before[field], after) ? [] : [{ field, before: before[field], after }]
   })
 
 const SHORT_ID_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
 
 /** A new item's 8-character `short_id`, the key of insights and playlists in URLs. */
-export const shortId = () => Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
+export const shortId = () =>
+  Array.from({ length: 8 }, () => SHORT_ID_ALPHABET[randomInt(SHORT_ID_ALPHABET.length)]).join("")
 
 /** What an activity entry is about: an item with a name (insights and recording playlists also have a short id). */
 export interface ActivityItem {
@@ -59,7 +60,7 @@ export const logActivity = (
   changes: ReadonlyArray<Change>,
   type: string | null = null
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const name = item.name ?? item.derived_name ?? null
     if (name === null) return
     if (activity === "updated" && changes.length === 0) return
@@ -70,7 +71,16 @@ export const logActivity = (
       item_id: String(item.id),
       detail: {
         id: null,
-        changes: changes.length === 0 ? null : changes.map((c) => ({ type: scope, action: action(c), field: c.field, before: c.before, after: c.after })),
+        changes:
+          changes.length === 0
+            ? null
+            : changes.map((c) => ({
+                type: scope,
+                action: action(c),
+                field: c.field,
+                before: c.before,
+                after: c.after
+              })),
         merge: null,
         trigger: null,
         name,
@@ -80,5 +90,10 @@ export const logActivity = (
     })
   })
 
-export const logInsightActivity = (projectId: number, userId: number | null, insight: StoredInsight, activity: string, changes: ReadonlyArray<Change>) =>
-  logActivity(INSIGHT_SCOPE, projectId, userId, insight, activity, changes)
+export const logInsightActivity = (
+  projectId: number,
+  userId: number | null,
+  insight: StoredInsight,
+  activity: string,
+  changes: ReadonlyArray<Change>
+) => logActivity(INSIGHT_SCOPE, projectId, userId, insight, activity, changes)

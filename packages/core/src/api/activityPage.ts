@@ -35,10 +35,15 @@ export const ActivityPage = Schema.Struct({
 const SYSTEM = { first_name: "System", email: null, is_system: true }
 
 const withUsers = (entries: ReadonlyArray<ActivityEntry>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ids = [...new Set(entries.map((e) => e.user_id).filter((id): id is number => id !== null))]
-    const users = new Map((yield* (yield* UserStore).getMany(ids)).map((u) => [u.id, { first_name: u.first_name, email: u.email }]))
-    return entries.map(({ user_id, ...entry }) => ({ ...entry, user: (user_id === null ? undefined : users.get(user_id)) ?? SYSTEM }))
+    const users = new Map(
+      (yield* (yield* UserStore).getMany(ids)).map((u) => [u.id, { first_name: u.first_name, email: u.email }])
+    )
+    return entries.map(({ user_id, ...entry }) => ({
+      ...entry,
+      user: (user_id === null ? undefined : users.get(user_id)) ?? SYSTEM
+    }))
   })
 
 /** Page-numbered links, as PostHog's activity pagination has them. */
@@ -56,11 +61,21 @@ export const ActivityParams = Schema.Struct({
 })
 
 /** One page of an insight's activity (of every insight's without one), newest first. */
-export const activityPage = (projectId: number, insightId: number | undefined, query: typeof ActivityParams.Type, url: URL) =>
-  Effect.gen(function*() {
+export const activityPage = (
+  projectId: number,
+  insightId: number | undefined,
+  query: typeof ActivityParams.Type,
+  url: URL
+) =>
+  Effect.gen(function* () {
     const limit = query.limit ?? DEFAULT_LIMIT
     const page = query.page ?? 1
-    const { count, results } = yield* (yield* InsightStore).activity(projectId, INSIGHT_SCOPE, insightId === undefined ? undefined : String(insightId), { limit, offset: (page - 1) * limit })
+    const { count, results } = yield* (yield* InsightStore).activity(
+      projectId,
+      INSIGHT_SCOPE,
+      insightId === undefined ? undefined : String(insightId),
+      { limit, offset: (page - 1) * limit }
+    )
     const entries = yield* withUsers(results)
     if (query.format === "csv") return yield* csvReply(Activity, entries)
     return {

@@ -20,7 +20,7 @@ const LAST_USED_PRECISION_MS = 60 * 60 * 1000
 // Where a personal key may be given, first match wins: the Authorization header, the body field
 // `personal_api_key`, then the query parameter of that name.
 const findKey = (request: ZedRequest) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const header = BEARER.exec(request.header("authorization") ?? "")
     if (header) return Option.some({ value: header[1]!, source: "Authorization header" })
     if (request.method !== "GET" && request.method !== "HEAD" && request.header("content-type")?.includes("json")) {
@@ -35,7 +35,7 @@ const findKey = (request: ZedRequest) =>
   })
 
 export const authenticate = (request: ZedRequest) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const found = yield* findKey(request)
     if (Option.isNone(found)) return yield* new NotAuthenticated()
     const { source, value } = found.value
@@ -61,7 +61,9 @@ export const authorize = (principal: Principal, scope: Scope) =>
 export const requireUnscopedKey = (principal: Principal) =>
   principal.key.scoped_teams === null
     ? Effect.void
-    : Effect.fail(new PermissionDenied({ detail: "API keys with scoped projects are only supported on project-based endpoints." }))
+    : Effect.fail(
+        new PermissionDenied({ detail: "API keys with scoped projects are only supported on project-based endpoints." })
+      )
 
 /**
  * The project a `:project_id` path segment names (`@current` is the user's current project).
@@ -69,7 +71,7 @@ export const requireUnscopedKey = (principal: Principal) =>
  * user's organization is as absent as one that never existed, so neither answer reveals existence.
  */
 export const resolveProject = (principal: Principal, raw: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const id = raw === "@current" ? principal.user.current_project_id : /^\d{1,9}$/.test(raw) ? Number(raw) : null
     if (id === null) return yield* new NotFound({ detail: "Project not found." })
     const scoped = principal.key.scoped_teams

@@ -20,7 +20,7 @@ const isJson = (contentType: string) => {
 
 /** The JSON body of an API request, within the API's body limit; an empty body reads as `{}`. */
 export const readJson = (request: ZedRequest) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const bytes = yield* readBody(request, (yield* ZedConfig).limits.bodyBytes.api)
     if (bytes.length === 0) return {} as unknown
     const contentType = request.header("content-type")

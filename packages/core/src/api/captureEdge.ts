@@ -45,7 +45,8 @@ export const failure = (request: ZedRequest, problem: CaptureProblem, detail: st
 }
 
 /** The reply refusing a capture request the domain refused. */
-export const refusalReply = (request: ZedRequest) => (refused: CaptureRefused) => failure(request, refused.problem, refused.detail)
+export const refusalReply = (request: ZedRequest) => (refused: CaptureRefused) =>
+  failure(request, refused.problem, refused.detail)
 
 /** The client's address; behind a trusted proxy, the first address of `X-Forwarded-For`. */
 export const clientIp = (request: ZedRequest, trustProxy: boolean): string | undefined => {
@@ -56,13 +57,21 @@ export const clientIp = (request: ZedRequest, trustProxy: boolean): string | und
 
 /** Decodes a capture request of a kind (`/batch/`, say) into its project and body shape, or the reply refusing it. */
 export const readBatch = (request: ZedRequest, kind: keyof BodyLimits) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const refuse = (problem: CaptureProblem, detail: string) => Effect.fail(failure(request, problem, detail))
     const { limits } = yield* ZedConfig
-    const body = request.method === "GET"
-      ? new Uint8Array()
-      : yield* Effect.mapError(readBody(request, limits.bodyBytes[kind]), (error) =>
-        failure(request, error._tag === "PayloadTooLarge" ? "payload_too_large" : "invalid_payload", error._tag === "PayloadTooLarge" ? `maximum event size exceeded: the body is larger than ${error.limit} bytes` : error.detail))
+    const body =
+      request.method === "GET"
+        ? new Uint8Array()
+        : yield* Effect.mapError(readBody(request, limits.bodyBytes[kind]), (error) =>
+            failure(
+              request,
+              error._tag === "PayloadTooLarge" ? "payload_too_large" : "invalid_payload",
+              error._tag === "PayloadTooLarge"
+                ? `maximum event size exceeded: the body is larger than ${error.limit} bytes`
+                : error.detail
+            )
+          )
 
     const query = request.url.searchParams
     const decoded = decodeCapturePayload({
@@ -74,20 +83,31 @@ export const readBatch = (request: ZedRequest, kind: keyof BodyLimits) =>
       maxDecodedBytes: limits.decodedBytes[kind]
     })
     if (decoded._tag === "Invalid") return yield* refuse("invalid_payload", decoded.detail)
-    if (decoded._tag === "TooLarge") return yield* refuse("payload_too_large", `maximum event size exceeded: ${decoded.detail}`)
+    if (decoded._tag === "TooLarge")
+      return yield* refuse("payload_too_large", `maximum event size exceeded: ${decoded.detail}`)
     const shape = parseShape(decoded.value)
     if (shape._tag === "Invalid") return yield* refuse(shape.problem, shape.detail)
     const { batch } = shape
     if (batch.events.length > limits.eventsPerBatch) {
-      return yield* refuse("invalid_payload", `the request holds ${batch.events.length} events, more than the ${limits.eventsPerBatch} taken at once: send them in smaller batches`)
+      return yield* refuse(
+        "invalid_payload",
+        `the request holds ${batch.events.length} events, more than the ${limits.eventsPerBatch} taken at once: send them in smaller batches`
+      )
     }
 
     const token = batch.token ?? query.get("token") ?? undefined
-    if (token === undefined) return yield* refuse("invalid_api_key", "API key is not valid: event submitted without an api_key")
-    if (!plausibleToken(token)) return yield* refuse("invalid_api_key", "API key is not valid: it is not a project API key")
+    if (token === undefined)
+      return yield* refuse("invalid_api_key", "API key is not valid: event submitted without an api_key")
+    if (!plausibleToken(token))
+      return yield* refuse("invalid_api_key", "API key is not valid: it is not a project API key")
     const project = yield* Effect.catchTag((yield* ProjectTokens).find(token), "StorageError", (error) =>
-      Effect.zipRight(Effect.logError("capture: storage failure", error.message), Effect.fail(storageFailureReply(error, corsHeaders(request)))))
-    if (Option.isNone(project)) return yield* refuse("invalid_api_key", "API key is not valid: no project has this API key")
+      Effect.zipRight(
+        Effect.logError("capture: storage failure", error.message),
+        Effect.fail(storageFailureReply(error, corsHeaders(request)))
+      )
+    )
+    if (Option.isNone(project))
+      return yield* refuse("invalid_api_key", "API key is not valid: no project has this API key")
     return { project: project.value satisfies Project, batch, decoded }
   })
 
@@ -95,9 +115,10 @@ export const readBatch = (request: ZedRequest, kind: keyof BodyLimits) =>
  * A capture endpoint's handler: CORS preflight, then `store` (which answers the reply refusing the
  * request, or fails with a storage error), then PostHog's acknowledgement.
  */
-export const captureEndpoint = <R>(store: (request: ZedRequest) => Effect.Effect<void, Reply | StorageError, R>) =>
+export const captureEndpoint =
+  <R>(store: (request: ZedRequest) => Effect.Effect<void, Reply | StorageError, R>) =>
   ({ request }: { readonly request: ZedRequest }): Effect.Effect<Reply, never, R> =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (request.method === "OPTIONS") return Reply.json(200, OK, corsHeaders(request))
       const stored = yield* Effect.either(store(request))
       if (stored._tag === "Left") {

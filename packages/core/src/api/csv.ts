@@ -11,7 +11,8 @@ export const csvCell = (value: unknown) => {
 
 const flatten = (value: Record<string, unknown>, prefix = "", into: Map<string, unknown> = new Map()) => {
   for (const [key, v] of Object.entries(value)) {
-    if (typeof v === "object" && v !== null && !Array.isArray(v)) flatten(v as Record<string, unknown>, `${prefix}${key}.`, into)
+    if (typeof v === "object" && v !== null && !Array.isArray(v))
+      flatten(v as Record<string, unknown>, `${prefix}${key}.`, into)
     else into.set(`${prefix}${key}`, v)
   }
   return into
@@ -21,7 +22,10 @@ const flatten = (value: Record<string, unknown>, prefix = "", into: Map<string, 
 export const csvRows = (rows: ReadonlyArray<Record<string, unknown>>): string => {
   const flat = rows.map((row) => flatten(row))
   const columns = [...new Set(flat.flatMap((row) => [...row.keys()]))]
-  const lines = [columns.map(csvCell).join(","), ...flat.map((row) => columns.map((c) => csvCell(row.get(c))).join(","))]
+  const lines = [
+    columns.map(csvCell).join(","),
+    ...flat.map((row) => columns.map((c) => csvCell(row.get(c))).join(","))
+  ]
   return lines.join("\r\n") + "\r\n"
 }
 
@@ -30,5 +34,10 @@ export const Format = Schema.optional(Schema.Literal("json", "csv"))
 
 /** Rows as `schema` encodes them for JSON, as one CSV line each. */
 export const csvReply = <A, I>(schema: Schema.Schema<A, I>, rows: ReadonlyArray<A>, status = 200) =>
-  Effect.map(Effect.orDie(Schema.encode(Schema.Array(schema))(rows)), (encoded) =>
-    new Reply(status, csvRows(encoded as ReadonlyArray<Record<string, unknown>>), { "content-type": "text/csv; charset=utf-8" }))
+  Effect.map(
+    Effect.orDie(Schema.encode(Schema.Array(schema))(rows)),
+    (encoded) =>
+      new Reply(status, csvRows(encoded as ReadonlyArray<Record<string, unknown>>), {
+        "content-type": "text/csv; charset=utf-8"
+      })
+  )

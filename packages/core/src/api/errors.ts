@@ -41,7 +41,10 @@ export class QueryInvalid extends Data.TaggedError("QueryInvalid")<{
 }> {}
 
 /** Over a limit on concurrent work: try again after `retryAfter` seconds. */
-export class TooManyRequests extends Data.TaggedError("TooManyRequests")<{ readonly detail: string; readonly retryAfter: number }> {}
+export class TooManyRequests extends Data.TaggedError("TooManyRequests")<{
+  readonly detail: string
+  readonly retryAfter: number
+}> {}
 
 /** A feature this install cannot serve (e.g. text-to-SQL without a language model). */
 export class NotImplemented extends Data.TaggedError("NotImplemented")<{ readonly detail: string }> {}
@@ -71,8 +74,14 @@ export interface ErrorBody {
   readonly attr: string | null
 }
 
-const body = (status: number, type: string, code: string, detail: string, attr: string | null = null,
-  headers: Record<string, string> = {}) => Reply.json(status, { type, code, detail, attr } satisfies ErrorBody, headers)
+const body = (
+  status: number,
+  type: string,
+  code: string,
+  detail: string,
+  attr: string | null = null,
+  headers: Record<string, string> = {}
+) => Reply.json(status, { type, code, detail, attr } satisfies ErrorBody, headers)
 
 const bearer = { "www-authenticate": 'Bearer realm="api"' }
 
@@ -83,8 +92,14 @@ export const errorReply = (error: ApiError): Reply => {
     case "InvalidRequest":
       return body(400, "invalid_request", error.code, error.detail)
     case "NotAuthenticated":
-      return body(401, "authentication_error", "not_authenticated",
-        "Authentication credentials were not provided.", null, bearer)
+      return body(
+        401,
+        "authentication_error",
+        "not_authenticated",
+        "Authentication credentials were not provided.",
+        null,
+        bearer
+      )
     case "AuthenticationFailed":
       return body(401, "authentication_error", "authentication_failed", error.detail, null, bearer)
     case "PermissionDenied":
@@ -92,17 +107,33 @@ export const errorReply = (error: ApiError): Reply => {
     case "NotFound":
       return body(404, "invalid_request", "not_found", error.detail)
     case "MethodNotAllowed":
-      return body(405, "invalid_request", "method_not_allowed", `Method "${error.method}" not allowed.`, null,
-        { allow: error.allow.join(", ") })
+      return body(405, "invalid_request", "method_not_allowed", `Method "${error.method}" not allowed.`, null, {
+        allow: error.allow.join(", ")
+      })
     case "UnsupportedMediaType":
-      return body(415, "invalid_request", "unsupported_media_type",
-        `Unsupported media type "${error.contentType}" in request.`)
+      return body(
+        415,
+        "invalid_request",
+        "unsupported_media_type",
+        `Unsupported media type "${error.contentType}" in request.`
+      )
     case "PayloadTooLarge":
-      return body(413, "invalid_request", "payload_too_large",
-        `Request body is larger than the limit of ${error.limit} bytes.`)
+      return body(
+        413,
+        "invalid_request",
+        "payload_too_large",
+        `Request body is larger than the limit of ${error.limit} bytes.`
+      )
     case "QueryInvalid":
       // The position (character offsets into the query) rides along with the usual four fields.
-      return Reply.json(400, { type: "validation_error", code: error.code, detail: error.detail, attr: null, start: error.start, end: error.end })
+      return Reply.json(400, {
+        type: "validation_error",
+        code: error.code,
+        detail: error.detail,
+        attr: null,
+        start: error.start,
+        end: error.end
+      })
     case "TooManyRequests":
       return body(429, "throttled_error", "throttled", error.detail, null, { "retry-after": String(error.retryAfter) })
     case "NotImplemented":
@@ -123,8 +154,7 @@ const notReady: Record<NotReadyReason, readonly [code: string, detail: string]> 
   shutting_down: ["shutting_down", "This instance is shutting down."]
 }
 
-export const serverErrorReply = (): Reply =>
-  body(500, "server_error", "error", "A server error occurred.")
+export const serverErrorReply = (): Reply => body(500, "server_error", "error", "A server error occurred.")
 
 /** Seconds a client is asked to wait before trying again while storage is unavailable. */
 export const RETRY_AFTER_SECONDS = 5
@@ -133,7 +163,7 @@ export const RETRY_AFTER_SECONDS = 5
 export const storageFailureReply = (error: StorageError, headers: Record<string, string> = {}): Reply =>
   error.unavailable === true
     ? body(503, "server_error", "storage_unavailable", "Storage is unavailable: try again shortly.", null, {
-      ...headers,
-      "retry-after": String(RETRY_AFTER_SECONDS)
-    })
+        ...headers,
+        "retry-after": String(RETRY_AFTER_SECONDS)
+      })
     : body(500, "server_error", "error", "A server error occurred.", null, headers)

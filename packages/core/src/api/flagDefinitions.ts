@@ -9,7 +9,7 @@ import type { ZedRequest } from "./request.js"
 
 /** The definitions SDKs evaluate locally, with a weak ETag so an unchanged set costs a 304. */
 export const definitionsReply = (request: ZedRequest, project: Project) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const snapshot = yield* (yield* FlagDefinitions).get(project.id)
     const body = JSON.stringify(definitionsDocument(snapshot, project.id, request.url.searchParams.has("send_cohorts")))
     const etag = `W/"${createHash("sha1").update(body).digest("hex")}"`

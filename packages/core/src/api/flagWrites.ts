@@ -17,7 +17,11 @@ import { check } from "../schema/fields.js"
 const OPERATORS = new Set([...FLAG_OPERATORS, "in", "not_in", "flag_evaluates_to"])
 
 const Percentage = Schema.Number.pipe(
-  check((n: number) => Number.isFinite(n) && n >= 0 && n <= 100, "invalid_input", "Invalid rollout percentage: it must be between 0 and 100.")
+  check(
+    (n: number) => Number.isFinite(n) && n >= 0 && n <= 100,
+    "invalid_input",
+    "Invalid rollout percentage: it must be between 0 and 100."
+  )
 )
 
 /** Keys are text; flag dependencies often arrive as the numeric flag id. */
@@ -30,9 +34,16 @@ const KeyText = Schema.transform(Schema.Union(Schema.String, Schema.Number), Sch
 const PropertyFilter = Schema.Struct({
   key: KeyText,
   value: Schema.optional(Schema.Unknown),
-  operator: Schema.optionalWith(Schema.String.pipe(
-    check((op: string) => OPERATORS.has(op), "invalid_input", (op: string) => `Unknown operator "${op}".`)
-  ), { nullable: true }),
+  operator: Schema.optionalWith(
+    Schema.String.pipe(
+      check(
+        (op: string) => OPERATORS.has(op),
+        "invalid_input",
+        (op: string) => `Unknown operator "${op}".`
+      )
+    ),
+    { nullable: true }
+  ),
   type: Schema.optional(Schema.Literal("person", "group", "cohort", "flag", "person_metadata")),
   group_type_index: Schema.optional(Schema.NullOr(Schema.Int)),
   negation: Schema.optional(Schema.Boolean)
@@ -46,7 +57,13 @@ const Condition = Schema.Struct({
 })
 
 const Variant = Schema.Struct({
-  key: Schema.String.pipe(check((k: string) => /^[A-Za-z0-9_-]+$/.test(k), "invalid_input", "Variant keys may hold only letters, digits, '-' and '_'.")),
+  key: Schema.String.pipe(
+    check(
+      (k: string) => /^[A-Za-z0-9_-]+$/.test(k),
+      "invalid_input",
+      "Variant keys may hold only letters, digits, '-' and '_'."
+    )
+  ),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   rollout_percentage: Percentage
 })
@@ -66,20 +83,41 @@ const FiltersFields = Schema.Struct({
 const variantsOf = (f: FiltersInput) => f.multivariate?.variants ?? []
 
 export const FlagFiltersSchema = FiltersFields.pipe(
-  check((f: FiltersInput) => {
-    const variants = variantsOf(f)
-    return variants.length === 0 || Math.abs(variants.reduce((sum, v) => sum + v.rollout_percentage, 0) - 100) < 1e-9
-  }, "invalid_input", "Invalid variant definitions: variant rollout percentages must sum to 100."),
-  check((f: FiltersInput) => new Set(variantsOf(f).map((v) => v.key)).size === variantsOf(f).length,
-    "invalid_input", "Invalid variant definitions: variant keys must be unique."),
-  check((f: FiltersInput) => (f.groups ?? []).every((c) => c.variant === undefined || c.variant === null || variantsOf(f).some((v) => v.key === c.variant)),
-    "invalid_input", "A condition's variant must be one of the flag's variants."),
-  check((f: FiltersInput) => Object.keys(f.payloads ?? {}).every((k) => k === "true" || variantsOf(f).some((v) => v.key === k)),
-    "invalid_input", 'Payload keys must be variant keys, or "true" for a boolean flag.')
+  check(
+    (f: FiltersInput) => {
+      const variants = variantsOf(f)
+      return variants.length === 0 || Math.abs(variants.reduce((sum, v) => sum + v.rollout_percentage, 0) - 100) < 1e-9
+    },
+    "invalid_input",
+    "Invalid variant definitions: variant rollout percentages must sum to 100."
+  ),
+  check(
+    (f: FiltersInput) => new Set(variantsOf(f).map((v) => v.key)).size === variantsOf(f).length,
+    "invalid_input",
+    "Invalid variant definitions: variant keys must be unique."
+  ),
+  check(
+    (f: FiltersInput) =>
+      (f.groups ?? []).every(
+        (c) => c.variant === undefined || c.variant === null || variantsOf(f).some((v) => v.key === c.variant)
+      ),
+    "invalid_input",
+    "A condition's variant must be one of the flag's variants."
+  ),
+  check(
+    (f: FiltersInput) =>
+      Object.keys(f.payloads ?? {}).every((k) => k === "true" || variantsOf(f).some((v) => v.key === k)),
+    "invalid_input",
+    'Payload keys must be variant keys, or "true" for a boolean flag.'
+  )
 ).annotations({ identifier: "FlagFilters", description: "Conditions, variants, payloads: PostHog's flag filters." })
 
 export const FlagKey = Schema.String.pipe(
-  check((k: string) => /^[A-Za-z0-9_-]+$/.test(k), "invalid_key", "Only letters, numbers, hyphens (\"-\") & underscores (\"_\") are allowed."),
+  check(
+    (k: string) => /^[A-Za-z0-9_-]+$/.test(k),
+    "invalid_key",
+    'Only letters, numbers, hyphens ("-") & underscores ("_") are allowed.'
+  ),
   check((k: string) => k.length <= 400, "max_length", "Ensure this field has no more than 400 characters.")
 )
 
@@ -87,17 +125,21 @@ const invalid = (detail: string, attr = "filters") => new ValidationError({ code
 
 /** What only storage can tell: cohorts and flags named by the filters exist, and dependencies do not loop. */
 const checkReferences = (project: Project, filters: FlagFilters, self: number | undefined) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const conditions = [...(filters.groups ?? []), ...(filters.super_groups ?? [])]
     const properties = conditions.flatMap((c) => c.properties ?? [])
     yield* checkCohortReferences(project.id, properties, "filters")
     const flags = yield* (yield* FlagStore).all(project.id)
     const byId = new Map(flags.map((f) => [f.id, f]))
     const dependsOn = (f: FlagFilters) =>
-      (f.groups ?? []).flatMap((c) => c.properties ?? []).filter((p) => p.type === "flag").map((p) => Number(p.key))
+      (f.groups ?? [])
+        .flatMap((c) => c.properties ?? [])
+        .filter((p) => p.type === "flag")
+        .map((p) => Number(p.key))
     for (const p of properties.filter((p) => p.type === "flag")) {
       const id = Number(p.key)
-      if (!byId.has(id)) return yield* invalid(`Flag dependency ${String(p.key)} does not exist: name dependencies by flag id.`)
+      if (!byId.has(id))
+        return yield* invalid(`Flag dependency ${String(p.key)} does not exist: name dependencies by flag id.`)
     }
     // Walk what the flag would depend on: reaching itself again is a cycle.
     if (self !== undefined) {
@@ -115,12 +157,18 @@ const checkReferences = (project: Project, filters: FlagFilters, self: number | 
 
 /** A conflict on create or update is another live flag holding the key. */
 const keyTaken = <A>(effect: Effect.Effect<A, StorageError | ValidationError>) =>
-  Effect.catchIf(effect, (e) => e._tag === "StorageError" && e.conflict === true,
-    () => Effect.fail(new ValidationError({ code: "unique", detail: "There is already a feature flag with this key.", attr: "key" })))
+  Effect.catchIf(
+    effect,
+    (e) => e._tag === "StorageError" && e.conflict === true,
+    () =>
+      Effect.fail(
+        new ValidationError({ code: "unique", detail: "There is already a feature flag with this key.", attr: "key" })
+      )
+  )
 
 /** Creates a flag whose filters passed `FlagFiltersSchema`, once storage confirms what they name. */
 export const createFlag = (project: Project, flag: NewFlag) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* checkReferences(project, flag.filters, undefined)
     const created = yield* keyTaken((yield* FlagStore).create(project.id, flag))
     yield* (yield* FlagDefinitions).invalidate(project.id)
@@ -129,9 +177,12 @@ export const createFlag = (project: Project, flag: NewFlag) =>
 
 /** Updates a flag of the project; NotFound when it has none of this id. */
 export const updateFlag = (project: Project, id: number, patch: FlagPatch) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (patch.filters !== undefined) yield* checkReferences(project, patch.filters, id)
     const updated = yield* keyTaken((yield* FlagStore).update(project.id, id, patch))
     yield* (yield* FlagDefinitions).invalidate(project.id)
-    return yield* Option.match(updated, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
+    return yield* Option.match(updated, {
+      onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+      onSome: Effect.succeed
+    })
   })

@@ -19,14 +19,18 @@ export interface App<R> {
    * The routes' fast paths bound to these services: a reply for a request answered from memory,
    * or undefined for one that `handle` must answer.
    */
-  readonly fast: (services: Context.Context<R>) => (request: ZedRequest) => Reply | undefined | Promise<Reply | undefined>
+  readonly fast: (
+    services: Context.Context<R>
+  ) => (request: ZedRequest) => Reply | undefined | Promise<Reply | undefined>
 }
 
 export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
-  const router = compile(routes.flatMap((route) => route.paths.map((path) => ({ method: route.method, path, value: route }))))
+  const router = compile(
+    routes.flatMap((route) => route.paths.map((path) => ({ method: route.method, path, value: route })))
+  )
 
   const dispatch = (request: ZedRequest) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const match = router.match(request.method, request.path)
       if (match._tag === "NotFound") return yield* new NotFound({ detail: "Not found." })
       if (match._tag === "MethodNotAllowed") {
@@ -51,14 +55,18 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
             ? Effect.as(Effect.logError("storage failure", error.message, error.cause), storageFailureReply(error))
             : Effect.succeed(errorReply(error))
         ),
-        Effect.catchAllCause((cause) => Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply()))
+        Effect.catchAllCause((cause) =>
+          Effect.as(Effect.logError("unexpected failure", Cause.pretty(cause)), serverErrorReply())
+        )
       ),
     serves: (path) => {
       const match = router.match("GET", path)
       return match._tag === "Found" ? match.value.owns(match.params) : match._tag !== "NotFound"
     },
     fast: (services) => {
-      const bound = new Map(routes.flatMap((route) => (route.fast === undefined ? [] : [[route, route.fast(services)] as const])))
+      const bound = new Map(
+        routes.flatMap((route) => (route.fast === undefined ? [] : [[route, route.fast(services)] as const]))
+      )
       return (request) => {
         if (bound.size === 0) return undefined
         const match = router.match(request.method, request.path)

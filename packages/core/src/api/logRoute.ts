@@ -1,7 +1,14 @@
 import { Effect, Schema } from "effect"
 import type { Project } from "../domain/models.js"
 import { FunctionLogger } from "../functions/logs.js"
-import { FunctionLogStore, LOG_SOURCES, LOG_TYPES, type LogEntry, type LogOwner, type LogType } from "../services/FunctionLogStore.js"
+import {
+  FunctionLogStore,
+  LOG_SOURCES,
+  LOG_TYPES,
+  type LogEntry,
+  type LogOwner,
+  type LogType
+} from "../services/FunctionLogStore.js"
 import type { StorageError } from "../services/StorageError.js"
 import type { Scope } from "../domain/scopes.js"
 import type { ApiError } from "./errors.js"
@@ -25,20 +32,33 @@ const LogFields = {
   instance_id: Schema.UUID
 }
 
-const LogQuery = PageParams.pipe(Schema.extend(Schema.Struct({
-  type_filter: Schema.optional(Schema.String.annotations({ description: `${LOG_TYPES.join(", ")}: repeat it, or separate with commas, for any of several.` })),
-  search: Schema.optional(Schema.String.annotations({ description: "Part of the message, any case." })),
-  after: Schema.optional(Instant.annotations({ description: "Entries after this instant (ISO 8601), exclusive." })),
-  before: Schema.optional(Instant.annotations({ description: "Entries before this instant, exclusive." }))
-})))
+const LogQuery = PageParams.pipe(
+  Schema.extend(
+    Schema.Struct({
+      type_filter: Schema.optional(
+        Schema.String.annotations({
+          description: `${LOG_TYPES.join(", ")}: repeat it, or separate with commas, for any of several.`
+        })
+      ),
+      search: Schema.optional(Schema.String.annotations({ description: "Part of the message, any case." })),
+      after: Schema.optional(Instant.annotations({ description: "Entries after this instant (ISO 8601), exclusive." })),
+      before: Schema.optional(Instant.annotations({ description: "Entries before this instant, exclusive." }))
+    })
+  )
+)
 
 const isLogType = Schema.is(Schema.Literal(...LOG_TYPES))
 
 const typesOf = (url: URL) =>
-  Effect.gen(function*() {
-    const types = url.searchParams.getAll("type_filter").flatMap((v) => v.split(",")).map((v) => v.trim().toUpperCase()).filter((v) => v !== "")
+  Effect.gen(function* () {
+    const types = url.searchParams
+      .getAll("type_filter")
+      .flatMap((v) => v.split(","))
+      .map((v) => v.trim().toUpperCase())
+      .filter((v) => v !== "")
     const unknown = types.find((t) => !isLogType(t))
-    if (unknown !== undefined) return yield* invalid(`"${unknown}" is not a log type: ${LOG_TYPES.join(", ")}.`, "type_filter")
+    if (unknown !== undefined)
+      return yield* invalid(`"${unknown}" is not a log type: ${LOG_TYPES.join(", ")}.`, "type_filter")
     return types as Array<LogType>
   })
 
@@ -49,7 +69,10 @@ interface LogRouteSpec<P> {
   readonly scope: Scope
   readonly params: Schema.Schema<P, any, never>
   /** The log's owner, once it is known to exist in the project. */
-  readonly owner: (input: { readonly params: P; readonly project: Project }) => Effect.Effect<LogOwner, ApiError | StorageError, any>
+  readonly owner: (input: {
+    readonly params: P
+    readonly project: Project
+  }) => Effect.Effect<LogOwner, ApiError | StorageError, any>
   /** The fields naming the owner in each entry. */
   readonly fields: Schema.Struct.Fields
   readonly ownerFields: (entry: LogEntry) => Record<string, unknown>
@@ -63,13 +86,17 @@ export const logRoute = <P>(spec: LogRouteSpec<P>) => {
     path: spec.path,
     tag: spec.tag,
     summary: spec.summary,
-    description: "Newest first. `type_filter` keeps any of the types given (unknown types are refused), `search` a part of the message, `after`/`before` exclusive bounds.",
+    description:
+      "Newest first. `type_filter` keeps any of the types given (unknown types are refused), `search` a part of the message, `after`/`before` exclusive bounds.",
     scope: spec.scope,
     params: spec.params,
     query: LogQuery,
-    response: Paginated(Entry as unknown as Schema.Schema<Record<string, unknown>, any, never>, `Paginated${spec.identifier}List`),
+    response: Paginated(
+      Entry as unknown as Schema.Schema<Record<string, unknown>, any, never>,
+      `Paginated${spec.identifier}List`
+    ),
     handler: ({ params, project, query, request }) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const owner = yield* spec.owner({ params, project })
         const page = toPage(query)
         // What was logged a moment ago is readable now.
@@ -81,16 +108,23 @@ export const logRoute = <P>(spec: LogRouteSpec<P>) => {
           before: query.before,
           ...page
         })
-        return paginated(request.url, page, count, results.map((entry): Record<string, unknown> => ({
-          id: entry.id,
-          team_id: entry.project_id,
-          timestamp: entry.timestamp,
-          source: entry.source,
-          type: entry.type,
-          message: entry.message,
-          instance_id: entry.instance_id,
-          ...spec.ownerFields(entry)
-        })))
+        return paginated(
+          request.url,
+          page,
+          count,
+          results.map(
+            (entry): Record<string, unknown> => ({
+              id: entry.id,
+              team_id: entry.project_id,
+              timestamp: entry.timestamp,
+              source: entry.source,
+              type: entry.type,
+              message: entry.message,
+              instance_id: entry.instance_id,
+              ...spec.ownerFields(entry)
+            })
+          )
+        )
       })
   })
 }

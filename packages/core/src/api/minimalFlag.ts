@@ -15,6 +15,9 @@ export const MinimalFlag = Schema.Struct({
 export const minimalFlag = (projectId: number, flag: StoredFlag | undefined): typeof MinimalFlag.Type | null =>
   flag === undefined ? null : { ...flag, team_id: projectId }
 
-
 /** The project's live flags by id: one read for a page of what embeds them. */
-export const flagsById = (projectId: number) => Effect.map(Effect.flatMap(FlagStore, (s) => s.all(projectId)), (flags) => new Map(flags.map((f) => [f.id, f])))
+export const flagsById = (projectId: number) =>
+  Effect.map(
+    Effect.flatMap(FlagStore, (s) => s.all(projectId)),
+    (flags) => new Map(flags.map((f) => [f.id, f]))
+  )

@@ -15,7 +15,8 @@ export interface NodeRequestOptions {
   readonly body?: (() => Promise<Uint8Array>) | undefined
 }
 
-const first = (value: string | Array<string> | undefined) => (Array.isArray(value) ? value[0] : value)?.split(",")[0]?.trim()
+const first = (value: string | Array<string> | undefined) =>
+  (Array.isArray(value) ? value[0] : value)?.split(",")[0]?.trim()
 
 const readNodeBody = (req: IncomingMessage) => (limit: number) =>
   new Promise<Uint8Array>((resolve, reject) => {
@@ -38,7 +39,8 @@ const readNodeBody = (req: IncomingMessage) => (limit: number) =>
   })
 
 const requestUrl = (req: IncomingMessage, trustProxy: boolean): URL | undefined => {
-  const proto = (trustProxy && first(req.headers["x-forwarded-proto"])) ||
+  const proto =
+    (trustProxy && first(req.headers["x-forwarded-proto"])) ||
     ("encrypted" in req.socket && req.socket.encrypted ? "https" : "http")
   const host = (trustProxy && first(req.headers["x-forwarded-host"])) || req.headers.host || "localhost"
   try {

@@ -48,14 +48,21 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
     return ast.propertySignatures.map((ps) => {
       const type = typed.propertySignatures.find((t) => t.name === ps.name)!
       const ast = withoutUndefined(type.type)
-      const description = Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(ast)) ??
+      const description =
+        Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(ast)) ??
         Option.getOrUndefined(SchemaAST.getDescriptionAnnotation(withoutUndefined(ps.type)))
       // The decoded side says more (an integer, a list), when it can be described; a date cannot.
       const schema = Either.getOrElse(
         Either.try(() => jsonSchema(Schema.make(ast))),
         () => jsonSchema(Schema.make(withoutUndefined(ps.type)))
       )
-      return { name: String(ps.name), in: "query", required: !ps.isOptional, ...(description ? { description } : {}), schema }
+      return {
+        name: String(ps.name),
+        in: "query",
+        required: !ps.isOptional,
+        ...(description ? { description } : {}),
+        schema
+      }
     })
   }
 
@@ -67,7 +74,9 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
         in: "path",
         required: true,
         schema: { type: "string" },
-        ...(m[1] === "project_id" ? { description: "Project id, or `@current` for the key owner's current project." } : {})
+        ...(m[1] === "project_id"
+          ? { description: "Project id, or `@current` for the key owner's current project." }
+          : {})
       }))
       const errors = [
         ...(route.schemas.body || route.schemas.query ? [400] : []),
@@ -85,7 +94,12 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
         tags: [route.tag],
         parameters: [...pathParams, ...queryParameters(route.schemas.query)],
         ...(route.schemas.body
-          ? { requestBody: { required: true, content: { "application/json": { schema: jsonSchema(route.schemas.body) } } } }
+          ? {
+              requestBody: {
+                required: true,
+                content: { "application/json": { schema: jsonSchema(route.schemas.body) } }
+              }
+            }
           : {}),
         responses: Object.fromEntries([
           [String(route.status), success],
@@ -107,13 +121,18 @@ export const openApiDocument = (routes: ReadonlyArray<Route<any>>, version: stri
     info: {
       title: "Zed API",
       version,
-      description: "Product analytics API, wire-compatible with PostHog's. Every path also answers without its trailing slash."
+      description:
+        "Product analytics API, wire-compatible with PostHog's. Every path also answers without its trailing slash."
     },
     paths,
     components: {
       schemas: defs,
       securitySchemes: {
-        PersonalAPIKey: { type: "http", scheme: "bearer", description: "A personal API key (`phx_…`) with the scopes the operation names." }
+        PersonalAPIKey: {
+          type: "http",
+          scheme: "bearer",
+          description: "A personal API key (`phx_…`) with the scopes the operation names."
+        }
       }
     }
   }

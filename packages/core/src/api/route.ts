@@ -57,7 +57,9 @@ interface Spec<P, Q, B, O, R, In> {
  * services, it gives a reply, or undefined to send the request down the route's handler, which
  * must answer it the same way.
  */
-export type FastPath<R> = (services: Context.Context<R>) => (request: ZedRequest) => Reply | undefined | Promise<Reply | undefined>
+export type FastPath<R> = (
+  services: Context.Context<R>
+) => (request: ZedRequest) => Reply | undefined | Promise<Reply | undefined>
 
 /** Who may call a route: anyone, or a personal API key with a scope (and, on project routes, access to the project). */
 export type Access =
@@ -113,14 +115,16 @@ const make = <P, Q, B, O, R, In>(
     schemas: { params: spec.params, query: spec.query, body: spec.body, response: spec.response },
     fast: spec.fast,
     run: (context) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const { request } = context
         // A path parameter that does not parse names nothing that exists.
         const params = spec.params
           ? yield* Effect.mapError(decode(spec.params, context.params), () => new NotFound({ detail: "Not found." }))
           : ({} as P)
         const query = spec.query ? yield* decode(spec.query, Object.fromEntries(request.url.searchParams)) : ({} as Q)
-        const body = spec.body ? yield* Effect.flatMap(readJson(request), (json) => decode(spec.body!, json)) : (undefined as B)
+        const body = spec.body
+          ? yield* Effect.flatMap(readJson(request), (json) => decode(spec.body!, json))
+          : (undefined as B)
         const input = { request, params, query, body, principal: context.principal, project: context.project }
         const out = yield* spec.handler(input as In)
         if (out instanceof Reply) return out
@@ -157,7 +161,7 @@ export const softDeleteOnly = (path: string, tag: string, scope: Scope): Route<n
     method: "DELETE",
     path,
     tag,
-    summary: "Not allowed: delete with PATCH {\"deleted\": true}",
+    summary: 'Not allowed: delete with PATCH {"deleted": true}',
     description: "Answers 405 with no body, as PostHog does for resources deleted softly.",
     scope,
     handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))

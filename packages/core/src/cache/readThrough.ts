@@ -49,7 +49,7 @@ interface Loading<V, E> {
 export const makeReadThrough = <K, V, E, R>(
   options: ReadThroughOptions<K, V, E, R>
 ): Effect.Effect<ReadThrough<K, V, E>, never, R | Scope.Scope> =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     // Lookups run in fibers of their own, so a caller that gives up does not cancel the others';
     // they end with the scope.
     const run = yield* FiberSet.makeRuntime<R, void, never>()
@@ -71,12 +71,15 @@ export const makeReadThrough = <K, V, E, R>(
       if (running !== undefined) return running.deferred
       const pending: Loading<V, E> = { deferred: Deferred.unsafeMake<V, E>(FiberId.none), stale: false }
       loading.set(key, pending)
-      run(Effect.flatMap(Effect.exit(options.lookup(key)), (exit) =>
-        Effect.sync(() => {
-          if (loading.get(key) === pending) loading.delete(key)
-          if (Exit.isSuccess(exit) && !pending.stale) keep(key, exit.value)
-          Deferred.unsafeDone(pending.deferred, exit)
-        })))
+      run(
+        Effect.flatMap(Effect.exit(options.lookup(key)), (exit) =>
+          Effect.sync(() => {
+            if (loading.get(key) === pending) loading.delete(key)
+            if (Exit.isSuccess(exit) && !pending.stale) keep(key, exit.value)
+            Deferred.unsafeDone(pending.deferred, exit)
+          })
+        )
+      )
       return pending.deferred
     }
 

@@ -32,7 +32,11 @@ const reading = (chance: Chance) => Math.min(600_000, chance.logNormal(25_000, 0
 const glance = (chance: Chance) => Math.min(120_000, chance.logNormal(5_000, 0.8))
 
 const utmOf = (chance: Chance, source: Source): Record<string, string> | undefined =>
-  source.utm && { utm_source: source.utm.source, utm_medium: source.utm.medium, utm_campaign: chance.pick(source.utm.campaigns) }
+  source.utm && {
+    utm_source: source.utm.source,
+    utm_medium: source.utm.medium,
+    utm_campaign: chance.pick(source.utm.campaigns)
+  }
 
 const clicks = (visit: Visit, elements: ReadonlyArray<Clickable>) => {
   const { chance } = visit.writer
@@ -62,7 +66,14 @@ export const anonymousVisit = (writer: SessionWriter, population: Population, vi
   let page: MarketingPage = chance.pick(source.landings)
   if (page === "login") page = "home"
   for (let views = 0; views < 20; views++) {
-    if (!visit.pageview(MARKETING_HOST, chance.pick(marketingPaths[page]), views === 0 ? utmOf(chance, source) : undefined)) return
+    if (
+      !visit.pageview(
+        MARKETING_HOST,
+        chance.pick(marketingPaths[page]),
+        views === 0 ? utmOf(chance, source) : undefined
+      )
+    )
+      return
     marketingPage(visit, page)
     if (page === "signup" && chance.chance(SIGNUP_CONVERSION)) return signUp(visit, population, visitor)
     const next: MarketingPage | "exit" = chance.draw(MARKETING_NEXT[page])
@@ -82,23 +93,34 @@ const signUp = (visit: Visit, population: Population, visitor: Visitor) => {
   visit.writer.wait(glance(chance) * 3)
   if (!visit.click({ tag: "button", classes: ["btn", "btn-primary"], text: "Create account" })) return
   visit.writer.wait(chance.int(800, 3000))
-  const identified = visit.identify(user, { email: user.email, name: user.name, plan: user.plan, company: company.name }, {
-    initial_referrer: visitor.source.referrer,
-    initial_referring_domain: visitor.source.domain,
-    signed_up_at: new Date(visit.writer.now).toISOString()
-  })
+  const identified = visit.identify(
+    user,
+    { email: user.email, name: user.name, plan: user.plan, company: company.name },
+    {
+      initial_referrer: visitor.source.referrer,
+      initial_referring_domain: visitor.source.domain,
+      signed_up_at: new Date(visit.writer.now).toISOString()
+    }
+  )
   if (!identified) return
   visitor.user = user
   user.devices.push(visitor.device)
   population.register(user)
   visit.group(company)
-  visit.capture("signed_up", { signup_method: chance.pick(["email", "email", "google", "github"]), plan: user.plan, is_invited: invited })
+  visit.capture("signed_up", {
+    signup_method: chance.pick(["email", "email", "google", "github"]),
+    plan: user.plan,
+    is_invited: invited
+  })
   visit.writer.wait(chance.int(1000, 4000))
   if (!visit.pageview(APP_HOST, "/onboarding")) return
   if (chance.chance(0.7)) {
     const started = visit.writer.now
     visit.writer.wait(chance.logNormal(90_000, 0.7))
-    visit.capture("onboarding_completed", { duration_ms: visit.writer.now - started, steps_completed: chance.int(3, 5) })
+    visit.capture("onboarding_completed", {
+      duration_ms: visit.writer.now - started,
+      steps_completed: chance.int(3, 5)
+    })
   }
   appSession(visit, user, 1 + chance.geometric(2))
 }
@@ -121,7 +143,14 @@ export const userVisit = (writer: SessionWriter, population: Population, user: U
   writer.wait(glance(chance) * 2)
   if (!visit.click({ tag: "button", classes: ["btn", "btn-primary"], text: "Log in" })) return
   writer.wait(chance.int(500, 2000))
-  if (!visit.identify(user, { email: user.email, name: user.name, plan: user.plan, company: user.company.name }, undefined)) return
+  if (
+    !visit.identify(
+      user,
+      { email: user.email, name: user.name, plan: user.plan, company: user.company.name },
+      undefined
+    )
+  )
+    return
   user.devices.push(device)
   visit.group(user.company)
   visit.capture("logged_in", { method: chance.pick(["password", "google", "magic_link"]) })
@@ -135,93 +164,169 @@ type Activity = (visit: Visit, user: User) => void
 const pick = (chance: Chance, count: number) => chance.int(1, Math.max(1, count))
 
 const ACTIVITIES = weighted<Activity>([
-  [(visit, user) => {
-    const { chance } = visit.writer
-    const id = pick(chance, user.company.documents)
-    if (chance.chance(0.1)) visit.newWindow()
-    if (!visit.pageview(APP_HOST, `/documents/${id}`)) return
-    const editor = visit.flag(FLAGS.editor)
-    visit.writer.wait(chance.logNormal(60_000, 1))
-    if (chance.chance(0.6)) {
-      visit.capture("document_edited", {
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      const id = pick(chance, user.company.documents)
+      if (chance.chance(0.1)) visit.newWindow()
+      if (!visit.pageview(APP_HOST, `/documents/${id}`)) return
+      const editor = visit.flag(FLAGS.editor)
+      visit.writer.wait(chance.logNormal(60_000, 1))
+      if (chance.chance(0.6)) {
+        visit.capture("document_edited", {
+          document_id: id,
+          duration_ms: Math.round(chance.logNormal(45_000, 1.1)),
+          word_count: Math.round(chance.logNormal(600, 1)),
+          editor: editor === "test" ? "new" : "classic"
+        })
+      }
+    },
+    30
+  ],
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      visit.click(APP_CLICKS[0]!)
+      visit.writer.wait(chance.int(200, 900))
+      const fromTemplate = chance.chance(0.3)
+      const id = ++user.company.documents
+      visit.capture("document_created", {
         document_id: id,
-        duration_ms: Math.round(chance.logNormal(45_000, 1.1)),
-        word_count: Math.round(chance.logNormal(600, 1)),
-        editor: editor === "test" ? "new" : "classic"
+        from_template: fromTemplate,
+        ...(fromTemplate ? { template: chance.pick(["meeting-notes", "spec", "retro", "roadmap"]) } : {})
       })
-    }
-  }, 30],
-  [(visit, user) => {
-    const { chance } = visit.writer
-    visit.click(APP_CLICKS[0]!)
-    visit.writer.wait(chance.int(200, 900))
-    const fromTemplate = chance.chance(0.3)
-    const id = ++user.company.documents
-    visit.capture("document_created", { document_id: id, from_template: fromTemplate, ...(fromTemplate ? { template: chance.pick(["meeting-notes", "spec", "retro", "roadmap"]) } : {}) })
-    visit.writer.wait(chance.int(300, 1200))
-    visit.pageview(APP_HOST, `/documents/${id}`)
-  }, 10],
-  [(visit) => {
-    const { chance } = visit.writer
-    if (!visit.pageview(APP_HOST, "/search")) return
-    visit.writer.wait(glance(chance))
-    const results = chance.chance(0.12) ? 0 : Math.round(chance.logNormal(8, 1))
-    visit.capture("search_performed", { query_length: chance.int(2, 40), results_count: results, has_results: results > 0 })
-  }, 12],
-  [(visit, user) => {
-    const { chance } = visit.writer
-    const id = pick(chance, user.company.projects)
-    if (!visit.pageview(APP_HOST, `/projects/${id}`)) return
-    visit.writer.wait(glance(chance) * 2)
-    if (chance.chance(0.6)) {
-      const due = Math.floor(visit.writer.now / DAY_MS + chance.int(1, 21)) * DAY_MS + 17 * 3_600_000
-      visit.capture("task_created", { project_id: id, priority: chance.pick(["low", "medium", "medium", "high"]), due_date: new Date(due).toISOString(), assignee_count: chance.int(0, 3) })
-    } else {
-      visit.capture("task_completed", { project_id: id, time_to_complete_ms: Math.round(chance.logNormal(2 * DAY_MS, 1.2)), on_time: chance.chance(0.7) })
-    }
-  }, 10],
-  [(visit, user) => {
-    visit.capture("project_created", { project_id: ++user.company.projects, is_private: visit.writer.chance.chance(0.3) })
-  }, 3],
-  [(visit, user) => {
-    const { chance } = visit.writer
-    visit.click(APP_CLICKS[6]!)
-    visit.writer.wait(chance.logNormal(20_000, 0.8))
-    visit.capture("comment_added", { document_id: pick(chance, user.company.documents), comment_length: Math.round(chance.logNormal(80, 0.9)), mentions: chance.int(0, 2) })
-  }, 8],
-  [(visit) => {
-    const { chance } = visit.writer
-    const type = chance.pick(["png", "jpg", "pdf", "csv", "docx"])
-    visit.capture("file_uploaded", { file_type: type, file_size_bytes: Math.round(chance.logNormal(400_000, 1.5)) })
-  }, 5],
-  [(visit, user) => {
-    const { chance } = visit.writer
-    visit.click(APP_CLICKS[1]!)
-    visit.writer.wait(glance(chance))
-    visit.capture("document_shared", { document_id: pick(chance, user.company.documents), is_public: chance.chance(0.2), share_method: chance.pick(["link", "email", "slack"]) })
-  }, 5],
-  [(visit) => {
-    const { chance } = visit.writer
-    visit.capture("export_completed", { format: chance.pick(["pdf", "pdf", "docx", "markdown"]), page_count: chance.int(1, 40), duration_ms: Math.round(chance.logNormal(2_500, 0.7)) })
-  }, 3],
-  [(visit, user) => {
-    const { chance } = visit.writer
-    if (visit.flag(FLAGS.ai) !== true) return
-    visit.writer.wait(glance(chance))
-    visit.capture("ai_summary_generated", { document_id: pick(chance, user.company.documents), duration_ms: Math.round(chance.logNormal(3_200, 0.5)), tokens: chance.int(150, 1200), accepted: chance.chance(0.65) })
-  }, 6],
-  [(visit) => {
-    const { chance } = visit.writer
-    if (!visit.pageview(APP_HOST, "/settings/team")) return
-    visit.writer.wait(glance(chance))
-    visit.capture("invite_sent", { role: chance.pick(["member", "member", "admin", "guest"]), invitee_count: chance.int(1, 4) })
-  }, 2],
-  [(visit) => {
-    const { chance } = visit.writer
-    if (!visit.pageview(APP_HOST, "/settings")) return
-    visit.writer.wait(glance(chance))
-    visit.capture("$set", { $set: { job_title: chance.pick(JOB_TITLES) } })
-  }, 1],
+      visit.writer.wait(chance.int(300, 1200))
+      visit.pageview(APP_HOST, `/documents/${id}`)
+    },
+    10
+  ],
+  [
+    (visit) => {
+      const { chance } = visit.writer
+      if (!visit.pageview(APP_HOST, "/search")) return
+      visit.writer.wait(glance(chance))
+      const results = chance.chance(0.12) ? 0 : Math.round(chance.logNormal(8, 1))
+      visit.capture("search_performed", {
+        query_length: chance.int(2, 40),
+        results_count: results,
+        has_results: results > 0
+      })
+    },
+    12
+  ],
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      const id = pick(chance, user.company.projects)
+      if (!visit.pageview(APP_HOST, `/projects/${id}`)) return
+      visit.writer.wait(glance(chance) * 2)
+      if (chance.chance(0.6)) {
+        const due = Math.floor(visit.writer.now / DAY_MS + chance.int(1, 21)) * DAY_MS + 17 * 3_600_000
+        visit.capture("task_created", {
+          project_id: id,
+          priority: chance.pick(["low", "medium", "medium", "high"]),
+          due_date: new Date(due).toISOString(),
+          assignee_count: chance.int(0, 3)
+        })
+      } else {
+        visit.capture("task_completed", {
+          project_id: id,
+          time_to_complete_ms: Math.round(chance.logNormal(2 * DAY_MS, 1.2)),
+          on_time: chance.chance(0.7)
+        })
+      }
+    },
+    10
+  ],
+  [
+    (visit, user) => {
+      visit.capture("project_created", {
+        project_id: ++user.company.projects,
+        is_private: visit.writer.chance.chance(0.3)
+      })
+    },
+    3
+  ],
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      visit.click(APP_CLICKS[6]!)
+      visit.writer.wait(chance.logNormal(20_000, 0.8))
+      visit.capture("comment_added", {
+        document_id: pick(chance, user.company.documents),
+        comment_length: Math.round(chance.logNormal(80, 0.9)),
+        mentions: chance.int(0, 2)
+      })
+    },
+    8
+  ],
+  [
+    (visit) => {
+      const { chance } = visit.writer
+      const type = chance.pick(["png", "jpg", "pdf", "csv", "docx"])
+      visit.capture("file_uploaded", { file_type: type, file_size_bytes: Math.round(chance.logNormal(400_000, 1.5)) })
+    },
+    5
+  ],
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      visit.click(APP_CLICKS[1]!)
+      visit.writer.wait(glance(chance))
+      visit.capture("document_shared", {
+        document_id: pick(chance, user.company.documents),
+        is_public: chance.chance(0.2),
+        share_method: chance.pick(["link", "email", "slack"])
+      })
+    },
+    5
+  ],
+  [
+    (visit) => {
+      const { chance } = visit.writer
+      visit.capture("export_completed", {
+        format: chance.pick(["pdf", "pdf", "docx", "markdown"]),
+        page_count: chance.int(1, 40),
+        duration_ms: Math.round(chance.logNormal(2_500, 0.7))
+      })
+    },
+    3
+  ],
+  [
+    (visit, user) => {
+      const { chance } = visit.writer
+      if (visit.flag(FLAGS.ai) !== true) return
+      visit.writer.wait(glance(chance))
+      visit.capture("ai_summary_generated", {
+        document_id: pick(chance, user.company.documents),
+        duration_ms: Math.round(chance.logNormal(3_200, 0.5)),
+        tokens: chance.int(150, 1200),
+        accepted: chance.chance(0.65)
+      })
+    },
+    6
+  ],
+  [
+    (visit) => {
+      const { chance } = visit.writer
+      if (!visit.pageview(APP_HOST, "/settings/team")) return
+      visit.writer.wait(glance(chance))
+      visit.capture("invite_sent", {
+        role: chance.pick(["member", "member", "admin", "guest"]),
+        invitee_count: chance.int(1, 4)
+      })
+    },
+    2
+  ],
+  [
+    (visit) => {
+      const { chance } = visit.writer
+      if (!visit.pageview(APP_HOST, "/settings")) return
+      visit.writer.wait(glance(chance))
+      visit.capture("$set", { $set: { job_title: chance.pick(JOB_TITLES) } })
+    },
+    1
+  ],
   [(visit, user) => upgrade(visit, user), 2]
 ])
 
@@ -241,7 +346,10 @@ const upgrade = (visit: Visit, user: User) => {
   const annual = chance.chance(0.3)
   const price = PLAN_PRICES[plan] * seats * (annual ? 10 : 1)
   const previous = company.plan
-  if (!visit.capture("plan_upgraded", { plan, previous_plan: previous, seats, is_annual: annual, price, $set: { plan } })) return
+  if (
+    !visit.capture("plan_upgraded", { plan, previous_plan: previous, seats, is_annual: annual, price, $set: { plan } })
+  )
+    return
   user.plan = plan
   company.plan = plan
   company.seats = seats

@@ -33,7 +33,8 @@ const validate = (options: DemoOptions) => {
   const seed = options.seed ?? DEFAULT_DEMO_SEED
   const days = options.days ?? DEFAULT_DEMO_DAYS
   const end = options.end.getTime()
-  if (!Number.isSafeInteger(options.events) || options.events < 0) throw new DemoOptionsError({ message: "events must be a whole number, 0 or more" })
+  if (!Number.isSafeInteger(options.events) || options.events < 0)
+    throw new DemoOptionsError({ message: "events must be a whole number, 0 or more" })
   if (!Number.isSafeInteger(seed)) throw new DemoOptionsError({ message: "the seed must be a whole number" })
   if (!(days > 0) || !Number.isFinite(days)) throw new DemoOptionsError({ message: "days must be a positive number" })
   if (Number.isNaN(end)) throw new DemoOptionsError({ message: "end must be a valid date" })
@@ -68,7 +69,7 @@ class Schedule {
   push(running: Running): void {
     const heap = this.heap
     heap.push(running)
-    for (let i = heap.length - 1; i > 0;) {
+    for (let i = heap.length - 1; i > 0; ) {
       const parent = (i - 1) >> 1
       if (!this.before(heap[i]!, heap[parent]!)) break
       ;[heap[i], heap[parent]] = [heap[parent]!, heap[i]!]
@@ -94,7 +95,7 @@ class Schedule {
 
   private siftDown(): void {
     const heap = this.heap
-    for (let i = 0; ;) {
+    for (let i = 0; ; ) {
       const left = 2 * i + 1
       const right = left + 1
       let least = i
@@ -128,15 +129,16 @@ export function* demoEvents(options: DemoOptions): Generator<DemoEvent, void, un
     // a share of the activity still ahead, as large as the share of events one session takes.
     const remaining = total - scheduled
     const perSession = sessions === 0 ? FIRST_GUESS : scheduled / sessions
-    fraction += (1 - fraction) * Math.min(chance.exponential(1) * perSession / remaining, 0.5)
+    fraction += (1 - fraction) * Math.min((chance.exponential(1) * perSession) / remaining, 0.5)
     const at = pace.at(fraction)
     while (schedule.nextTime() <= at) yield schedule.take()
 
     const writer = new SessionWriter(chance, at, end, remaining)
     const who = chance.number()
     const user = who < USER_SHARE ? population.returningUser(at) : undefined
-    const returning = user === undefined && who < USER_SHARE + RETURNING_SHARE ? population.returningVisitor(at) : undefined
-    const visitor = user === undefined ? returning ?? population.newVisitor(at) : undefined
+    const returning =
+      user === undefined && who < USER_SHARE + RETURNING_SHARE ? population.returningVisitor(at) : undefined
+    const visitor = user === undefined ? (returning ?? population.newVisitor(at)) : undefined
     if (user !== undefined) userVisit(writer, population, user)
     else anonymousVisit(writer, population, visitor!, returning !== undefined)
     for (const person of [user, visitor, visitor?.user]) {

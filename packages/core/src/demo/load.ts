@@ -28,7 +28,8 @@ const DEFAULT_BATCH = 1000
 export const loadDemoData = async (zed: Pick<Zed, "handler" | "run">, options: LoadDemoOptions): Promise<number> => {
   const projectId = options.project ?? 1
   const size = options.batchSize ?? DEFAULT_BATCH
-  if (!Number.isSafeInteger(size) || size < 1) throw new DemoLoadError({ message: "batchSize must be a whole number, 1 or more" })
+  if (!Number.isSafeInteger(size) || size < 1)
+    throw new DemoLoadError({ message: "batchSize must be a whole number, 1 or more" })
   const project = await zed.run(Effect.flatMap(ProjectStore, (projects) => projects.get(projectId)))
   if (Option.isNone(project)) throw new DemoLoadError({ message: `there is no project ${projectId}` })
   const token = project.value.api_token
@@ -36,12 +37,15 @@ export const loadDemoData = async (zed: Pick<Zed, "handler" | "run">, options: L
   let loaded = 0
   let batch: Array<DemoEvent> = []
   const send = async () => {
-    const response = await zed.handler(new Request("http://zed.demo/batch/", {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ api_key: token, historical_migration: true, batch })
-    }))
-    if (response.status !== 200) throw new DemoLoadError({ message: `/batch/ answered ${response.status}: ${await response.text()}` })
+    const response = await zed.handler(
+      new Request("http://zed.demo/batch/", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ api_key: token, historical_migration: true, batch })
+      })
+    )
+    if (response.status !== 200)
+      throw new DemoLoadError({ message: `/batch/ answered ${response.status}: ${await response.text()}` })
     loaded += batch.length
     batch = []
     options.onProgress?.(loaded, options.events)

@@ -74,12 +74,17 @@ export class Population {
   private readonly emails = new Set<string>()
   private userSerial = 0
 
-  constructor(private readonly chance: Chance, start: number, existingUsers: number) {
+  constructor(
+    private readonly chance: Chance,
+    start: number,
+    existingUsers: number
+  ) {
     // Customers from before the span: their first session in it starts with a log-in.
     for (let i = 0; i < existingUsers; i++) {
-      const company = i % 3 === 0 || this.companies.length === 0
-        ? this.newCompany(start - chance.int(30, 700) * DAY_MS, chance.draw(EXISTING_PLANS))
-        : chance.pick(this.companies)
+      const company =
+        i % 3 === 0 || this.companies.length === 0
+          ? this.newCompany(start - chance.int(30, 700) * DAY_MS, chance.draw(EXISTING_PLANS))
+          : chance.pick(this.companies)
       this.users.push(this.newUser(company, start - chance.int(1, 20) * DAY_MS))
     }
   }
@@ -171,7 +176,12 @@ export class Population {
   }
 
   /** Someone from `pool` coming back at `ms`, likelier the more engaged and the more recent; else none. */
-  private returning<A extends Returning>(pool: ReadonlyArray<A>, ms: number, memory: number, accept: (a: A) => boolean): A | undefined {
+  private returning<A extends Returning>(
+    pool: ReadonlyArray<A>,
+    ms: number,
+    memory: number,
+    accept: (a: A) => boolean
+  ): A | undefined {
     if (pool.length === 0) return undefined
     for (let tries = 0; tries < 30; tries++) {
       const candidate = this.chance.pick(pool)

@@ -7,12 +7,12 @@ const HOUR_MS = 3_600_000
 
 /** Relative activity by UTC hour. */
 const HOURS = [
-  0.30, 0.22, 0.16, 0.12, 0.11, 0.14, 0.25, 0.45, 0.70, 0.88, 0.95, 1.00,
-  1.00, 1.05, 1.15, 1.20, 1.15, 1.05, 0.95, 0.85, 0.75, 0.62, 0.50, 0.40
+  0.3, 0.22, 0.16, 0.12, 0.11, 0.14, 0.25, 0.45, 0.7, 0.88, 0.95, 1.0, 1.0, 1.05, 1.15, 1.2, 1.15, 1.05, 0.95, 0.85,
+  0.75, 0.62, 0.5, 0.4
 ]
 
 /** Relative activity by UTC weekday, Sunday first. */
-const WEEKDAYS = [0.42, 1.00, 1.05, 1.05, 1.00, 0.85, 0.40]
+const WEEKDAYS = [0.42, 1.0, 1.05, 1.05, 1.0, 0.85, 0.4]
 
 /** The last day is this much busier than the first. */
 const GROWTH = 0.8

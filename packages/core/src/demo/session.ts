@@ -1,5 +1,12 @@
 import { flagHash } from "../flags/hash.js"
-import { type Clickable, type Flag, NODE_LIB_VERSION, SERVER_DELAY_MS, type Source, WEB_LIB_VERSION } from "./catalog.js"
+import {
+  type Clickable,
+  type Flag,
+  NODE_LIB_VERSION,
+  SERVER_DELAY_MS,
+  type Source,
+  WEB_LIB_VERSION
+} from "./catalog.js"
 import type { Company, Device, User } from "./population.js"
 import type { Chance } from "./random.js"
 
@@ -105,7 +112,7 @@ export class Visit {
     if (this.base !== undefined) return this.base
     const page = this.page!
     const search = page.utm === undefined ? "" : `?${new URLSearchParams(page.utm).toString()}`
-    return this.base = {
+    return (this.base = {
       ...this.device.properties,
       $current_url: `https://${page.host}${page.path}${search}`,
       $host: page.host,
@@ -119,7 +126,7 @@ export class Visit {
       $lib: "web",
       $lib_version: WEB_LIB_VERSION,
       ...(this.groups === undefined ? {} : { $groups: this.groups })
-    }
+    })
   }
 
   private web(extra: Record<string, unknown>): Record<string, unknown> {
@@ -134,20 +141,28 @@ export class Visit {
 
   pageleave(): boolean {
     const page = this.page!
-    return this.writer.emit("$pageleave", this.distinctId, this.web({
-      $prev_pageview_pathname: page.path,
-      $prev_pageview_duration: Math.round((this.writer.now - page.since) / 100) / 10,
-      $prev_pageview_max_scroll_percentage: Math.round(this.writer.chance.number() * 100) / 100
-    }))
+    return this.writer.emit(
+      "$pageleave",
+      this.distinctId,
+      this.web({
+        $prev_pageview_pathname: page.path,
+        $prev_pageview_duration: Math.round((this.writer.now - page.since) / 100) / 10,
+        $prev_pageview_max_scroll_percentage: Math.round(this.writer.chance.number() * 100) / 100
+      })
+    )
   }
 
   click(element: Clickable): boolean {
-    return this.writer.emit("$autocapture", this.distinctId, this.web({
-      $event_type: "click",
-      $ce_version: 1,
-      $el_text: element.text,
-      $elements_chain: elementsChain(element, this.writer.chance.int(1, 6))
-    }))
+    return this.writer.emit(
+      "$autocapture",
+      this.distinctId,
+      this.web({
+        $event_type: "click",
+        $ce_version: 1,
+        $el_text: element.text,
+        $elements_chain: elementsChain(element, this.writer.chance.int(1, 6))
+      })
+    )
   }
 
   capture(event: string, properties: Record<string, unknown>): boolean {
@@ -177,11 +192,15 @@ export class Visit {
 
   /** `posthog.identify(user.id, $set, $set_once)`: later events are the user's. */
   identify(user: User, set: Record<string, unknown>, setOnce: Record<string, unknown> | undefined): boolean {
-    const written = this.writer.emit("$identify", user.id, this.web({
-      $anon_distinct_id: this.distinctId,
-      $set: set,
-      ...(setOnce === undefined ? {} : { $set_once: setOnce })
-    }))
+    const written = this.writer.emit(
+      "$identify",
+      user.id,
+      this.web({
+        $anon_distinct_id: this.distinctId,
+        $set: set,
+        ...(setOnce === undefined ? {} : { $set_once: setOnce })
+      })
+    )
     if (written) this.distinctId = user.id
     return written
   }

@@ -40,8 +40,19 @@ interface Naive {
   readonly subMs: number
 }
 
-const naiveOf = (year: number, month: number, day: number, hour: number, minute: number, second: number, nanos: number): Naive => ({
-  ms: daysFromCivil(year, month, day) * MS_PER_DAY + ((hour * 60 + minute) * 60 + second) * 1000 + Math.floor(nanos / 1e6),
+const naiveOf = (
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  nanos: number
+): Naive => ({
+  ms:
+    daysFromCivil(year, month, day) * MS_PER_DAY +
+    ((hour * 60 + minute) * 60 + second) * 1000 +
+    Math.floor(nanos / 1e6),
   subMs: nanos % 1e6
 })
 
@@ -93,7 +104,10 @@ const zoneOffset = (timezone: string, utcMs: number): number => {
  * spring-forward gap has none (the service then does not match).
  */
 const naiveToInstant = (naive: Naive, timezone: string): bigint | undefined => {
-  const candidates = new Set([naive.ms - zoneOffset(timezone, naive.ms - MS_PER_DAY), naive.ms - zoneOffset(timezone, naive.ms + MS_PER_DAY)])
+  const candidates = new Set([
+    naive.ms - zoneOffset(timezone, naive.ms - MS_PER_DAY),
+    naive.ms - zoneOffset(timezone, naive.ms + MS_PER_DAY)
+  ])
   const valid = [...candidates].filter((utc) => utc + zoneOffset(timezone, utc) === naive.ms).sort((a, b) => a - b)
   return valid.length === 0 ? undefined : instant(valid[0]!, naive.subMs)
 }
@@ -129,20 +143,26 @@ export const parseRelativeDate = (text: string, timezone: string, now: Date): bi
   const local = wallClock(now.getTime(), timezone)
   const hours = { h: 1, d: 24, w: 24 * 7 } as const
   const unit = match[2] as "h" | "d" | "w" | "m" | "y"
-  const shifted = unit === "m" || unit === "y" ? subtractCalendar(local, unit, count) : { ms: local.ms - count * hours[unit] * 3_600_000, subMs: 0 }
+  const shifted =
+    unit === "m" || unit === "y"
+      ? subtractCalendar(local, unit, count)
+      : { ms: local.ms - count * hours[unit] * 3_600_000, subMs: 0 }
   return naiveToInstant(shifted, timezone)
 }
 
-const validDate = (year: number, month: number, day: number): boolean => month >= 1 && month <= 12 && day >= 1 && day <= lastDayOfMonth(year, month)
+const validDate = (year: number, month: number, day: number): boolean =>
+  month >= 1 && month <= 12 && day >= 1 && day <= lastDayOfMonth(year, month)
 
 /** Fractional seconds as nanoseconds; digits past the ninth are dropped. */
-const nanosOf = (fraction: string | undefined): number => (fraction === undefined || fraction === "" ? 0 : Number(fraction.slice(0, 9).padEnd(9, "0")))
+const nanosOf = (fraction: string | undefined): number =>
+  fraction === undefined || fraction === "" ? 0 : Number(fraction.slice(0, 9).padEnd(9, "0"))
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/
 const DATE_ONLY = /^(\d{4})-(\d{1,2})-(\d{1,2})$/
 const NAIVE_DATETIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d+))?)?$/
 // Shapes the service's last-resort parser (the `dateparser` crate) also reads, offset explicit.
-const OFFSET_DATETIME = /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d+))?)?\s*(?:(Z|UTC|GMT)|([+-])(\d{2}):?(\d{2}))$/i
+const OFFSET_DATETIME =
+  /^(\d{4})-(\d{1,2})-(\d{1,2})[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2})(?:\.(\d+))?)?\s*(?:(Z|UTC|GMT)|([+-])(\d{2}):?(\d{2}))$/i
 const SLASHED = /^(\d{4})\/(\d{1,2})\/(\d{1,2})(?:[T ](\d{1,2}):(\d{1,2})(?::(\d{1,2}))?)?$/
 
 const fields = (match: RegExpExecArray, from: number, count: number): Array<number> =>
@@ -157,10 +177,18 @@ export const parseDateText = (text: string, timezone: string, now: Date): bigint
 
   let match = RFC3339.exec(text)
   if (match !== null) {
-    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [number, number, number, number, number, number]
+    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number
+    ]
     const offsetHours = Number(match[10] ?? 0)
     const offsetMinutes = Number(match[11] ?? 0)
-    if (!validDate(year, month, day) || !inRange(hour, minute, second) || offsetHours > 23 || offsetMinutes > 59) return undefined
+    if (!validDate(year, month, day) || !inRange(hour, minute, second) || offsetHours > 23 || offsetMinutes > 59)
+      return undefined
     const naive = naiveOf(year, month, day, hour, minute, second, nanosOf(match[7]))
     const offset = (match[9] === "-" ? -1 : 1) * (offsetHours * 60 + offsetMinutes) * 60_000
     return instant(naive.ms - offset, naive.subMs)
@@ -174,7 +202,14 @@ export const parseDateText = (text: string, timezone: string, now: Date): bigint
 
   match = NAIVE_DATETIME.exec(text)
   if (match !== null) {
-    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [number, number, number, number, number, number]
+    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number
+    ]
     // chrono takes "%.f" only after seconds; "HH:MM" has neither.
     if (!validDate(year, month, day) || !inRange(hour, minute, second)) return undefined
     return naiveToInstant(naiveOf(year, month, day, hour, minute, second, nanosOf(match[7])), timezone)
@@ -183,15 +218,30 @@ export const parseDateText = (text: string, timezone: string, now: Date): bigint
   // Fallbacks of the service's generic parser, which reads naive values as UTC.
   match = OFFSET_DATETIME.exec(text)
   if (match !== null) {
-    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [number, number, number, number, number, number]
+    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number
+    ]
     if (!validDate(year, month, day) || !inRange(hour, minute, second)) return undefined
     const naive = naiveOf(year, month, day, hour, minute, second, nanosOf(match[7]))
-    const offset = match[8] !== undefined ? 0 : (match[9] === "-" ? -1 : 1) * (Number(match[10]) * 60 + Number(match[11])) * 60_000
+    const offset =
+      match[8] !== undefined ? 0 : (match[9] === "-" ? -1 : 1) * (Number(match[10]) * 60 + Number(match[11])) * 60_000
     return instant(naive.ms - offset, naive.subMs)
   }
   match = SLASHED.exec(text)
   if (match !== null) {
-    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [number, number, number, number, number, number]
+    const [year, month, day, hour, minute, second] = fields(match, 1, 6) as [
+      number,
+      number,
+      number,
+      number,
+      number,
+      number
+    ]
     if (!validDate(year, month, day) || !inRange(hour, minute, second)) return undefined
     const naive = naiveOf(year, month, day, hour, minute, second, 0)
     return instant(naive.ms, 0)

@@ -13,13 +13,25 @@ export type Organization = typeof Organization.Type
 /** Switches of a project that ingestion and the SDKs' remote config read (PostHog's names). */
 export const ProjectSettings = Schema.Struct({
   anonymize_ips: Schema.Boolean.annotations({ description: "Drop the client IP (`$ip`) from captured events." }),
-  autocapture_opt_out: Schema.Boolean.annotations({ description: "Turn off posthog-js autocapture of clicks and form changes." }),
-  autocapture_exceptions_opt_in: Schema.Boolean.annotations({ description: "Let posthog-js capture uncaught exceptions." }),
-  capture_console_log_opt_in: Schema.Boolean.annotations({ description: "Record browser console logs with session recordings." }),
-  capture_performance_opt_in: Schema.Boolean.annotations({ description: "Record network timing with session recordings." }),
-  capture_dead_clicks: Schema.Boolean.annotations({ description: "Let posthog-js capture clicks that change nothing." }),
+  autocapture_opt_out: Schema.Boolean.annotations({
+    description: "Turn off posthog-js autocapture of clicks and form changes."
+  }),
+  autocapture_exceptions_opt_in: Schema.Boolean.annotations({
+    description: "Let posthog-js capture uncaught exceptions."
+  }),
+  capture_console_log_opt_in: Schema.Boolean.annotations({
+    description: "Record browser console logs with session recordings."
+  }),
+  capture_performance_opt_in: Schema.Boolean.annotations({
+    description: "Record network timing with session recordings."
+  }),
+  capture_dead_clicks: Schema.Boolean.annotations({
+    description: "Let posthog-js capture clicks that change nothing."
+  }),
   heatmaps_opt_in: Schema.Boolean.annotations({ description: "Let posthog-js collect heatmap data." }),
-  session_recording_opt_in: Schema.Boolean.annotations({ description: "Record sessions with posthog-js (sent to `/s/`)." })
+  session_recording_opt_in: Schema.Boolean.annotations({
+    description: "Record sessions with posthog-js (sent to `/s/`)."
+  })
 })
 export type ProjectSettings = typeof ProjectSettings.Type
 
@@ -55,7 +67,9 @@ export const Project = Schema.Struct({
   is_demo: Schema.Boolean,
   ingested_event: Schema.Boolean,
   ...ProjectSettings.fields,
-  test_account_filters: Schema.Array(TestAccountFilter).annotations({ description: "What `filter_test_accounts` leaves out: event or person property filters." }),
+  test_account_filters: Schema.Array(TestAccountFilter).annotations({
+    description: "What `filter_test_accounts` leaves out: event or person property filters."
+  }),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Project" })

@@ -6,7 +6,9 @@ export const MAX_LIMIT = 1000
 
 /** The `limit`/`offset` query parameters every list endpoint accepts. */
 export const PageParams = Schema.Struct({
-  limit: Schema.optional(IntFromString(1).annotations({ description: `Results per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` })),
+  limit: Schema.optional(
+    IntFromString(1).annotations({ description: `Results per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` })
+  ),
   offset: Schema.optional(IntFromString(0).annotations({ description: "Index of the first result to return." }))
 })
 
@@ -16,7 +18,10 @@ export interface Page {
 }
 
 /** The page a request asks for; a limit above the maximum is capped, not refused. */
-export const toPage = (params: { readonly limit?: number | undefined; readonly offset?: number | undefined }): Page => ({
+export const toPage = (params: {
+  readonly limit?: number | undefined
+  readonly offset?: number | undefined
+}): Page => ({
   limit: Math.min(params.limit ?? DEFAULT_LIMIT, MAX_LIMIT),
   offset: params.offset ?? 0
 })
@@ -35,7 +40,8 @@ export const pageLinks = (url: URL, page: Page, count: number): { next: string |
   }
   return {
     next: page.offset + page.limit < count ? withPage(page.offset + page.limit) : null,
-    previous: page.offset <= 0 ? null : page.offset - page.limit <= 0 ? withPage(null) : withPage(page.offset - page.limit)
+    previous:
+      page.offset <= 0 ? null : page.offset - page.limit <= 0 ? withPage(null) : withPage(page.offset - page.limit)
   }
 }
 

@@ -17,13 +17,29 @@ import { Schema } from "effect"
 // as set, compares `exact` ignoring case and reads numbers as Unix timestamps in date filters.
 
 export const PROPERTY_OPERATORS = [
-  "exact", "is_not", "icontains", "not_icontains", "regex", "not_regex", "gt", "gte", "lt", "lte", "is_set", "is_not_set",
-  "is_date_before", "is_date_after"
+  "exact",
+  "is_not",
+  "icontains",
+  "not_icontains",
+  "regex",
+  "not_regex",
+  "gt",
+  "gte",
+  "lt",
+  "lte",
+  "is_set",
+  "is_not_set",
+  "is_date_before",
+  "is_date_after"
 ] as const
 export type PropertyOperator = (typeof PROPERTY_OPERATORS)[number]
 
 /** The operator each negated one negates: these match an unset property, and a set one matching none of the values. */
-export const NEGATES: Partial<Readonly<Record<PropertyOperator, PropertyOperator>>> = { is_not: "exact", not_icontains: "icontains", not_regex: "regex" }
+export const NEGATES: Partial<Readonly<Record<PropertyOperator, PropertyOperator>>> = {
+  is_not: "exact",
+  not_icontains: "icontains",
+  not_regex: "regex"
+}
 
 export const PropertyFilter = Schema.Struct({
   key: Schema.String,
@@ -55,7 +71,9 @@ export const DATE_TEXT = /^\d{4}-\d{2}-\d{2}([ T]\d{2}:\d{2}(:\d{2}(\.\d+)?)?)?(
 /** A date text's instant, in milliseconds: a text without an offset is UTC's. */
 export const asInstant = (text: string): number | undefined => {
   if (!DATE_TEXT.test(text)) return undefined
-  const ms = Date.parse(/[ T]/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text.replace(" ", "T")}Z` : text.replace(" ", "T"))
+  const ms = Date.parse(
+    /[ T]/.test(text) && !/(Z|[+-]\d{2}:?\d{2})$/.test(text) ? `${text.replace(" ", "T")}Z` : text.replace(" ", "T")
+  )
   return Number.isNaN(ms) ? undefined : ms
 }
 
@@ -85,7 +103,13 @@ const matchesOne = (operator: PropertyOperator, text: string, value: string): bo
       const left = asNumber(text)
       const right = asNumber(value)
       if (left === undefined || right === undefined) return false
-      return operator === "gt" ? left > right : operator === "gte" ? left >= right : operator === "lt" ? left < right : left <= right
+      return operator === "gt"
+        ? left > right
+        : operator === "gte"
+          ? left >= right
+          : operator === "lt"
+            ? left < right
+            : left <= right
     }
     case "is_date_before":
     case "is_date_after": {
@@ -107,6 +131,7 @@ export const matches = (properties: Readonly<Record<string, unknown>>, filter: P
   if (operator === "is_not_set") return text === null
   if (Array.isArray(filter.value) && filter.value.length === 0) return true
   const positive = NEGATES[operator]
-  if (positive !== undefined) return text === null || !filterTexts(filter).some((value) => matchesOne(positive, text, value))
+  if (positive !== undefined)
+    return text === null || !filterTexts(filter).some((value) => matchesOne(positive, text, value))
   return text !== null && filterTexts(filter).some((value) => matchesOne(operator, text, value))
 }

@@ -22,7 +22,12 @@ export const isPropertyGroup = (value: PropertyGroup | FlagPropertyFilter): valu
 /** A cohort filter's id: its value, a number or numeric text. */
 export const cohortIdOf = (filter: FlagPropertyFilter): number | undefined => {
   const value = filter.value
-  const id = typeof value === "number" ? value : typeof value === "string" && /^-?\d+$/.test(value.trim()) ? Number(value.trim()) : Number.NaN
+  const id =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && /^-?\d+$/.test(value.trim())
+        ? Number(value.trim())
+        : Number.NaN
   return Number.isSafeInteger(id) ? id : undefined
 }
 
@@ -107,7 +112,10 @@ export const filtersIn = (group: PropertyGroup): Array<FlagPropertyFilter> =>
   (group.values ?? []).flatMap((value) => (isPropertyGroup(value) ? filtersIn(value) : [value]))
 
 /** The cohorts these filters use, directly or through nested cohorts (each visited once). */
-export const referencedCohorts = (filters: Iterable<FlagPropertyFilter>, cohorts: ReadonlyMap<number, CohortDefinition>): Set<number> => {
+export const referencedCohorts = (
+  filters: Iterable<FlagPropertyFilter>,
+  cohorts: ReadonlyMap<number, CohortDefinition>
+): Set<number> => {
   const found = new Set<number>()
   const visitFilter = (filter: FlagPropertyFilter): void => {
     if (filter.type !== "cohort") return

@@ -31,13 +31,16 @@ export interface FlagSnapshot {
   readonly surveys: ReadonlyArray<SurveyDates>
 }
 
-export class FlagDefinitions extends Context.Tag("@zed/core/FlagDefinitions")<FlagDefinitions, {
-  readonly get: (projectId: number) => Effect.Effect<FlagSnapshot, StorageError>
-  /** The kept snapshot, without reading; undefined when none is kept. */
-  readonly peek: (projectId: number) => FlagSnapshot | undefined
-  /** Drop the project's snapshot after a change made here (other instances catch up within the TTL). */
-  readonly invalidate: (projectId: number) => Effect.Effect<void>
-}>() {}
+export class FlagDefinitions extends Context.Tag("@zed/core/FlagDefinitions")<
+  FlagDefinitions,
+  {
+    readonly get: (projectId: number) => Effect.Effect<FlagSnapshot, StorageError>
+    /** The kept snapshot, without reading; undefined when none is kept. */
+    readonly peek: (projectId: number) => FlagSnapshot | undefined
+    /** Drop the project's snapshot after a change made here (other instances catch up within the TTL). */
+    readonly invalidate: (projectId: number) => Effect.Effect<void>
+  }
+>() {}
 
 /** How long a snapshot serves other instances' changes late. */
 const TTL = 15_000
@@ -56,7 +59,10 @@ export const snapshotOf = (
   groupTypes: ReadonlyMap<number, string>,
   surveys: ReadonlyArray<SurveyDates> = []
 ): FlagSnapshot => {
-  const referenced = referencedCohorts(flags.flatMap((f) => conditionsOf(f).flatMap((c) => c.properties ?? [])), cohorts)
+  const referenced = referencedCohorts(
+    flags.flatMap((f) => conditionsOf(f).flatMap((c) => c.properties ?? [])),
+    cohorts
+  )
   return {
     flags,
     cohorts,
@@ -72,7 +78,7 @@ export const snapshotOf = (
 
 export const FlagDefinitionsLive = Layer.scoped(
   FlagDefinitions,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const flags = yield* FlagStore
     const cohorts = yield* CohortStore
     const groups = yield* GroupStore
@@ -86,7 +92,10 @@ export const FlagDefinitionsLive = Layer.scoped(
       staleFor: () => STALE_FOR,
       lookup: (projectId: number) =>
         Effect.map(
-          Effect.all([flags.all(projectId), cohorts.all(projectId), groups.types(projectId), surveys.unarchived(projectId)], { concurrency: "unbounded" }),
+          Effect.all(
+            [flags.all(projectId), cohorts.all(projectId), groups.types(projectId), surveys.unarchived(projectId)],
+            { concurrency: "unbounded" }
+          ),
           ([all, stored, types, running]) =>
             snapshotOf(
               all,
@@ -96,6 +105,10 @@ export const FlagDefinitionsLive = Layer.scoped(
             )
         )
     })
-    return FlagDefinitions.of({ get: cache.get, peek: cache.peek, invalidate: (projectId) => Effect.sync(() => cache.invalidate(projectId)) })
+    return FlagDefinitions.of({
+      get: cache.get,
+      peek: cache.peek,
+      invalidate: (projectId) => Effect.sync(() => cache.invalidate(projectId))
+    })
   })
 )

@@ -1,6 +1,13 @@
 import { CohortMatcher, referencedCohorts } from "./cohorts.js"
 import { flagHash, holdoutHash } from "./hash.js"
-import type { EvaluationContext, FlagCondition, FlagDefinition, FlagPropertyFilter, FlagResult, ReasonCode } from "./model.js"
+import type {
+  EvaluationContext,
+  FlagCondition,
+  FlagDefinition,
+  FlagPropertyFilter,
+  FlagResult,
+  ReasonCode
+} from "./model.js"
 import { type MatchOptions, matchProperty } from "./properties.js"
 
 // Flag evaluation as the flags service's `get_match` does it, in order: early access, holdout,
@@ -63,7 +70,14 @@ const describe = (reason: Reason, index: number | null): string => {
   }
 }
 
-const makeResult = (flag: FlagDefinition, enabled: boolean, variant: string | null, reason: Reason, index: number | null, payload: unknown): FlagResult => ({
+const makeResult = (
+  flag: FlagDefinition,
+  enabled: boolean,
+  variant: string | null,
+  reason: Reason,
+  index: number | null,
+  payload: unknown
+): FlagResult => ({
   key: flag.key,
   enabled,
   variant,
@@ -80,7 +94,11 @@ const failedResult = (flag: FlagDefinition): FlagResult => ({
   key: flag.key,
   enabled: false,
   variant: null,
-  reason: { code: "evaluation_error", condition_index: null, description: "Could not evaluate: cohort data unavailable" },
+  reason: {
+    code: "evaluation_error",
+    condition_index: null,
+    description: "Could not evaluate: cohort data unavailable"
+  },
   payload: null,
   failed: true
 })
@@ -97,7 +115,8 @@ const payloadOf = (flag: FlagDefinition, variant: string | null): unknown => {
 
 /** The dependency a flag filter names: by key when served with `dependency_chain`, else as stored (the id). */
 const dependencyValue = (filter: FlagPropertyFilter, evaluated: EvaluatedFlags): FlagValue | undefined => {
-  if (filter.dependency_chain !== undefined) return filter.dependency_chain.length === 0 ? undefined : evaluated.byKey.get(filter.key)
+  if (filter.dependency_chain !== undefined)
+    return filter.dependency_chain.length === 0 ? undefined : evaluated.byKey.get(filter.key)
   if (/^\d+$/.test(filter.key) && evaluated.byId.has(Number(filter.key))) return evaluated.byId.get(Number(filter.key))
   return evaluated.byKey.get(filter.key)
 }
@@ -120,18 +139,26 @@ const matchers = new WeakMap<EvaluationContext, CohortMatcher>()
 const cohortMatcherFor = (context: EvaluationContext, options: MatchOptions): CohortMatcher => {
   let matcher = matchers.get(context)
   if (matcher === undefined) {
-    matcher = new CohortMatcher({ cohorts: context.cohorts, staticCohorts: context.staticCohorts, personProperties: context.personProperties, options })
+    matcher = new CohortMatcher({
+      cohorts: context.cohorts,
+      staticCohorts: context.staticCohorts,
+      personProperties: context.personProperties,
+      options
+    })
     matchers.set(context, matcher)
   }
   return matcher
 }
 
 const conditionFilters = (flag: FlagDefinition): Array<FlagPropertyFilter> =>
-  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])].flatMap((condition) => condition.properties ?? [])
+  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])].flatMap(
+    (condition) => condition.properties ?? []
+  )
 
 const needsUnavailableCohort = (flag: FlagDefinition, context: EvaluationContext): boolean => {
   if (context.unavailableCohorts.size === 0) return false
-  for (const id of referencedCohorts(conditionFilters(flag), context.cohorts)) if (context.unavailableCohorts.has(id)) return true
+  for (const id of referencedCohorts(conditionFilters(flag), context.cohorts))
+    if (context.unavailableCohorts.has(id)) return true
   return false
 }
 
@@ -141,13 +168,21 @@ type Outcome = "match" | "no_condition_match" | "out_of_rollout_bound"
  * One flag for one context. `evaluated` holds the values of the flags it depends on (see
  * `evaluateFlags`, which also handles missing and circular dependencies).
  */
-export const evaluateFlag = (flag: FlagDefinition, context: EvaluationContext, evaluated: EvaluatedFlags = NO_FLAGS): FlagResult => {
+export const evaluateFlag = (
+  flag: FlagDefinition,
+  context: EvaluationContext,
+  evaluated: EvaluatedFlags = NO_FLAGS
+): FlagResult => {
   if (flag.deleted || !flag.active) return makeResult(flag, false, null, "flag_disabled", null, null)
   if (needsUnavailableCohort(flag, context)) return failedResult(flag)
 
   const filters = flag.filters
   const person = context.personProperties
-  const options: MatchOptions = { propertyMatchingVersion: context.propertyMatchingVersion, timezone: context.timezone, now: context.now }
+  const options: MatchOptions = {
+    propertyMatchingVersion: context.propertyMatchingVersion,
+    timezone: context.timezone,
+    now: context.now
+  }
   const flagAggregation = filters.aggregation_group_type_index ?? null
   const deviceBucketing = flag.bucketing_identifier === "device_id"
   const deviceId = context.deviceId !== undefined && context.deviceId !== "" ? context.deviceId : undefined
@@ -219,7 +254,14 @@ export const evaluateFlag = (flag: FlagDefinition, context: EvaluationContext, e
     const key = `$feature_enrollment/${flag.key}`
     if (Object.hasOwn(person, key) && person[key] !== undefined) {
       const value = person[key]
-      return makeResult(flag, value === true || value === "true", null, "super_condition_value", 0, payloadOf(flag, null))
+      return makeResult(
+        flag,
+        value === true || value === "true",
+        null,
+        "super_condition_value",
+        0,
+        payloadOf(flag, null)
+      )
     }
   } else {
     const superCondition = filters.super_groups?.[0]
@@ -270,7 +312,10 @@ export const evaluateFlag = (flag: FlagDefinition, context: EvaluationContext, e
 
   for (const [index, condition] of (filters.groups ?? []).entries()) {
     // A condition's own aggregation applies when the field is present, even as null (= person).
-    const aggregation = condition.aggregation_group_type_index !== undefined ? (condition.aggregation_group_type_index ?? null) : flagAggregation
+    const aggregation =
+      condition.aggregation_group_type_index !== undefined
+        ? (condition.aggregation_group_type_index ?? null)
+        : flagAggregation
     let bucketing: string
     if (aggregation === null) {
       if (deviceBucketing && deviceId === undefined) {
@@ -291,18 +336,24 @@ export const evaluateFlag = (flag: FlagDefinition, context: EvaluationContext, e
     if (outcome === "match") {
       const override = condition.variant
       const variants = filters.multivariate?.variants ?? []
-      const variant = override != null && override !== "" && variants.some((v) => v.key === override) ? override : computedVariant(bucketing)
+      const variant =
+        override != null && override !== "" && variants.some((v) => v.key === override)
+          ? override
+          : computedVariant(bucketing)
       return makeResult(flag, true, variant, "condition_match", index, payloadOf(flag, variant))
     }
     note(outcome, index)
   }
 
-  const reason: Reason = best === "no_condition_match" && skippedGroups ? "no_condition_match_groups_not_evaluated" : best
+  const reason: Reason =
+    best === "no_condition_match" && skippedGroups ? "no_condition_match_groups_not_evaluated" : best
   return makeResult(flag, false, null, reason, bestIndex, null)
 }
 
 const runtimeMatches = (flag: FlagDefinition, runtime: EvaluationContext["runtime"]): boolean =>
-  runtime === undefined || (flag.evaluation_runtime !== "server" && flag.evaluation_runtime !== "client") || flag.evaluation_runtime === runtime
+  runtime === undefined ||
+  (flag.evaluation_runtime !== "server" && flag.evaluation_runtime !== "client") ||
+  flag.evaluation_runtime === runtime
 
 const contextsMatch = (flag: FlagDefinition, requested: EvaluationContext["evaluationContexts"]): boolean => {
   if (requested === undefined || requested.length === 0) return true
@@ -339,24 +390,30 @@ const prepare = (flags: ReadonlyArray<FlagDefinition>): Prepared => {
     const existing = byKey.get(flag.key)
     if (existing === undefined || (existing.deleted && !flag.deleted)) byKey.set(flag.key, flag)
   }
-  const dependencies = new Map(flags.map((flag) => [
-    flag.id,
-    (flag.filters.groups ?? [])
-      .flatMap((condition) => condition.properties ?? [])
-      .filter((filter) => filter.type === "flag")
-      .map((filter) => {
-        // Served definitions mark cycles and missing flags with an empty chain.
-        if (filter.dependency_chain !== undefined) return filter.dependency_chain.length === 0 ? null : (byKey.get(filter.key) ?? null)
-        if (/^\d+$/.test(filter.key) && byId.has(Number(filter.key))) return byId.get(Number(filter.key))!
-        return byKey.get(filter.key) ?? null
-      })
-  ]))
+  const dependencies = new Map(
+    flags.map((flag) => [
+      flag.id,
+      (flag.filters.groups ?? [])
+        .flatMap((condition) => condition.properties ?? [])
+        .filter((filter) => filter.type === "flag")
+        .map((filter) => {
+          // Served definitions mark cycles and missing flags with an empty chain.
+          if (filter.dependency_chain !== undefined)
+            return filter.dependency_chain.length === 0 ? null : (byKey.get(filter.key) ?? null)
+          if (/^\d+$/.test(filter.key) && byId.has(Number(filter.key))) return byId.get(Number(filter.key))!
+          return byKey.get(filter.key) ?? null
+        })
+    ])
+  )
   return { byId, byKey, dependencies, unfiltered: undefined }
 }
 
 const plan = (flags: ReadonlyArray<FlagDefinition>, prepared: Prepared, context: EvaluationContext): Plan => {
   const evaluable = (flag: FlagDefinition): boolean =>
-    flag.active && !flag.deleted && runtimeMatches(flag, context.runtime) && contextsMatch(flag, context.evaluationContexts)
+    flag.active &&
+    !flag.deleted &&
+    runtimeMatches(flag, context.runtime) &&
+    contextsMatch(flag, context.evaluationContexts)
   const dependenciesOf = (flag: FlagDefinition) => prepared.dependencies.get(flag.id) ?? []
 
   // Broken: a missing dependency, a cycle, or a dependency that is broken itself. Flags that are
@@ -374,7 +431,8 @@ const plan = (flags: ReadonlyArray<FlagDefinition>, prepared: Prepared, context:
   }
 
   const requested = new Set<number>()
-  const wanted = context.flagKeys === undefined ? flags : context.flagKeys.flatMap((key) => prepared.byKey.get(key) ?? [])
+  const wanted =
+    context.flagKeys === undefined ? flags : context.flagKeys.flatMap((key) => prepared.byKey.get(key) ?? [])
   for (const flag of wanted) if (evaluable(flag)) requested.add(flag.id)
 
   // Topological order: each flag after its dependencies.
@@ -399,13 +457,17 @@ const plan = (flags: ReadonlyArray<FlagDefinition>, prepared: Prepared, context:
 // the snapshot is replaced.
 const preparedSets = new WeakMap<ReadonlyArray<FlagDefinition>, Prepared>()
 
-const planFor = (flags: ReadonlyArray<FlagDefinition>, context: EvaluationContext): { readonly prepared: Prepared; readonly plan: Plan } => {
+const planFor = (
+  flags: ReadonlyArray<FlagDefinition>,
+  context: EvaluationContext
+): { readonly prepared: Prepared; readonly plan: Plan } => {
   let prepared = preparedSets.get(flags)
   if (prepared === undefined) {
     prepared = prepare(flags)
     preparedSets.set(flags, prepared)
   }
-  const unfiltered = context.runtime === undefined && context.flagKeys === undefined && (context.evaluationContexts ?? []).length === 0
+  const unfiltered =
+    context.runtime === undefined && context.flagKeys === undefined && (context.evaluationContexts ?? []).length === 0
   if (!unfiltered) return { prepared, plan: plan(flags, prepared, context) }
   prepared.unfiltered ??= plan(flags, prepared, context)
   return { prepared, plan: prepared.unfiltered }
@@ -430,7 +492,9 @@ export const evaluateFlags = (flags: ReadonlyArray<FlagDefinition>, context: Eva
   const outcomes = new Map<number, FlagResult>()
   let errors = false
   for (const flag of plan.order) {
-    const result = plan.broken.has(flag.id) ? makeResult(flag, false, null, "missing_dependency", null, null) : evaluateFlag(flag, context, evaluated)
+    const result = plan.broken.has(flag.id)
+      ? makeResult(flag, false, null, "missing_dependency", null, null)
+      : evaluateFlag(flag, context, evaluated)
     outcomes.set(flag.id, result)
     // A failed flag has no value: flags depending on it do not match on it at all.
     if (result.failed) errors = true

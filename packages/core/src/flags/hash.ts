@@ -6,9 +6,10 @@ import * as crypto from "node:crypto"
 const LONG_SCALE = 0xfffffffffffffff
 
 // One-shot `crypto.hash` (Node 20.12+) costs half of a Hash object; older runtimes get the object.
-const sha1Hex: (text: string) => string = typeof crypto.hash === "function"
-  ? (text) => crypto.hash("sha1", text, "hex")
-  : (text) => crypto.createHash("sha1").update(text, "utf8").digest("hex")
+const sha1Hex: (text: string) => string =
+  typeof crypto.hash === "function"
+    ? (text) => crypto.hash("sha1", text, "hex")
+    : (text) => crypto.createHash("sha1").update(text, "utf8").digest("hex")
 
 const scaledSha1 = (text: string): number => {
   const hex = sha1Hex(text)
@@ -21,7 +22,8 @@ const scaledSha1 = (text: string): number => {
  * `hash(key, id, salt)` of the flags service: rollout uses salt "", variants "variant". An empty
  * identifier hashes to 0, as the server does.
  */
-export const flagHash = (key: string, id: string, salt = ""): number => (id === "" ? 0 : scaledSha1(`${key}.${id}${salt}`))
+export const flagHash = (key: string, id: string, salt = ""): number =>
+  id === "" ? 0 : scaledSha1(`${key}.${id}${salt}`)
 
 /** The holdout hash, `sha1("holdout-" + id)`. The server applies no empty-identifier rule here. */
 export const holdoutHash = (id: string): number => scaledSha1(`holdout-${id}`)

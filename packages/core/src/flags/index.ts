@@ -19,4 +19,12 @@ export {
   toNumber,
   toText
 } from "./properties.js"
-export { compareVersions, matchesReq, parseVersion, parseVersionReq, toVersion, type Version, type VersionReq } from "./semver.js"
+export {
+  compareVersions,
+  matchesReq,
+  parseVersion,
+  parseVersionReq,
+  toVersion,
+  type Version,
+  type VersionReq
+} from "./semver.js"

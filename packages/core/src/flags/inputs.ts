@@ -21,7 +21,9 @@ export interface FlagRequest {
   readonly flagKeys: ReadonlyArray<string> | undefined
 }
 
-const INITIAL_OF: ReadonlyMap<string, string> = new Map(INITIAL_PROPERTIES.map((key) => [key, `$initial_${key.replace(/^\$/, "")}`]))
+const INITIAL_OF: ReadonlyMap<string, string> = new Map(
+  INITIAL_PROPERTIES.map((key) => [key, `$initial_${key.replace(/^\$/, "")}`])
+)
 
 /**
  * Person properties as flags see them: stored ones overlaid by the request's, then `$initial_X`
@@ -35,7 +37,8 @@ export const personPropertiesFor = (
   // Walks the person's own keys: looking up every absent initial key would cost more.
   for (const key of Object.keys(properties)) {
     const initial = INITIAL_OF.get(key)
-    if (initial !== undefined && properties[key] !== undefined && properties[initial] === undefined) properties[initial] = properties[key]
+    if (initial !== undefined && properties[key] !== undefined && properties[initial] === undefined)
+      properties[initial] = properties[key]
   }
   for (const [key, value] of Object.entries(request.geoip)) {
     if (properties[key] === undefined || properties[key] === null) properties[key] = value

@@ -7,7 +7,10 @@ import type { FlagCondition, FlagFilters, FlagPropertyFilter, PropertyGroup } fr
 // key (stored by id) and their transitive chain, and cohorts served or, when simple, inlined.
 
 const dependencyIds = (flag: StoredFlag): Array<number> =>
-  (flag.filters.groups ?? []).flatMap((c) => c.properties ?? []).filter((f) => f.type === "flag").map((f) => Number(f.key))
+  (flag.filters.groups ?? [])
+    .flatMap((c) => c.properties ?? [])
+    .filter((f) => f.type === "flag")
+    .map((f) => Number(f.key))
 
 /** Keys of a flag's transitive dependencies in evaluation order, itself last; empty on a cycle or a missing flag. */
 const chainOf = (byId: ReadonlyMap<number, StoredFlag>) => {
@@ -28,12 +31,17 @@ const chainOf = (byId: ReadonlyMap<number, StoredFlag>) => {
   return (id: number) => walk(id, new Set()) ?? []
 }
 
-
 /** A cohort made of one AND group of plain property filters can be replaced by those filters. */
 const inlinable = (group: PropertyGroup | null): ReadonlyArray<FlagPropertyFilter> | undefined => {
   const only = group?.values.length === 1 ? group.values[0] : undefined
-  const and = only !== undefined && isPropertyGroup(only) && only.type === "AND" ? only : group?.type === "AND" ? group : undefined
-  if (and === undefined || !and.values.every((v) => !isPropertyGroup(v) && v.type !== "cohort" && v.negation !== true)) return undefined
+  const and =
+    only !== undefined && isPropertyGroup(only) && only.type === "AND"
+      ? only
+      : group?.type === "AND"
+        ? group
+        : undefined
+  if (and === undefined || !and.values.every((v) => !isPropertyGroup(v) && v.type !== "cohort" && v.negation !== true))
+    return undefined
   return and.values as ReadonlyArray<FlagPropertyFilter>
 }
 
@@ -47,7 +55,10 @@ export const definitionsDocument = (snapshot: FlagSnapshot, projectId: number, s
     }
     if (filter.type === "cohort" && !sendCohorts) {
       const cohort = snapshot.cohorts.get(Number(filter.value))
-      const inline = cohort !== undefined && !cohort.is_static && filter.operator !== "not_in" ? inlinable(cohort.properties) : undefined
+      const inline =
+        cohort !== undefined && !cohort.is_static && filter.operator !== "not_in"
+          ? inlinable(cohort.properties)
+          : undefined
       if (inline !== undefined) return inline
     }
     return [filter]
@@ -60,8 +71,12 @@ export const definitionsDocument = (snapshot: FlagSnapshot, projectId: number, s
     ...(f.super_groups === undefined ? {} : { super_groups: conditions(f.super_groups) })
   })
   const served = sendCohorts
-    ? [...referencedCohorts(snapshot.flags.flatMap((f) => (f.filters.groups ?? []).flatMap((c) => c.properties ?? [])), snapshot.cohorts)]
-      .filter((id) => snapshot.cohorts.get(id)?.is_static === false)
+    ? [
+        ...referencedCohorts(
+          snapshot.flags.flatMap((f) => (f.filters.groups ?? []).flatMap((c) => c.properties ?? [])),
+          snapshot.cohorts
+        )
+      ].filter((id) => snapshot.cohorts.get(id)?.is_static === false)
     : []
   return {
     flags: snapshot.flags.map((f) => ({

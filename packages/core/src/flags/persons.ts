@@ -10,11 +10,14 @@ type Properties = Readonly<Record<string, unknown>>
  * (or knows there is no person), else read from storage. Reads of one distinct id under way are
  * shared, and the reads of concurrent requests go to storage together, one round trip per project.
  */
-export class FlagPersons extends Context.Tag("@zed/core/FlagPersons")<FlagPersons, {
-  /** The properties, null when there is no person, undefined when only storage can tell. */
-  readonly peek: (projectId: number, distinctId: string) => Properties | null | undefined
-  readonly get: (projectId: number, distinctId: string) => Effect.Effect<Properties | null, StorageError>
-}>() {}
+export class FlagPersons extends Context.Tag("@zed/core/FlagPersons")<
+  FlagPersons,
+  {
+    /** The properties, null when there is no person, undefined when only storage can tell. */
+    readonly peek: (projectId: number, distinctId: string) => Properties | null | undefined
+    readonly get: (projectId: number, distinctId: string) => Effect.Effect<Properties | null, StorageError>
+  }
+>() {}
 
 /** How long one round trip may take before its requests answer without the persons. */
 const READ_TIMEOUT = Duration.seconds(1)
@@ -35,7 +38,7 @@ const nextTurn = Effect.async<void>((resume) => {
 
 export const FlagPersonsLive = Layer.scoped(
   FlagPersons,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const cache = yield* PersonCache
     const inputs = yield* FlagInputs
     const run = yield* FiberSet.makeRuntime<never, void, never>()
@@ -44,23 +47,29 @@ export const FlagPersonsLive = Layer.scoped(
     let queued: Array<Wanted> = []
 
     const read = (projectId: number, batch: ReadonlyArray<Wanted>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const ids = batch.map((w) => w.distinctId)
         const keep = cache.reading(projectId, ids)
-        const exit = yield* Effect.exit(inputs.persons(projectId, ids).pipe(
-          Effect.timeoutFail({
-            duration: READ_TIMEOUT,
-            onTimeout: () => new StorageError({ message: `reading persons took longer than ${Duration.format(READ_TIMEOUT)}` })
-          })
-        ))
+        const exit = yield* Effect.exit(
+          inputs.persons(projectId, ids).pipe(
+            Effect.timeoutFail({
+              duration: READ_TIMEOUT,
+              onTimeout: () =>
+                new StorageError({ message: `reading persons took longer than ${Duration.format(READ_TIMEOUT)}` })
+            })
+          )
+        )
         if (Exit.isSuccess(exit)) keep(exit.value)
         for (const w of batch) {
           wanted.delete(`${w.projectId}\u0000${w.distinctId}`)
-          Deferred.unsafeDone(w.deferred, Exit.map(exit, (found) => found.get(w.distinctId) ?? null))
+          Deferred.unsafeDone(
+            w.deferred,
+            Exit.map(exit, (found) => found.get(w.distinctId) ?? null)
+          )
         }
       })
 
-    const flush = Effect.gen(function*() {
+    const flush = Effect.gen(function* () {
       yield* nextTurn
       const taken = queued
       queued = []
@@ -71,9 +80,15 @@ export const FlagPersonsLive = Layer.scoped(
         else list.push(w)
       }
       const batches = [...byProject].flatMap(([projectId, all]) =>
-        Array.from({ length: Math.ceil(all.length / BATCH) }, (_, i) => [projectId, all.slice(i * BATCH, (i + 1) * BATCH)] as const)
+        Array.from(
+          { length: Math.ceil(all.length / BATCH) },
+          (_, i) => [projectId, all.slice(i * BATCH, (i + 1) * BATCH)] as const
+        )
       )
-      yield* Effect.forEach(batches, ([projectId, batch]) => read(projectId, batch), { concurrency: "unbounded", discard: true })
+      yield* Effect.forEach(batches, ([projectId, batch]) => read(projectId, batch), {
+        concurrency: "unbounded",
+        discard: true
+      })
     })
 
     return FlagPersons.of({

@@ -60,7 +60,8 @@ export interface MatchOptions {
 
 /** JSON of a value with object keys sorted, as serde_json prints its (ordered) maps. */
 const canonicalJson = (value: unknown): string => {
-  if (Array.isArray(value)) return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? "null" : canonicalJson(item))).join(",")}]`
   if (typeof value === "object" && value !== null) {
     const entries = Object.keys(value)
       .sort()
@@ -89,7 +90,8 @@ export const parseRustFloat = (text: string): number | undefined => {
 }
 
 /** The service's `to_f64_representation`: numbers, or text that parses entirely as a float. */
-export const toNumber = (value: unknown): number | undefined => (typeof value === "number" ? value : parseRustFloat(toText(value)))
+export const toNumber = (value: unknown): number | undefined =>
+  typeof value === "number" ? value : parseRustFloat(toText(value))
 
 const asciiLower = (text: string): string => text.replace(/[A-Z]/g, (c) => c.toLowerCase())
 
@@ -99,7 +101,11 @@ const isBooleanLike = (value: unknown): boolean =>
   (Array.isArray(value) && value.every(isBooleanLike))
 
 const isTruthy = (value: unknown): boolean =>
-  typeof value === "boolean" ? value : typeof value === "string" ? value.toLowerCase() === "true" : Array.isArray(value) && value.every(isTruthy)
+  typeof value === "boolean"
+    ? value
+    : typeof value === "string"
+      ? value.toLowerCase() === "true"
+      : Array.isArray(value) && value.every(isTruthy)
 
 /** `exact` against one filter value, prepared once: legacy truthiness, or case-blind JSON text. */
 const exactMatcher = (target: unknown) => {
@@ -117,7 +123,13 @@ const exactMatcher = (target: unknown) => {
 }
 
 const compareNumbers = (operator: "gt" | "gte" | "lt" | "lte", left: number, right: number): boolean =>
-  operator === "gt" ? left > right : operator === "gte" ? left >= right : operator === "lt" ? left < right : left <= right
+  operator === "gt"
+    ? left > right
+    : operator === "gte"
+      ? left >= right
+      : operator === "lt"
+        ? left < right
+        : left <= right
 
 /** A property value as a date: numbers (and numeric text) are Unix seconds, other text is parsed. */
 const propertyDate = (value: unknown, timezone: string, now: Date): bigint | undefined => {
@@ -140,7 +152,11 @@ const dateMatcher = (operator: "is_date_before" | "is_date_after" | "is_date_exa
     }
     const filterDate = last.date
     if (filterDate === undefined) return false
-    return operator === "is_date_before" ? actualDate < filterDate : operator === "is_date_after" ? actualDate > filterDate : actualDate === filterDate
+    return operator === "is_date_before"
+      ? actualDate < filterDate
+      : operator === "is_date_after"
+        ? actualDate > filterDate
+        : actualDate === filterDate
   }
 }
 
@@ -208,8 +224,8 @@ const valueMatcher = (operator: string, value: unknown): Matcher | undefined => 
       const test = operator.endsWith("icontains")
         ? (haystack: string) => haystack.includes(needle)
         : operator.endsWith("starts_with")
-        ? (haystack: string) => haystack.startsWith(needle)
-        : (haystack: string) => haystack.endsWith(needle)
+          ? (haystack: string) => haystack.startsWith(needle)
+          : (haystack: string) => haystack.endsWith(needle)
       return (actual) => test(asciiLower(toText(actual))) !== negated
     }
     case "icontains_multi":
@@ -249,7 +265,8 @@ const valueMatcher = (operator: string, value: unknown): Matcher | undefined => 
       if (!Array.isArray(value) || value.length !== 2) return () => false
       const low = toNumber(value[0])
       const high = toNumber(value[1])
-      if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high) return () => false
+      if (low === undefined || high === undefined || Number.isNaN(low) || Number.isNaN(high) || low > high)
+        return () => false
       return (actual) => {
         const number = toNumber(actual)
         if (number === undefined || Number.isNaN(number)) return false
@@ -278,7 +295,16 @@ const valueMatcher = (operator: string, value: unknown): Matcher | undefined => 
 }
 
 /** Operators that match a filter whose key is absent (the negations). */
-const ABSENT_MATCHES = new Set(["is_not", "not_icontains", "not_starts_with", "not_ends_with", "not_icontains_multi", "not_regex", "not_between", "is_not_set"])
+const ABSENT_MATCHES = new Set([
+  "is_not",
+  "not_icontains",
+  "not_starts_with",
+  "not_ends_with",
+  "not_icontains_multi",
+  "not_regex",
+  "not_between",
+  "is_not_set"
+])
 
 type FilterMatcher = (properties: Readonly<Record<string, unknown>>, options: MatchOptions) => boolean
 
@@ -286,13 +312,15 @@ const compileFilter = (filter: FlagPropertyFilter): FilterMatcher => {
   const operator = filter.operator ?? "exact"
   const key = filter.type === "person_metadata" ? PERSON_METADATA_KEY_PREFIX + filter.key : filter.key
   if (operator === "is_set") return (properties) => Object.hasOwn(properties, key) && properties[key] !== undefined
-  if (operator === "is_not_set") return (properties) => !(Object.hasOwn(properties, key) && properties[key] !== undefined)
+  if (operator === "is_not_set")
+    return (properties) => !(Object.hasOwn(properties, key) && properties[key] !== undefined)
   // The service reads a JSON null filter value as "no value": no match for any other operator.
   const value = filter.value
   const matcher = value === undefined || value === null ? undefined : valueMatcher(operator, value)
   if (matcher === undefined) return () => false
   const absent = ABSENT_MATCHES.has(operator)
-  return (properties, options) => (Object.hasOwn(properties, key) && properties[key] !== undefined ? matcher(properties[key], options) : absent)
+  return (properties, options) =>
+    Object.hasOwn(properties, key) && properties[key] !== undefined ? matcher(properties[key], options) : absent
 }
 
 // Filters are compiled once per filter object: a snapshot's definitions are the same objects for
@@ -303,7 +331,11 @@ const compiled = new WeakMap<FlagPropertyFilter, FilterMatcher>()
  * Whether `properties` satisfy `filter`. Cohort (`in`/`not_in`) and flag (`flag_evaluates_to`)
  * filters are matched by the evaluator, not here, and give false, as do unknown operators.
  */
-export const matchProperty = (filter: FlagPropertyFilter, properties: Readonly<Record<string, unknown>>, options: MatchOptions = {}): boolean => {
+export const matchProperty = (
+  filter: FlagPropertyFilter,
+  properties: Readonly<Record<string, unknown>>,
+  options: MatchOptions = {}
+): boolean => {
   let matcher = compiled.get(filter)
   if (matcher === undefined) {
     matcher = compileFilter(filter)

@@ -7,17 +7,20 @@ import { UsageStore } from "../services/UsageStore.js"
  * in memory and added to storage every few seconds and at shutdown (so no request waits on it);
  * every instance adds its share, learns the total and re-reads the quota each time.
  */
-export class FlagQuota extends Context.Tag("@zed/core/FlagQuota")<FlagQuota, {
-  /** Counts one evaluation request; answers whether the organization is over its quota. */
-  readonly count: (organizationId: string) => Effect.Effect<boolean>
-  /**
-   * `count` from memory: undefined, counting nothing, when the organization's quota must be read
-   * first (its first request of a period).
-   */
-  readonly tally: (organizationId: string) => boolean | undefined
-  /** Adds what was counted to storage and re-reads the quotas now (also done every few seconds, and on shutdown). */
-  readonly flush: Effect.Effect<void>
-}>() {}
+export class FlagQuota extends Context.Tag("@zed/core/FlagQuota")<
+  FlagQuota,
+  {
+    /** Counts one evaluation request; answers whether the organization is over its quota. */
+    readonly count: (organizationId: string) => Effect.Effect<boolean>
+    /**
+     * `count` from memory: undefined, counting nothing, when the organization's quota must be read
+     * first (its first request of a period).
+     */
+    readonly tally: (organizationId: string) => boolean | undefined
+    /** Adds what was counted to storage and re-reads the quotas now (also done every few seconds, and on shutdown). */
+    readonly flush: Effect.Effect<void>
+  }
+>() {}
 
 const FLUSH_EVERY = "2 seconds"
 
@@ -43,7 +46,7 @@ const tallyOf = (account: Account): boolean => {
 
 export const FlagQuotaLive = Layer.scoped(
   FlagQuota,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const organizations = yield* OrganizationStore
     const usage = yield* UsageStore
     const accounts = new Map<string, Account>()
@@ -59,12 +62,11 @@ export const FlagQuotaLive = Layer.scoped(
     }
 
     const refresh = (organizationId: string, account: Account) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const pending = account.pending
         account.pending = 0
-        account.stored = yield* Effect.onError(
-          usage.addFlagEvaluations(organizationId, account.period, pending),
-          () => Effect.sync(() => void (account.pending += pending))
+        account.stored = yield* Effect.onError(usage.addFlagEvaluations(organizationId, account.period, pending), () =>
+          Effect.sync(() => void (account.pending += pending))
         )
         account.quota = Option.match(yield* organizations.get(organizationId), {
           onNone: () => null,
@@ -76,7 +78,9 @@ export const FlagQuotaLive = Layer.scoped(
         Effect.catchAll((error) => Effect.logWarning("flag quota: could not record usage", error.message))
       )
 
-    const flush = Effect.suspend(() => Effect.forEach([...accounts], ([id, account]) => refresh(id, account), { discard: true }))
+    const flush = Effect.suspend(() =>
+      Effect.forEach([...accounts], ([id, account]) => refresh(id, account), { discard: true })
+    )
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(FLUSH_EVERY), flush)))
     yield* Effect.addFinalizer(() => flush)
 
@@ -92,12 +96,13 @@ export const FlagQuotaLive = Layer.scoped(
         Effect.suspend(() => {
           const answer = tally(organizationId)
           if (answer !== undefined) return Effect.succeed(answer)
-          return Effect.gen(function*() {
+          return Effect.gen(function* () {
             const period = currentPeriod()
             const account = accounts.get(organizationId)
             // What the closing month counted is added to it before the new month starts from zero.
             if (account !== undefined && account.period !== period) yield* refresh(organizationId, account)
-            const fresh: Account = account?.period === period ? account : { period, pending: 0, stored: 0, quota: null, known: false }
+            const fresh: Account =
+              account?.period === period ? account : { period, pending: 0, stored: 0, quota: null, known: false }
             accounts.set(organizationId, fresh)
             // The first request of a period learns the quota before answering.
             if (!fresh.known) yield* refresh(organizationId, fresh)

@@ -17,7 +17,17 @@ const PROGRAM_LIMIT = 10_000
 // --- Syntax -----------------------------------------------------------------------------------
 
 type CharTest = (cp: number) => boolean
-type AssertKind = "start" | "end" | "line-start" | "line-end" | "word" | "not-word" | "word-start" | "word-end" | "word-start-half" | "word-end-half"
+type AssertKind =
+  | "start"
+  | "end"
+  | "line-start"
+  | "line-end"
+  | "word"
+  | "not-word"
+  | "word-start"
+  | "word-end"
+  | "word-start-half"
+  | "word-end-half"
 
 type Node =
   | { readonly type: "char"; readonly test: CharTest }
@@ -82,17 +92,24 @@ const property = (name: string): CharTest => {
   throw new Invalid()
 }
 
-const not = (test: CharTest): CharTest => (cp) => !test(cp)
+const not =
+  (test: CharTest): CharTest =>
+  (cp) =>
+    !test(cp)
 
 const caseVariants = (cp: number): Array<number> => {
   const ch = String.fromCodePoint(cp)
   const variants = new Set([cp])
-  for (const other of [ch.toLowerCase(), ch.toUpperCase()]) if ([...other].length === 1) variants.add(other.codePointAt(0)!)
+  for (const other of [ch.toLowerCase(), ch.toUpperCase()])
+    if ([...other].length === 1) variants.add(other.codePointAt(0)!)
   return [...variants]
 }
 
 /** Simple case folding: a code point matches when it or one of its case variants does. */
-const caseless = (test: CharTest): CharTest => (cp) => caseVariants(cp).some(test)
+const caseless =
+  (test: CharTest): CharTest =>
+  (cp) =>
+    caseVariants(cp).some(test)
 
 class Parser {
   private pos = 0
@@ -240,7 +257,14 @@ class Parser {
     const c = this.peek(1)
     if (c === undefined) throw new Invalid()
     if (/[1-9]/.test(c) || c === "k") throw new Fancy()
-    const assertions: Record<string, AssertKind> = { A: "start", z: "end", b: "word", B: "not-word", "<": "word-start", ">": "word-end" }
+    const assertions: Record<string, AssertKind> = {
+      A: "start",
+      z: "end",
+      b: "word",
+      B: "not-word",
+      "<": "word-start",
+      ">": "word-end"
+    }
     const kind = assertions[c]
     if (kind !== undefined) {
       this.pos += 2
@@ -335,13 +359,21 @@ class Parser {
     let op: "&&" | "--" | "~~" | undefined
     let items: Array<CharTest> = []
     let first = true
-    const union = (tests: Array<CharTest>): CharTest => (cp) => tests.some((t) => t(cp))
+    const union =
+      (tests: Array<CharTest>): CharTest =>
+      (cp) =>
+        tests.some((t) => t(cp))
     const combine = () => {
       const current = union(items)
       if (result === undefined) result = current
       else {
         const left = result
-        result = op === "&&" ? (cp) => left(cp) && current(cp) : op === "--" ? (cp) => left(cp) && !current(cp) : (cp) => left(cp) !== current(cp)
+        result =
+          op === "&&"
+            ? (cp) => left(cp) && current(cp)
+            : op === "--"
+              ? (cp) => left(cp) && !current(cp)
+              : (cp) => left(cp) !== current(cp)
       }
       items = []
     }
@@ -618,7 +650,12 @@ const isRisky = (source: string): boolean => {
       if (source[i + 1] === "?") {
         const kind = source[i + 2]
         const after = source[i + 3]
-        i = kind === "<" && after !== "=" && after !== "!" ? Math.max(source.indexOf(">", i), i + 2) : kind === "<" ? i + 3 : i + 2
+        i =
+          kind === "<" && after !== "=" && after !== "!"
+            ? Math.max(source.indexOf(">", i), i + 2)
+            : kind === "<"
+              ? i + 3
+              : i + 2
       }
     } else if (c === ")") {
       const quantifiedInside = stack.pop() ?? false
@@ -642,7 +679,11 @@ export type CompiledPattern =
  * At most 1,000 of them and about 4 MB, a compiled pattern counted as eight bytes per character of
  * its text; past either, the least recently used go first.
  */
-const cache = makeBoundedMap<string, CompiledPattern | null>({ maxEntries: 1000, maxWeight: 4 * 1024 * 1024, weigh: (_, pattern) => 64 + pattern.length * 8 })
+const cache = makeBoundedMap<string, CompiledPattern | null>({
+  maxEntries: 1000,
+  maxWeight: 4 * 1024 * 1024,
+  weigh: (_, pattern) => 64 + pattern.length * 8
+})
 
 const build = (pattern: string): CompiledPattern | null => {
   try {
@@ -669,7 +710,10 @@ export const searchPattern = (compiled: CompiledPattern, input: string): boolean
   if (input.length > REGEX_INPUT_LIMIT) return undefined
   if (compiled.engine === "vm") {
     if (compiled.program.length * input.length > WORK_LIMIT) return undefined
-    return runProgram(compiled.program, Array.from(input, (ch) => ch.codePointAt(0)!))
+    return runProgram(
+      compiled.program,
+      Array.from(input, (ch) => ch.codePointAt(0)!)
+    )
   }
   if (compiled.risky && input.length > RISKY_PATTERN_INPUT_LIMIT) return undefined
   compiled.regex.lastIndex = 0

@@ -25,14 +25,16 @@ type Shape = "keys" | "values" | "values-and-payloads" | "detailed"
 /** Which response shape an SDK expects from the endpoint and version it called (spec 4.2). */
 export const shapeFor = (endpoint: FlagsEndpoint, version: number): Shape =>
   endpoint === "flags"
-    ? version >= 2 ? "detailed" : "values-and-payloads"
+    ? version >= 2
+      ? "detailed"
+      : "values-and-payloads"
     : version >= 4
-    ? "detailed"
-    : version === 3
-    ? "values-and-payloads"
-    : version === 2
-    ? "values"
-    : "keys"
+      ? "detailed"
+      : version === 3
+        ? "values-and-payloads"
+        : version === 2
+          ? "values"
+          : "keys"
 
 const value = (r: FlagResult): boolean | string => (r.enabled ? (r.variant ?? true) : false)
 
@@ -54,23 +56,28 @@ export const flagsResponse = (answer: FlagsAnswer): string => {
       enabled.filter((r) => r.payload !== null && r.payload !== undefined).map((r) => [r.key, r.payload])
     )
   } else {
-    body["flags"] = Object.fromEntries(results.map((r) => {
-      const flag = answer.flags.get(r.key)
-      return [r.key, {
-        key: r.key,
-        enabled: r.enabled,
-        variant: r.variant,
-        reason: r.reason,
-        metadata: {
-          id: flag?.id ?? null,
-          version: flag?.version ?? null,
-          description: flag?.name || null,
-          payload: r.enabled ? (r.payload ?? null) : null,
-          has_experiment: flag?.has_experiment ?? false
-        },
-        ...(r.failed ? { failed: true } : {})
-      }]
-    }))
+    body["flags"] = Object.fromEntries(
+      results.map((r) => {
+        const flag = answer.flags.get(r.key)
+        return [
+          r.key,
+          {
+            key: r.key,
+            enabled: r.enabled,
+            variant: r.variant,
+            reason: r.reason,
+            metadata: {
+              id: flag?.id ?? null,
+              version: flag?.version ?? null,
+              description: flag?.name || null,
+              payload: r.enabled ? (r.payload ?? null) : null,
+              has_experiment: flag?.has_experiment ?? false
+            },
+            ...(r.failed ? { failed: true } : {})
+          }
+        ]
+      })
+    )
   }
   if (answer.quotaLimited) {
     body["quotaLimited"] = ["feature_flags"]
@@ -78,5 +85,7 @@ export const flagsResponse = (answer: FlagsAnswer): string => {
   }
   const json = JSON.stringify(body)
   // Both are non-empty objects: the config's keys go first, then the answer's.
-  return answer.configJson === undefined || answer.configJson === "{}" ? json : `${answer.configJson.slice(0, -1)},${json.slice(1)}`
+  return answer.configJson === undefined || answer.configJson === "{}"
+    ? json
+    : `${answer.configJson.slice(0, -1)},${json.slice(1)}`
 }

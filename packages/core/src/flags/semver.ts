@@ -22,7 +22,9 @@ const numeric = (text: string): bigint | undefined => {
 }
 
 const validPre = (pre: string): boolean =>
-  pre.split(".").every((part) => IDENTIFIER.test(part) && !(DIGITS.test(part) && part.length > 1 && part.startsWith("0")))
+  pre
+    .split(".")
+    .every((part) => IDENTIFIER.test(part) && !(DIGITS.test(part) && part.length > 1 && part.startsWith("0")))
 
 const validBuild = (build: string): boolean => build.split(".").every((part) => IDENTIFIER.test(part))
 
@@ -65,7 +67,8 @@ export const canonicalizeVersionText = (text: string): string => {
 }
 
 /** A property or filter value as a version the way the service reads it, or undefined. */
-export const toVersion = (text: string): Version | undefined => parseVersion(canonicalizeVersionText(normalizeVersionText(text)))
+export const toVersion = (text: string): Version | undefined =>
+  parseVersion(canonicalizeVersionText(normalizeVersionText(text)))
 
 const compareBig = (a: bigint, b: bigint): number => (a < b ? -1 : a > b ? 1 : 0)
 const compareText = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0)
@@ -192,7 +195,10 @@ export const parseVersionReq = (text: string): VersionReq | undefined => {
 }
 
 const exact = (c: Comparator, v: Version): boolean =>
-  v.major === c.major && (c.minor === undefined || v.minor === c.minor) && (c.patch === undefined || v.patch === c.patch) && v.pre === c.pre
+  v.major === c.major &&
+  (c.minor === undefined || v.minor === c.minor) &&
+  (c.patch === undefined || v.patch === c.patch) &&
+  v.pre === c.pre
 
 const greater = (c: Comparator, v: Version): boolean => {
   if (v.major !== c.major) return v.major > c.major
@@ -259,10 +265,14 @@ const matchesComparator = (c: Comparator, v: Version): boolean => {
  */
 export const matchesReq = (req: VersionReq, v: Version): boolean =>
   req.comparators.every((c) => matchesComparator(c, v)) &&
-  (v.pre === "" || req.comparators.some((c) => c.major === v.major && c.minor === v.minor && c.patch === v.patch && c.pre !== ""))
+  (v.pre === "" ||
+    req.comparators.some((c) => c.major === v.major && c.minor === v.minor && c.patch === v.patch && c.pre !== ""))
 
 /** The requirement text the service builds for `semver_tilde`/`semver_caret`/`semver_wildcard`. */
-export const requirementText = (operator: "semver_tilde" | "semver_caret" | "semver_wildcard", value: string): string => {
+export const requirementText = (
+  operator: "semver_tilde" | "semver_caret" | "semver_wildcard",
+  value: string
+): string => {
   const normalized = normalizeVersionText(value)
   if (operator === "semver_tilde") return `~${canonicalizeVersionText(normalized)}`
   if (operator === "semver_caret") return `^${canonicalizeVersionText(normalized)}`

@@ -20,11 +20,18 @@ import { admits } from "./transform.js"
 // a 429/5xx answer is retried with exponential backoff before the function sees the last answer.
 // Pending work lives in this process: on shutdown it is finished, not persisted.
 
-export class Destinations extends Context.Tag("@zed/core/Destinations")<Destinations, {
-  readonly enqueue: (project: Project, destinations: ReadonlyArray<ActiveFunction>, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<void>
-  /** Completes once everything enqueued so far has been delivered or given up on. */
-  readonly idle: Effect.Effect<void>
-}>() {}
+export class Destinations extends Context.Tag("@zed/core/Destinations")<
+  Destinations,
+  {
+    readonly enqueue: (
+      project: Project,
+      destinations: ReadonlyArray<ActiveFunction>,
+      events: ReadonlyArray<IncomingEvent>
+    ) => Effect.Effect<void>
+    /** Completes once everything enqueued so far has been delivered or given up on. */
+    readonly idle: Effect.Effect<void>
+  }
+>() {}
 
 interface Job {
   readonly project: Project
@@ -63,7 +70,12 @@ const requestOf = (url: string, init: FetchInit) => {
   const headers = init.headers ?? {}
   const base = HttpClientRequest.make(method)(url, { headers })
   if (init.body === undefined || init.body === null) return base
-  if (typeof init.body === "string") return HttpClientRequest.bodyText(base, init.body, headers["content-type"] ?? headers["Content-Type"] ?? "text/plain")
+  if (typeof init.body === "string")
+    return HttpClientRequest.bodyText(
+      base,
+      init.body,
+      headers["content-type"] ?? headers["Content-Type"] ?? "text/plain"
+    )
   return HttpClientRequest.bodyUnsafeJson(base, init.body)
 }
 
@@ -72,7 +84,7 @@ const personGlobal = (person: Person | undefined): PersonGlobal | null =>
 
 export const DestinationsLive = Layer.scoped(
   Destinations,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const client = yield* HttpClient.HttpClient
     const persons = yield* PersonStore
     const logger = yield* FunctionLogger
@@ -85,22 +97,30 @@ export const DestinationsLive = Layer.scoped(
 
     const fetchWithRetries = (url: string, init: FetchInit, log: (type: LogLine["type"], message: string) => void) => {
       const once = client.execute(requestOf(url, init)).pipe(
-        Effect.flatMap((response) => Effect.map(response.text, (text): FetchResponse => ({ status: response.status, body: parsed(text) }))),
+        Effect.flatMap((response) =>
+          Effect.map(response.text, (text): FetchResponse => ({ status: response.status, body: parsed(text) }))
+        ),
         Effect.scoped,
         Effect.timeout(REQUEST_TIMEOUT),
-        Effect.catchAll((error) => new Retryable({ reason: error._tag === "TimeoutException" ? "timed out" : error.message })),
+        Effect.catchAll(
+          (error) => new Retryable({ reason: error._tag === "TimeoutException" ? "timed out" : error.message })
+        ),
         Effect.flatMap((response) =>
           response.status === 429 || response.status >= 500
             ? new Retryable({ reason: `answered ${response.status}`, response })
             : Effect.succeed(response)
         ),
-        Effect.tapError((failure) => Effect.sync(() => log("WARN", `HTTP ${init.method ?? "GET"} ${url} ${failure.reason}`)))
+        Effect.tapError((failure) =>
+          Effect.sync(() => log("WARN", `HTTP ${init.method ?? "GET"} ${url} ${failure.reason}`))
+        )
       )
       return once.pipe(
         Effect.retry(Schedule.exponential(retryDelayMs).pipe(Schedule.intersect(Schedule.recurs(retries)))),
         // Out of retries: the function sees the last answer, or an error when there was none.
         Effect.catchAll((failure) =>
-          failure.response !== undefined ? Effect.succeed(failure.response) : Effect.fail(new Error(`fetch failed: ${failure.reason}`))
+          failure.response !== undefined
+            ? Effect.succeed(failure.response)
+            : Effect.fail(new Error(`fetch failed: ${failure.reason}`))
         ),
         Effect.withTracerEnabled(false)
       )
@@ -114,33 +134,46 @@ export const DestinationsLive = Layer.scoped(
         if (!admits({ project, masker }, fn, event, person?.properties ?? {}, globals, Date.now())) return
         const started = performance.now()
         const rendered = renderInputs(fn.fn, globals, DESTINATION_LIMITS)
-        const outcome = "error" in rendered
-          ? { _tag: "Failed" as const, message: rendered.error }
-          : await runHogAsync(fn.fn.bytecode, {
-            globals: { ...globals, inputs: rendered.inputs },
-            limits: DESTINATION_LIMITS,
-            print: (line) => log("LOG", line, "CONSOLE"),
-            fetch: (url, init) => Runtime.runPromise(runtime)(fetchWithRetries(url, init, log))
-          })
+        const outcome =
+          "error" in rendered
+            ? { _tag: "Failed" as const, message: rendered.error }
+            : await runHogAsync(fn.fn.bytecode, {
+                globals: { ...globals, inputs: rendered.inputs },
+                limits: DESTINATION_LIMITS,
+                print: (line) => log("LOG", line, "CONSOLE"),
+                fetch: (url, init) => Runtime.runPromise(runtime)(fetchWithRetries(url, init, log))
+              })
         health.record(fn.fn.id, outcome._tag === "Finished")
         if (outcome._tag === "Failed") log("ERROR", `Error sending event ${event.uuid}: ${outcome.message}`)
         else log("INFO", `Event ${event.uuid} (${event.event}) sent in ${Math.round(performance.now() - started)} ms`)
       })
 
     const run = ({ destinations, events, project }: Job) =>
-      Effect.gen(function*() {
-        const loaded = yield* Effect.orElseSucceed(persons.load(project.id, [...new Set(events.map((e) => e.distinct_id))]), () => [])
+      Effect.gen(function* () {
+        const loaded = yield* Effect.orElseSucceed(
+          persons.load(project.id, [...new Set(events.map((e) => e.distinct_id))]),
+          () => []
+        )
         const byDistinctId = new Map(loaded.flatMap((p) => p.distinct_ids.map((id) => [id, p] as const)))
         const work = events.flatMap((event) => destinations.map((fn) => [event, fn] as const))
-        yield* Effect.forEach(work, ([event, fn]) => invoke(project, fn, event, personGlobal(byDistinctId.get(event.distinct_id))), {
-          concurrency: CONCURRENCY,
-          discard: true
-        })
+        yield* Effect.forEach(
+          work,
+          ([event, fn]) => invoke(project, fn, event, personGlobal(byDistinctId.get(event.distinct_id))),
+          {
+            concurrency: CONCURRENCY,
+            discard: true
+          }
+        )
       }).pipe(Effect.ensuring(Effect.sync(() => pending--)))
 
     const worker = Effect.forever(Effect.flatMap(Queue.take(queue), run))
-    yield* Effect.forkScoped(Effect.all(Array.from({ length: WORKERS }, () => worker), { concurrency: "unbounded" }))
-    const idle = Effect.gen(function*() {
+    yield* Effect.forkScoped(
+      Effect.all(
+        Array.from({ length: WORKERS }, () => worker),
+        { concurrency: "unbounded" }
+      )
+    )
+    const idle = Effect.gen(function* () {
       while (pending > 0) yield* Effect.sleep("10 millis")
     })
     // Deliveries under way when Zed stops are finished first.
@@ -151,9 +184,9 @@ export const DestinationsLive = Layer.scoped(
         destinations.length === 0 || events.length === 0
           ? Effect.void
           : Effect.suspend(() => {
-            pending++
-            return Queue.offer(queue, { project, destinations, events })
-          }),
+              pending++
+              return Queue.offer(queue, { project, destinations, events })
+            }),
       idle
     })
   })

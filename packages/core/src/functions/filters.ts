@@ -25,17 +25,23 @@ const EventFilter = Schema.Struct({
 })
 
 const NoActions = Schema.Array(Schema.Unknown).pipe(
-  Schema.filter((actions) => actions.length === 0, { message: () => "Zed has no actions: filter by events and properties instead." })
+  Schema.filter((actions) => actions.length === 0, {
+    message: () => "Zed has no actions: filter by events and properties instead."
+  })
 )
 
-export const FunctionFilters = Schema.Struct({
-  events: Schema.optionalWith(Schema.Array(EventFilter), { default: () => [] }),
-  actions: Schema.optionalWith(NoActions, { default: () => [] }),
-  properties: Schema.optionalWith(Schema.Array(PropertyFilter), { default: () => [] }),
-  filter_test_accounts: Schema.optionalWith(Schema.Boolean, { default: () => false })
-}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({
+export const FunctionFilters = Schema.Struct(
+  {
+    events: Schema.optionalWith(Schema.Array(EventFilter), { default: () => [] }),
+    actions: Schema.optionalWith(NoActions, { default: () => [] }),
+    properties: Schema.optionalWith(Schema.Array(PropertyFilter), { default: () => [] }),
+    filter_test_accounts: Schema.optionalWith(Schema.Boolean, { default: () => false })
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({
   identifier: "FunctionFilters",
-  description: "Events that reach the function: `events` (any of them, each with its `properties`; none = every event), `properties` (all must match), `filter_test_accounts` (leave out the project's test accounts)."
+  description:
+    "Events that reach the function: `events` (any of them, each with its `properties`; none = every event), `properties` (all must match), `filter_test_accounts` (leave out the project's test accounts)."
 })
 export type FunctionFilters = typeof FunctionFilters.Type
 
@@ -50,10 +56,16 @@ const matches = (filter: Pick<PropertyFilter, "key" | "value" | "operator" | "ty
   matchProperty(filter, filter.type === "person" ? subject.person : subject.properties)
 
 /** Whether an event passes a function's filters (absent filters let every event through). */
-export const passesFilters = (filters: FunctionFilters | null, subject: FilterSubject, project: Pick<Project, "test_account_filters">): boolean => {
+export const passesFilters = (
+  filters: FunctionFilters | null,
+  subject: FilterSubject,
+  project: Pick<Project, "test_account_filters">
+): boolean => {
   if (filters === null) return true
   if (filters.events.length > 0) {
-    const hit = filters.events.some((e) => (e.id === null || e.id === subject.event) && e.properties.every((p) => matches(p, subject)))
+    const hit = filters.events.some(
+      (e) => (e.id === null || e.id === subject.event) && e.properties.every((p) => matches(p, subject))
+    )
     if (!hit) return false
   }
   if (!filters.properties.every((p) => matches(p, subject))) return false

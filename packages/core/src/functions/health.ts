@@ -16,10 +16,13 @@ const HEALTHY = 0.9
 
 export const UNKNOWN_STATUS: FunctionStatus = { state: 0, tokens: 0, rating: 0 }
 
-export class FunctionHealth extends Context.Tag("@zed/core/FunctionHealth")<FunctionHealth, {
-  readonly record: (functionId: string, succeeded: boolean) => void
-  readonly status: (functionId: string) => FunctionStatus
-}>() {}
+export class FunctionHealth extends Context.Tag("@zed/core/FunctionHealth")<
+  FunctionHealth,
+  {
+    readonly record: (functionId: string, succeeded: boolean) => void
+    readonly status: (functionId: string) => FunctionStatus
+  }
+>() {}
 
 export const makeFunctionHealth = (): FunctionHealth["Type"] => {
   const recent = new Map<string, Array<boolean>>()

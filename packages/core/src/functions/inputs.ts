@@ -10,22 +10,29 @@ import type { StoredInput } from "../services/ZedFunctionStore.js"
 
 export const INPUT_TYPES = ["string", "number", "boolean", "dictionary", "choice", "json", "email"] as const
 
-export const InputSchemaItem = Schema.Struct({
-  type: Schema.Literal(...INPUT_TYPES),
-  key: Schema.String.pipe(Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "key must be a valid identifier." })),
-  label: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String),
-  choices: Schema.optional(Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.Unknown }))),
-  required: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  default: Schema.optional(Schema.Unknown),
-  secret: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  hidden: Schema.optionalWith(Schema.Boolean, { default: () => false }),
-  templating: Schema.optional(Schema.Union(Schema.Boolean, Schema.Literal("hog")))
-}, Schema.Record({ key: Schema.String, value: Schema.Unknown })).annotations({ identifier: "FunctionInputSchema" })
+export const InputSchemaItem = Schema.Struct(
+  {
+    type: Schema.Literal(...INPUT_TYPES),
+    key: Schema.String.pipe(
+      Schema.pattern(/^[A-Za-z_][A-Za-z0-9_]*$/, { message: () => "key must be a valid identifier." })
+    ),
+    label: Schema.optional(Schema.String),
+    description: Schema.optional(Schema.String),
+    choices: Schema.optional(Schema.Array(Schema.Struct({ label: Schema.String, value: Schema.Unknown }))),
+    required: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+    default: Schema.optional(Schema.Unknown),
+    secret: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+    hidden: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+    templating: Schema.optional(Schema.Union(Schema.Boolean, Schema.Literal("hog")))
+  },
+  Schema.Record({ key: Schema.String, value: Schema.Unknown })
+).annotations({ identifier: "FunctionInputSchema" })
 export type InputSchemaItem = typeof InputSchemaItem.Type
 
 export const InputsSchema = Schema.Array(InputSchemaItem).pipe(
-  Schema.filter((items) => new Set(items.map((i) => i.key)).size === items.length, { message: () => "Input keys must be unique." })
+  Schema.filter((items) => new Set(items.map((i) => i.key)).size === items.length, {
+    message: () => "Input keys must be unique."
+  })
 )
 
 export const InputValue = Schema.Struct({
@@ -41,7 +48,8 @@ export type Inputs = typeof Inputs.Type
 /** What responses show of a secret input. */
 export const SECRET_MASK = { secret: true } as const
 
-const invalid = (key: string, detail: string) => new ValidationError({ code: "invalid_input", detail, attr: `inputs__${key}` })
+const invalid = (key: string, detail: string) =>
+  new ValidationError({ code: "invalid_input", detail, attr: `inputs__${key}` })
 
 const empty = (value: unknown) => value === undefined || value === null || value === ""
 
@@ -57,7 +65,9 @@ const typeProblem = (item: InputSchemaItem, value: unknown): string | undefined 
     case "email":
       return isObject(value) ? undefined : "Value must be a dictionary."
     case "choice":
-      return item.choices === undefined || item.choices.some((c) => c.value === value) ? undefined : "Value must be one of the choices."
+      return item.choices === undefined || item.choices.some((c) => c.value === value)
+        ? undefined
+        : "Value must be one of the choices."
     case "json":
       return undefined
   }
@@ -75,7 +85,10 @@ export const templateSource = (value: unknown): string => {
     return whole ? `(${whole[1]})` : `f'${quote(value)}'`
   }
   if (Array.isArray(value)) return `[${value.map(templateSource).join(", ")}]`
-  if (isObject(value)) return `{${Object.entries(value).map(([k, v]) => `'${quote(k)}': ${templateSource(v)}`).join(", ")}}`
+  if (isObject(value))
+    return `{${Object.entries(value)
+      .map(([k, v]) => `'${quote(k)}': ${templateSource(v)}`)
+      .join(", ")}}`
   return value === undefined ? "null" : JSON.stringify(value)
 }
 
@@ -83,9 +96,9 @@ const compiled = (item: InputSchemaItem, value: unknown): Effect.Effect<StoredIn
   item.templating === false || typeof value === "number" || typeof value === "boolean" || value === null
     ? Effect.succeed({ value })
     : compileExpression(templateSource(value)).pipe(
-      Effect.map((bytecode): StoredInput => ({ value, templating: "hog", bytecode })),
-      Effect.mapError((error) => invalid(item.key, `Invalid template: ${error.message}`))
-    )
+        Effect.map((bytecode): StoredInput => ({ value, templating: "hog", bytecode })),
+        Effect.mapError((error) => invalid(item.key, `Invalid template: ${error.message}`))
+      )
 
 /**
  * Validates `inputs` against `inputs_schema` and compiles them, splitting off the secret ones. A
@@ -96,7 +109,7 @@ export const compileInputs = (
   inputs: Inputs,
   stored: Readonly<Record<string, StoredInput>>
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const known = new Set(schema.map((i) => i.key))
     const stray = Object.keys(inputs).find((key) => !known.has(key))
     if (stray !== undefined) return yield* invalid(stray, "This input is not in inputs_schema.")
@@ -125,7 +138,10 @@ export const compileInputs = (
   })
 
 /** Inputs as responses show them: values with their compiled bytecode, secrets masked. */
-export const presentInputs = (inputs: Readonly<Record<string, StoredInput>>, secrets: Readonly<Record<string, StoredInput>>) => ({
+export const presentInputs = (
+  inputs: Readonly<Record<string, StoredInput>>,
+  secrets: Readonly<Record<string, StoredInput>>
+) => ({
   ...inputs,
   ...Object.fromEntries(Object.keys(secrets).map((key) => [key, SECRET_MASK]))
 })

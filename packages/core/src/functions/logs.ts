@@ -1,7 +1,13 @@
 import { randomUUID } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { uuidv7 } from "../ingest/uuid.js"
-import { FunctionLogStore, type LogEntry, type LogOwner, type LogSource, type LogType } from "../services/FunctionLogStore.js"
+import {
+  FunctionLogStore,
+  type LogEntry,
+  type LogOwner,
+  type LogSource,
+  type LogType
+} from "../services/FunctionLogStore.js"
 
 // Plugins and functions log as they run, often on the ingestion path: entries are buffered and
 // written in batches in the background, so logging never waits on storage nor fails an event.
@@ -15,11 +21,14 @@ export interface LogLine {
   readonly message: string
 }
 
-export class FunctionLogger extends Context.Tag("@zed/core/FunctionLogger")<FunctionLogger, {
-  readonly log: (line: LogLine) => void
-  /** Writes what is buffered (tests and shutdown wait on it). */
-  readonly flush: Effect.Effect<void>
-}>() {}
+export class FunctionLogger extends Context.Tag("@zed/core/FunctionLogger")<
+  FunctionLogger,
+  {
+    readonly log: (line: LogLine) => void
+    /** Writes what is buffered (tests and shutdown wait on it). */
+    readonly flush: Effect.Effect<void>
+  }
+>() {}
 
 /** Longest message kept; a runaway print loop must not fill the log table. */
 const MAX_MESSAGE = 10_000
@@ -29,7 +38,7 @@ const FLUSH_EVERY = "200 millis"
 
 export const FunctionLoggerLive = Layer.scoped(
   FunctionLogger,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const store = yield* FunctionLogStore
     const instanceId = randomUUID()
     let buffer: Array<LogEntry> = []
@@ -54,7 +63,17 @@ export const FunctionLoggerLive = Layer.scoped(
           return
         }
         if (dropped > 0) {
-          buffer.push(entryOf({ ...line, source: "SYSTEM", type: "WARN", message: `${dropped} log entries were dropped: logging faster than they could be written` }, instanceId))
+          buffer.push(
+            entryOf(
+              {
+                ...line,
+                source: "SYSTEM",
+                type: "WARN",
+                message: `${dropped} log entries were dropped: logging faster than they could be written`
+              },
+              instanceId
+            )
+          )
           dropped = 0
         }
         buffer.push(entryOf(line, instanceId))

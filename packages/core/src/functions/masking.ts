@@ -10,7 +10,8 @@ export const Masking = Schema.Struct({
   hash: Schema.String.pipe(Schema.minLength(1, { message: () => "hash is required." }))
 }).annotations({
   identifier: "FunctionMasking",
-  description: "`hash`: a template (e.g. `{person.id}`); invocations with the same hash within `ttl` seconds (60–86400) run once, or once per `threshold` repeats."
+  description:
+    "`hash`: a template (e.g. `{person.id}`); invocations with the same hash within `ttl` seconds (60–86400) run once, or once per `threshold` repeats."
 })
 export type Masking = typeof Masking.Type
 
@@ -24,7 +25,12 @@ const MAX_ENTRIES = 100_000
 
 export interface Masker {
   /** Counts one invocation for the hash; whether it may run. */
-  readonly admit: (functionId: string, hash: string, masking: Pick<Masking, "ttl" | "threshold">, now: number) => boolean
+  readonly admit: (
+    functionId: string,
+    hash: string,
+    masking: Pick<Masking, "ttl" | "threshold">,
+    now: number
+  ) => boolean
 }
 
 export const makeMasker = (): Masker => {

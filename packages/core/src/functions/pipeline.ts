@@ -11,16 +11,22 @@ import { FunctionRegistry } from "./registry.js"
 import { transformEvents } from "./transform.js"
 
 /** What capture does around storing events: plugins and transformations before, destinations after. */
-export class EventPipeline extends Context.Tag("@zed/core/EventPipeline")<EventPipeline, {
-  /** The events to store. */
-  readonly beforeStorage: (project: Project, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
-  /** Hands newly stored events to the project's destinations. */
-  readonly afterStorage: (project: Project, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<void, StorageError>
-}>() {}
+export class EventPipeline extends Context.Tag("@zed/core/EventPipeline")<
+  EventPipeline,
+  {
+    /** The events to store. */
+    readonly beforeStorage: (
+      project: Project,
+      events: ReadonlyArray<IncomingEvent>
+    ) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
+    /** Hands newly stored events to the project's destinations. */
+    readonly afterStorage: (project: Project, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<void, StorageError>
+  }
+>() {}
 
 export const EventPipelineLive = Layer.effect(
   EventPipeline,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const registry = yield* FunctionRegistry
     const logger = yield* FunctionLogger
     const health = yield* FunctionHealth
@@ -31,9 +37,12 @@ export const EventPipelineLive = Layer.effect(
     return EventPipeline.of({
       beforeStorage: (project, events) =>
         Effect.map(registry.get(project.id), (pipeline) =>
-          transformEvents({ project, pipeline, deps, masker, health, log: logger.log }, events)),
+          transformEvents({ project, pipeline, deps, masker, health, log: logger.log }, events)
+        ),
       afterStorage: (project, events) =>
-        Effect.flatMap(registry.get(project.id), (pipeline) => destinations.enqueue(project, pipeline.destinations, events))
+        Effect.flatMap(registry.get(project.id), (pipeline) =>
+          destinations.enqueue(project, pipeline.destinations, events)
+        )
     })
   })
 )

@@ -24,15 +24,20 @@ export interface ProjectPipeline {
   readonly destinations: ReadonlyArray<ActiveFunction>
 }
 
-export class FunctionRegistry extends Context.Tag("@zed/core/FunctionRegistry")<FunctionRegistry, {
-  readonly get: (projectId: number) => Effect.Effect<ProjectPipeline, StorageError>
-  readonly invalidate: (projectId: number) => Effect.Effect<void>
-}>() {}
+export class FunctionRegistry extends Context.Tag("@zed/core/FunctionRegistry")<
+  FunctionRegistry,
+  {
+    readonly get: (projectId: number) => Effect.Effect<ProjectPipeline, StorageError>
+    readonly invalidate: (projectId: number) => Effect.Effect<void>
+  }
+>() {}
 
 const TTL = Duration.seconds(5)
 
 const decodeFilters = Schema.decodeUnknownOption(FunctionFilters)
-const decodeMasking = Schema.decodeUnknownOption(Schema.Struct({ ...Masking.fields, bytecode: Schema.Array(Schema.Unknown) }))
+const decodeMasking = Schema.decodeUnknownOption(
+  Schema.Struct({ ...Masking.fields, bytecode: Schema.Array(Schema.Unknown) })
+)
 
 /** Stored filters and masking were validated when saved; anything unreadable counts as absent. */
 const active = (fn: StoredFunction): ActiveFunction => ({
@@ -43,7 +48,7 @@ const active = (fn: StoredFunction): ActiveFunction => ({
 
 export const FunctionRegistryLive = Layer.effect(
   FunctionRegistry,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const functions = yield* ZedFunctionStore
     const plugins = yield* PluginConfigStore
     const cache = yield* Cache.make({
@@ -51,7 +56,9 @@ export const FunctionRegistryLive = Layer.effect(
       timeToLive: TTL,
       lookup: (projectId: number) =>
         Effect.map(
-          Effect.all([functions.list(projectId), plugins.list(projectId, PLUGIN_DEFAULTS)], { concurrency: "unbounded" }),
+          Effect.all([functions.list(projectId), plugins.list(projectId, PLUGIN_DEFAULTS)], {
+            concurrency: "unbounded"
+          }),
           ([fns, configs]): ProjectPipeline => {
             const enabled = fns.filter((f) => f.enabled)
             return {
@@ -62,6 +69,9 @@ export const FunctionRegistryLive = Layer.effect(
           }
         )
     })
-    return FunctionRegistry.of({ get: (projectId) => cache.get(projectId), invalidate: (projectId) => cache.invalidate(projectId) })
+    return FunctionRegistry.of({
+      get: (projectId) => cache.get(projectId),
+      invalidate: (projectId) => cache.invalidate(projectId)
+    })
   })
 )

@@ -26,7 +26,13 @@ export interface TransformContext {
   readonly log: (line: LogLine) => void
 }
 
-const functionLog = (context: TransformContext, fn: ActiveFunction, type: LogLine["type"], message: string, source: LogLine["source"] = "SYSTEM") =>
+const functionLog = (
+  context: TransformContext,
+  fn: ActiveFunction,
+  type: LogLine["type"],
+  message: string,
+  source: LogLine["source"] = "SYSTEM"
+) =>
   context.log({ projectId: context.project.id, owner: { kind: "zed_function", id: fn.fn.id }, source, type, message })
 
 /** Whether the function takes this event: its filters pass and masking lets it through. */
@@ -38,7 +44,8 @@ export const admits = (
   globals: Record<string, unknown>,
   now: number
 ): boolean => {
-  if (!passesFilters(fn.filters, { event: event.event, properties: event.properties, person }, context.project)) return false
+  if (!passesFilters(fn.filters, { event: event.event, properties: event.properties, person }, context.project))
+    return false
   if (fn.masking === null) return true
   const hash = runHog(fn.masking.bytecode as Bytecode, { globals, limits: TRANSFORMATION_LIMITS })
   // A hash that cannot be computed masks nothing.
@@ -69,9 +76,11 @@ const runPlugins = (context: TransformContext, event: IncomingEvent): IncomingEv
 /** The event a transformation answered, or why it is not one. */
 const transformed = (event: IncomingEvent, result: unknown): IncomingEvent | null | string => {
   if (result === null) return null
-  if (!isObject(result) || !isObject(result["properties"])) return "a transformation must return the event (with its properties) or null"
+  if (!isObject(result) || !isObject(result["properties"]))
+    return "a transformation must return the event (with its properties) or null"
   const name = result["event"]
-  if (name !== undefined && (typeof name !== "string" || name === "")) return "the event name must be a non-empty string"
+  if (name !== undefined && (typeof name !== "string" || name === ""))
+    return "the event name must be a non-empty string"
   try {
     const properties = cleanJson(result["properties"]) as Record<string, unknown>
     return { ...event, event: name === undefined ? event.event : truncate(name, MAX_NAME_LENGTH), properties }
@@ -81,22 +90,33 @@ const transformed = (event: IncomingEvent, result: unknown): IncomingEvent | nul
   }
 }
 
-const runTransformation = (context: TransformContext, fn: ActiveFunction, event: IncomingEvent, now: number): IncomingEvent | null => {
+const runTransformation = (
+  context: TransformContext,
+  fn: ActiveFunction,
+  event: IncomingEvent,
+  now: number
+): IncomingEvent | null => {
   const globals = globalsOf(context.project, fn.fn, event, null)
   const person = isObject(event.properties["$set"]) ? event.properties["$set"] : {}
   if (!admits(context, fn, event, person, globals, now)) return event
   const rendered = renderInputs(fn.fn, globals, TRANSFORMATION_LIMITS)
-  const outcome = "error" in rendered
-    ? { _tag: "Failed" as const, message: rendered.error }
-    : runHog(fn.fn.bytecode, {
-      globals: { ...globals, inputs: rendered.inputs },
-      limits: TRANSFORMATION_LIMITS,
-      print: (line) => functionLog(context, fn, "LOG", line, "CONSOLE")
-    })
+  const outcome =
+    "error" in rendered
+      ? { _tag: "Failed" as const, message: rendered.error }
+      : runHog(fn.fn.bytecode, {
+          globals: { ...globals, inputs: rendered.inputs },
+          limits: TRANSFORMATION_LIMITS,
+          print: (line) => functionLog(context, fn, "LOG", line, "CONSOLE")
+        })
   const next = outcome._tag === "Failed" ? outcome.message : transformed(event, outcome.result)
   context.health.record(fn.fn.id, typeof next !== "string")
   if (typeof next === "string") {
-    functionLog(context, fn, "ERROR", `Error transforming event ${event.uuid}: ${next.replace(/\.+$/, "")}. The event was kept as it was.`)
+    functionLog(
+      context,
+      fn,
+      "ERROR",
+      `Error transforming event ${event.uuid}: ${next.replace(/\.+$/, "")}. The event was kept as it was.`
+    )
     return event
   }
   if (next === null) functionLog(context, fn, "INFO", `Event ${event.uuid} (${event.event}) dropped`)
@@ -110,7 +130,10 @@ const runTransformation = (context: TransformContext, fn: ActiveFunction, event:
 const REQUEST_BUDGET_MS = 1000
 
 /** The events to store: plugins and transformations applied, dropped events left out. */
-export const transformEvents = (context: TransformContext, events: ReadonlyArray<IncomingEvent>): ReadonlyArray<IncomingEvent> => {
+export const transformEvents = (
+  context: TransformContext,
+  events: ReadonlyArray<IncomingEvent>
+): ReadonlyArray<IncomingEvent> => {
   const { plugins, transformations } = context.pipeline
   if (plugins.length === 0 && transformations.length === 0) return events
   const now = Date.now()
@@ -126,7 +149,12 @@ export const transformEvents = (context: TransformContext, events: ReadonlyArray
       const total = used + performance.now() - started
       spent.set(fn.fn.id, total)
       if (total > REQUEST_BUDGET_MS) {
-        functionLog(context, fn, "WARN", `Skipped for the rest of a request of ${events.length} events: it ran for more than ${REQUEST_BUDGET_MS} ms on them`)
+        functionLog(
+          context,
+          fn,
+          "WARN",
+          `Skipped for the rest of a request of ${events.length} events: it ran for more than ${REQUEST_BUDGET_MS} ms on them`
+        )
       }
       if (event === null) break
     }

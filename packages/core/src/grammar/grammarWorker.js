@@ -41,17 +41,26 @@ const measure = (json) => {
   return { depth: deepest, nodes }
 }
 
-port.on("message", (/** @type {{ id: number, rule: "parseSelect" | "parseExpr" | "parseProgram" | "parseFullTemplateString", text: string }} */ { id, rule, text }) => {
-  let json
-  try {
-    json = parser[rule](text, false)
-  } catch (error) {
-    // The parser's memory may be corrupt (a WebAssembly trap): this thread answers and ends, and
-    // the pool starts another.
-    port.postMessage({ id, crashed: error instanceof Error ? error.message : String(error) })
-    process.exit(1)
+port.on(
+  "message",
+  (
+    /** @type {{ id: number, rule: "parseSelect" | "parseExpr" | "parseProgram" | "parseFullTemplateString", text: string }} */ {
+      id,
+      rule,
+      text
+    }
+  ) => {
+    let json
+    try {
+      json = parser[rule](text, false)
+    } catch (error) {
+      // The parser's memory may be corrupt (a WebAssembly trap): this thread answers and ends, and
+      // the pool starts another.
+      port.postMessage({ id, crashed: error instanceof Error ? error.message : String(error) })
+      process.exit(1)
+    }
+    port.postMessage({ id, json, ...measure(json) })
   }
-  port.postMessage({ id, json, ...measure(json) })
-})
+)
 
 port.postMessage({ ready: true })

@@ -24,7 +24,13 @@ export interface GrammarLimits {
 }
 
 // Generated insight queries (a funnel: 1,300 tokens, 15 deep) take one to two seconds to parse.
-export const DEFAULT_GRAMMAR_LIMITS: GrammarLimits = { maxLength: 100_000, maxDepth: 64, maxNodes: 20_000, timeoutMs: 10_000, maxQueued: 64 }
+export const DEFAULT_GRAMMAR_LIMITS: GrammarLimits = {
+  maxLength: 100_000,
+  maxDepth: 64,
+  maxNodes: 20_000,
+  timeoutMs: 10_000,
+  maxQueued: 64
+}
 
 /** A text the pool would not parse, or could not within its limits; `busy` when every thread is taken. */
 export class GrammarRefused extends Data.TaggedError("GrammarRefused")<{
@@ -49,7 +55,13 @@ export class Grammar extends Context.Reference<Grammar>()("@zed/core/Grammar", {
 
 /** A pool with these limits for as long as the layer lives. */
 export const GrammarLive = (limits: GrammarLimits) =>
-  Layer.scoped(Grammar, Effect.acquireRelease(Effect.sync(() => makeGrammarPool(limits)), (pool) => Effect.promise(pool.close)))
+  Layer.scoped(
+    Grammar,
+    Effect.acquireRelease(
+      Effect.sync(() => makeGrammarPool(limits)),
+      (pool) => Effect.promise(pool.close)
+    )
+  )
 
 /** Depth of open brackets and number of tokens of a text, skipping strings and comments. */
 export const measureText = (text: string): { readonly depth: number; readonly tokens: number } => {
@@ -95,14 +107,23 @@ export const measureText = (text: string): { readonly depth: number; readonly to
 /** What must hold of a text before a thread parses it. */
 const refusalBefore = (text: string, limits: GrammarLimits): GrammarRefused | undefined => {
   if (text.length > limits.maxLength) {
-    return new GrammarRefused({ limit: "length", message: `The text is ${text.length} characters long: at most ${limits.maxLength} are allowed` })
+    return new GrammarRefused({
+      limit: "length",
+      message: `The text is ${text.length} characters long: at most ${limits.maxLength} are allowed`
+    })
   }
   const { depth, tokens } = measureText(text)
   if (depth > limits.maxDepth) {
-    return new GrammarRefused({ limit: "depth", message: `The text nests ${depth} brackets deep: at most ${limits.maxDepth} are allowed` })
+    return new GrammarRefused({
+      limit: "depth",
+      message: `The text nests ${depth} brackets deep: at most ${limits.maxDepth} are allowed`
+    })
   }
   if (tokens > limits.maxNodes) {
-    return new GrammarRefused({ limit: "nodes", message: `The text has ${tokens} tokens: at most ${limits.maxNodes} are allowed` })
+    return new GrammarRefused({
+      limit: "nodes",
+      message: `The text has ${tokens} tokens: at most ${limits.maxNodes} are allowed`
+    })
   }
   return undefined
 }
@@ -198,8 +219,11 @@ export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, 
         depth > 4 * limits.maxDepth
           ? tooDeep()
           : nodes > limits.maxNodes
-          ? new GrammarRefused({ limit: "nodes", message: `The parsed text has ${nodes} nodes: at most ${limits.maxNodes} are allowed` })
-          : message.json!
+            ? new GrammarRefused({
+                limit: "nodes",
+                message: `The parsed text has ${nodes} nodes: at most ${limits.maxNodes} are allowed`
+              })
+            : message.json!
       )
       if (++thread.parsed >= PARSES_PER_THREAD) retire(thread)
       dispatch()
@@ -223,7 +247,13 @@ export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, 
       const job = queue.shift()!
       idle.job = job
       idle.timer = setTimeout(() => {
-        finish(idle, new GrammarRefused({ limit: "time", message: `The text took longer than ${limits.timeoutMs / 1000} s to parse: simplify its nesting` }))
+        finish(
+          idle,
+          new GrammarRefused({
+            limit: "time",
+            message: `The text took longer than ${limits.timeoutMs / 1000} s to parse: simplify its nesting`
+          })
+        )
         retire(idle)
         dispatch()
       }, limits.timeoutMs)
@@ -241,9 +271,21 @@ export const makeGrammarPool = (limits: GrammarLimits = DEFAULT_GRAMMAR_LIMITS, 
         const refused = refusalBefore(text, limits)
         if (refused !== undefined) return resume(Effect.fail(refused))
         if (queue.length >= limits.maxQueued) {
-          return resume(Effect.fail(new GrammarRefused({ limit: "busy", message: "Too many texts are waiting to be parsed: try again shortly" })))
+          return resume(
+            Effect.fail(
+              new GrammarRefused({
+                limit: "busy",
+                message: "Too many texts are waiting to be parsed: try again shortly"
+              })
+            )
+          )
         }
-        const job: Job = { id: nextId++, rule, text, done: (outcome) => resume(typeof outcome === "string" ? Effect.succeed(outcome) : Effect.fail(outcome)) }
+        const job: Job = {
+          id: nextId++,
+          rule,
+          text,
+          done: (outcome) => resume(typeof outcome === "string" ? Effect.succeed(outcome) : Effect.fail(outcome))
+        }
         queue.push(job)
         dispatch()
         // A caller that gives up takes its text out of the queue; a parse under way runs to its end.

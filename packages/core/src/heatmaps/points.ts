@@ -57,14 +57,16 @@ const raws = (properties: Record<string, unknown>): Array<Raw> => {
     for (const [url, items] of Object.entries(data)) {
       if (!Array.isArray(items)) continue
       for (const item of items) {
-        if (isObject(item)) found.push({ url, x: item["x"], y: item["y"], type: item["type"], fixed: item["target_fixed"] })
+        if (isObject(item))
+          found.push({ url, x: item["x"], y: item["y"], type: item["type"], fixed: item["target_fixed"] })
       }
     }
   }
   const [pathname, current] = [properties["$prev_pageview_pathname"], properties["$current_url"]]
   if (typeof pathname === "string" && typeof current === "string") {
     const url = previousUrl(current, pathname)
-    if (url !== undefined) found.push({ url, x: 0, y: properties["$prev_pageview_max_scroll"], type: "scrolldepth", fixed: false })
+    if (url !== undefined)
+      found.push({ url, x: 0, y: properties["$prev_pageview_max_scroll"], type: "scrolldepth", fixed: false })
   }
   return found
 }
@@ -78,7 +80,16 @@ export const heatmapPoints = (event: IncomingEvent): ReadonlyArray<HeatmapPoint>
   const session = properties["$session_id"]
   const scaled = (n: number) => Math.round(n / SCALE_FACTOR)
   return raws(properties)
-    .filter((p) => finite(p.x) && finite(p.y) && typeof p.type === "string" && p.type !== "" && p.type.length <= MAX_TYPE_LENGTH && p.url.trim() !== "" && p.url.length <= MAX_URL_LENGTH)
+    .filter(
+      (p) =>
+        finite(p.x) &&
+        finite(p.y) &&
+        typeof p.type === "string" &&
+        p.type !== "" &&
+        p.type.length <= MAX_TYPE_LENGTH &&
+        p.url.trim() !== "" &&
+        p.url.length <= MAX_URL_LENGTH
+    )
     .slice(0, MAX_POINTS_PER_EVENT)
     .map((p, ordinal) => ({
       event_uuid: event.uuid,

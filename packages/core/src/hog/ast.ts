@@ -13,35 +13,73 @@ export interface HogNode {
   readonly end?: Position
 }
 
-export interface Constant extends HogNode { readonly value: string | number | boolean | null }
-export interface Field extends HogNode { readonly chain: ReadonlyArray<string | number> }
+export interface Constant extends HogNode {
+  readonly value: string | number | boolean | null
+}
+export interface Field extends HogNode {
+  readonly chain: ReadonlyArray<string | number>
+}
 export interface ArrayAccess extends HogNode {
   readonly array: HogNode
   readonly property: HogNode
   readonly nullish?: boolean
 }
-export interface TupleAccess extends HogNode { readonly tuple: HogNode; readonly index: number; readonly nullish?: boolean }
-export interface Operation extends HogNode { readonly left: HogNode; readonly right: HogNode; readonly op: string }
-export interface Exprs extends HogNode { readonly exprs: ReadonlyArray<HogNode> }
-export interface Not extends HogNode { readonly expr: HogNode }
-export interface Dict extends HogNode { readonly items: ReadonlyArray<readonly [HogNode, HogNode]> }
+export interface TupleAccess extends HogNode {
+  readonly tuple: HogNode
+  readonly index: number
+  readonly nullish?: boolean
+}
+export interface Operation extends HogNode {
+  readonly left: HogNode
+  readonly right: HogNode
+  readonly op: string
+}
+export interface Exprs extends HogNode {
+  readonly exprs: ReadonlyArray<HogNode>
+}
+export interface Not extends HogNode {
+  readonly expr: HogNode
+}
+export interface Dict extends HogNode {
+  readonly items: ReadonlyArray<readonly [HogNode, HogNode]>
+}
 export interface Call extends HogNode {
   readonly name: string
   readonly args: ReadonlyArray<HogNode>
   readonly params?: ReadonlyArray<HogNode> | null
   readonly distinct?: boolean
 }
-export interface Lambda extends HogNode { readonly args: ReadonlyArray<string>; readonly expr: HogNode }
+export interface Lambda extends HogNode {
+  readonly args: ReadonlyArray<string>
+  readonly expr: HogNode
+}
 
-export interface Program extends HogNode { readonly declarations: ReadonlyArray<HogNode> }
+export interface Program extends HogNode {
+  readonly declarations: ReadonlyArray<HogNode>
+}
 export type Block = Program
-export interface VariableDeclaration extends HogNode { readonly name: string; readonly expr: HogNode | null }
-export interface VariableAssignment extends HogNode { readonly left: HogNode; readonly right: HogNode }
-export interface ExprStatement extends HogNode { readonly expr: HogNode | null }
+export interface VariableDeclaration extends HogNode {
+  readonly name: string
+  readonly expr: HogNode | null
+}
+export interface VariableAssignment extends HogNode {
+  readonly left: HogNode
+  readonly right: HogNode
+}
+export interface ExprStatement extends HogNode {
+  readonly expr: HogNode | null
+}
 export type ReturnStatement = ExprStatement
 export type ThrowStatement = ExprStatement
-export interface IfStatement extends HogNode { readonly expr: HogNode; readonly then: HogNode; readonly else_: HogNode | null }
-export interface WhileStatement extends HogNode { readonly expr: HogNode; readonly body: HogNode }
+export interface IfStatement extends HogNode {
+  readonly expr: HogNode
+  readonly then: HogNode
+  readonly else_: HogNode | null
+}
+export interface WhileStatement extends HogNode {
+  readonly expr: HogNode
+  readonly body: HogNode
+}
 export interface ForStatement extends HogNode {
   readonly initializer: HogNode | null
   readonly condition: HogNode | null

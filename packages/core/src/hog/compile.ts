@@ -37,4 +37,6 @@ const templateValue = (tree: Ast.HogNode): Ast.HogNode => {
 
 /** A template with single braces: 'Hi {event.properties.name}!' renders to a string; a template that is exactly one placeholder '{event.properties}' yields the value itself (not stringified), as PostHog's templating does. */
 export const compileTemplate = (text: string): Effect.Effect<Bytecode, HogCompileError> =>
-  Effect.flatMap(parseTemplate(text), (tree) => generate(text, TEMPLATE_SHIFT, (c) => c.expression(templateValue(tree))))
+  Effect.flatMap(parseTemplate(text), (tree) =>
+    generate(text, TEMPLATE_SHIFT, (c) => c.expression(templateValue(tree)))
+  )

@@ -11,7 +11,10 @@ type Ops = Array<unknown>
 
 /** Thrown inside the compiler and turned into a `HogCompileError` at its boundary. */
 export class Unsupported {
-  constructor(readonly message: string, readonly node: Ast.HogNode | undefined) {}
+  constructor(
+    readonly message: string,
+    readonly node: Ast.HogNode | undefined
+  ) {}
 }
 
 interface Local {
@@ -36,13 +39,31 @@ class FunctionScope {
   constructor(readonly parent: FunctionScope | null) {}
 }
 
-const ARITHMETIC: Record<string, number> = { "+": Op.PLUS, "-": Op.MINUS, "*": Op.MULTIPLY, "/": Op.DIVIDE, "%": Op.MOD }
+const ARITHMETIC: Record<string, number> = {
+  "+": Op.PLUS,
+  "-": Op.MINUS,
+  "*": Op.MULTIPLY,
+  "/": Op.DIVIDE,
+  "%": Op.MOD
+}
 
 const COMPARISON: Record<string, number> = {
-  "==": Op.EQ, "!=": Op.NOT_EQ, ">": Op.GT, ">=": Op.GT_EQ, "<": Op.LT, "<=": Op.LT_EQ,
-  like: Op.LIKE, ilike: Op.ILIKE, "not like": Op.NOT_LIKE, "not ilike": Op.NOT_ILIKE,
-  in: Op.IN, "not in": Op.NOT_IN,
-  "=~": Op.REGEX, "!~": Op.NOT_REGEX, "=~*": Op.IREGEX, "!~*": Op.NOT_IREGEX
+  "==": Op.EQ,
+  "!=": Op.NOT_EQ,
+  ">": Op.GT,
+  ">=": Op.GT_EQ,
+  "<": Op.LT,
+  "<=": Op.LT_EQ,
+  like: Op.LIKE,
+  ilike: Op.ILIKE,
+  "not like": Op.NOT_LIKE,
+  "not ilike": Op.NOT_ILIKE,
+  in: Op.IN,
+  "not in": Op.NOT_IN,
+  "=~": Op.REGEX,
+  "!~": Op.NOT_REGEX,
+  "=~*": Op.IREGEX,
+  "!~*": Op.NOT_IREGEX
 }
 
 /** Names the grammar reads as plain fields; Hog has no such statements. */
@@ -79,7 +100,7 @@ const constant = (value: Ast.Constant["value"]): Ops => {
   return [Number.isInteger(value) ? Op.INTEGER : Op.FLOAT, value]
 }
 
-const key = (k: string | number): Ops => typeof k === "number" ? [Op.INTEGER, k] : [Op.STRING, k]
+const key = (k: string | number): Ops => (typeof k === "number" ? [Op.INTEGER, k] : [Op.STRING, k])
 
 const jumpOver = (skipped: Ops): Ops => [Op.JUMP, skipped.length]
 /** `if c then a else b`, each branch already compiled. */
@@ -109,7 +130,11 @@ export class Compiler {
         return this.field(node as Ast.Field)
       case "ArrayAccess": {
         const n = node as Ast.ArrayAccess
-        return [...this.expression(n.array), ...this.expression(n.property), n.nullish ? Op.GET_PROPERTY_NULLISH : Op.GET_PROPERTY]
+        return [
+          ...this.expression(n.array),
+          ...this.expression(n.property),
+          n.nullish ? Op.GET_PROPERTY_NULLISH : Op.GET_PROPERTY
+        ]
       }
       case "TupleAccess": {
         const n = node as Ast.TupleAccess
@@ -251,9 +276,10 @@ export class Compiler {
     }
     if (left.node === "ArrayAccess" || left.node === "TupleAccess") {
       this.assignableRoot(left)
-      const [target, property] = left.node === "ArrayAccess"
-        ? [(left as Ast.ArrayAccess).array, this.expression((left as Ast.ArrayAccess).property)]
-        : [(left as Ast.TupleAccess).tuple, [Op.INTEGER, (left as Ast.TupleAccess).index]]
+      const [target, property] =
+        left.node === "ArrayAccess"
+          ? [(left as Ast.ArrayAccess).array, this.expression((left as Ast.ArrayAccess).property)]
+          : [(left as Ast.TupleAccess).tuple, [Op.INTEGER, (left as Ast.TupleAccess).index]]
       return [...this.expression(target), ...property, ...this.expression(node.right), Op.SET_PROPERTY]
     }
     throw new Unsupported(`Cannot assign to ${left.node}`, left)
@@ -265,21 +291,29 @@ export class Compiler {
     while (root.node === "ArrayAccess" || root.node === "TupleAccess") {
       root = root.node === "ArrayAccess" ? (root as Ast.ArrayAccess).array : (root as Ast.TupleAccess).tuple
     }
-    if (root.node === "Field" && this.load(String((root as Ast.Field).chain[0])) === null) throw this.notAssignable(root)
+    if (root.node === "Field" && this.load(String((root as Ast.Field).chain[0])) === null)
+      throw this.notAssignable(root)
   }
 
   private notAssignable(node: Ast.HogNode) {
     const name = String((node as Ast.Field).chain[0])
-    return new Unsupported(`Variable \`${name}\` is not declared: globals cannot be assigned (copy into a local with let)`, node)
+    return new Unsupported(
+      `Variable \`${name}\` is not declared: globals cannot be assigned (copy into a local with let)`,
+      node
+    )
   }
 
   private refuseNonStatement(expr: Ast.HogNode) {
     if (expr.node === "Field") {
       const name = String((expr as Ast.Field).chain[0])
-      if (NOT_STATEMENTS.has(name) && this.load(name) === null) throw new Unsupported(`\`${name}\` is not supported in Hog`, expr)
+      if (NOT_STATEMENTS.has(name) && this.load(name) === null)
+        throw new Unsupported(`\`${name}\` is not supported in Hog`, expr)
     }
     if (expr.node === "Call" && (expr as Ast.Call).name === "for") {
-      throw new Unsupported("A for-in loop declares its variables: write `for (let v in items)` or `for (let k, v in items)`", expr)
+      throw new Unsupported(
+        "A for-in loop declares its variables: write `for (let v in items)` or `for (let k, v in items)`",
+        expr
+      )
     }
   }
 
@@ -408,7 +442,8 @@ export class Compiler {
   }
 
   private call(node: Ast.Call): Ops {
-    if (node.params != null && node.params.length > 0) throw new Unsupported("Parametric function calls are not supported in Hog", node)
+    if (node.params != null && node.params.length > 0)
+      throw new Unsupported("Parametric function calls are not supported in Hog", node)
     if (node.distinct === true) throw new Unsupported("DISTINCT is not supported in Hog", node)
     const args = node.args
     const variable = this.load(node.name)
@@ -416,7 +451,11 @@ export class Compiler {
       switch (node.name) {
         case "if":
           if (args.length === 2 || args.length === 3) {
-            return branch(this.expression(args[0]!), this.expression(args[1]!), args[2] ? this.expression(args[2]) : [Op.NULL])
+            return branch(
+              this.expression(args[0]!),
+              this.expression(args[1]!),
+              args[2] ? this.expression(args[2]) : [Op.NULL]
+            )
           }
           break
         case "multiIf":
@@ -455,12 +494,20 @@ export class Compiler {
     this.fn = fn
     try {
       for (const param of params) this.declare(param, node)
-      const code = body.node === "Block"
-        ? [...this.statements((body as Ast.Block).declarations), Op.NULL, Op.RETURN]
-        : [...this.expression(body), Op.RETURN]
+      const code =
+        body.node === "Block"
+          ? [...this.statements((body as Ast.Block).declarations), Op.NULL, Op.RETURN]
+          : [...this.expression(body), Op.RETURN]
       return [
-        Op.CALLABLE, name, params.length, fn.upvalues.length, code.length, ...code,
-        Op.CLOSURE, fn.upvalues.length, ...fn.upvalues.flatMap((u) => [u.isLocal, u.index])
+        Op.CALLABLE,
+        name,
+        params.length,
+        fn.upvalues.length,
+        code.length,
+        ...code,
+        Op.CLOSURE,
+        fn.upvalues.length,
+        ...fn.upvalues.flatMap((u) => [u.isLocal, u.index])
       ]
     } finally {
       this.fn = outer

@@ -7,7 +7,12 @@ import { compileErrorAt, type HogCompileError } from "./errors.js"
 const TEMPLATE_OPENING = "F'"
 
 /** Parsed in the grammar pool; a text over its limits is a compile error at its start. */
-const parseWith = (source: string, rule: GrammarRule, text = source, shift = 0): Effect.Effect<HogNode, HogCompileError> =>
+const parseWith = (
+  source: string,
+  rule: GrammarRule,
+  text = source,
+  shift = 0
+): Effect.Effect<HogNode, HogCompileError> =>
   Effect.flatMap(Grammar, (grammar) => grammar.parse(rule, text)).pipe(
     Effect.catchTag("GrammarRefused", (refused) => Effect.fail(compileErrorAt(source, refused.message, null, null))),
     Effect.flatMap((output) => {
@@ -24,6 +29,7 @@ export const parseProgram = (source: string) => parseWith(source, "parseProgram"
 export const parseExpression = (source: string) => parseWith(source, "parseExpr")
 
 /** Positions in the tree stay relative to the parsed text, which is `TEMPLATE_OPENING` longer than the template. */
-export const parseTemplate = (text: string) => parseWith(text, "parseFullTemplateString", TEMPLATE_OPENING + text, TEMPLATE_OPENING.length)
+export const parseTemplate = (text: string) =>
+  parseWith(text, "parseFullTemplateString", TEMPLATE_OPENING + text, TEMPLATE_OPENING.length)
 
 export const TEMPLATE_SHIFT = TEMPLATE_OPENING.length

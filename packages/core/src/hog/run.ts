@@ -2,7 +2,8 @@ import * as hogvmModule from "@posthog/hogvm"
 
 // The VM ships CommonJS for Node (its exports arrive as `default`) and an ES module for bundlers
 // (named exports only, as Next.js reads it): take whichever this import got.
-const hogvm: typeof hogvmModule = "exec" in hogvmModule ? hogvmModule : (hogvmModule as unknown as { default: typeof hogvmModule }).default
+const hogvm: typeof hogvmModule =
+  "exec" in hogvmModule ? hogvmModule : (hogvmModule as unknown as { default: typeof hogvmModule }).default
 import type { Bytecode } from "./compile.js"
 
 export interface HogLimits {
@@ -40,10 +41,12 @@ const regexMatch = (regex: string, value: string) =>
     : new RegExp(regex).test(value)
 
 /** `print` writes one line: its arguments as Hog shows them (strings bare), separated by spaces. */
-const printer = (print: HogRun["print"]) => (...args: Array<unknown>) => {
-  print?.(args.map((arg) => hogvm.printHogStringOutput(arg)).join(" "))
-  return null
-}
+const printer =
+  (print: HogRun["print"]) =>
+  (...args: Array<unknown>) => {
+    print?.(args.map((arg) => hogvm.printHogStringOutput(arg)).join(" "))
+    return null
+  }
 
 const options = (run: HogRun, asyncFunctions: Record<string, (...args: Array<unknown>) => Promise<unknown>>) => ({
   globals: run.globals,
@@ -56,7 +59,8 @@ const options = (run: HogRun, asyncFunctions: Record<string, (...args: Array<unk
 
 /** What went wrong, readably: an uncaught Hog `throw` reads `Type: message`. */
 const failure = (error: unknown): HogOutcome => {
-  if (error instanceof hogvm.UncaughtHogVMException) return { _tag: "Failed", message: `${error.type}: ${error.message}` }
+  if (error instanceof hogvm.UncaughtHogVMException)
+    return { _tag: "Failed", message: `${error.type}: ${error.message}` }
   return { _tag: "Failed", message: error instanceof Error ? error.message : String(error) }
 }
 
@@ -67,9 +71,11 @@ const own = (obj: Record<string, unknown>, key: string, value: unknown) =>
 /** A Hog value as JavaScript: dicts (maps) become plain objects with every key kept; a cycle is cut. */
 const toJs = (value: unknown, open: Set<unknown> = new Set()): unknown => {
   if (typeof value !== "object" || value === null || open.has(value)) return open.has(value) ? null : value
-  if (!(value instanceof Map) && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype) return value
+  if (!(value instanceof Map) && !Array.isArray(value) && Object.getPrototypeOf(value) !== Object.prototype)
+    return value
   const record = value as Record<string, unknown>
-  if (record["__hogDateTime__"] || record["__hogDate__"] || record["__hogClosure__"] || record["__hogCallable__"]) return value
+  if (record["__hogDateTime__"] || record["__hogDate__"] || record["__hogClosure__"] || record["__hogCallable__"])
+    return value
   open.add(value)
   try {
     if (Array.isArray(value)) return value.map((v) => toJs(v, open))
@@ -92,7 +98,10 @@ export const runHog = (bytecode: Bytecode, run: HogRun): HogOutcome => {
     const response = hogvm.exec([...bytecode], options(run, refuseAsync))
     if (response.finished) return finished(response.result)
     if (response.error !== undefined) return failure(response.error)
-    return { _tag: "Failed", message: `${response.asyncFunctionName ?? "An async function"}() cannot be called in a synchronous run` }
+    return {
+      _tag: "Failed",
+      message: `${response.asyncFunctionName ?? "An async function"}() cannot be called in a synchronous run`
+    }
   } catch (error) {
     return failure(error)
   }
@@ -101,7 +110,8 @@ export const runHog = (bytecode: Bytecode, run: HogRun): HogOutcome => {
 /** `fetch(url, {method, headers, body})` as Hog programs call it: GET unless told, no headers unless given. */
 const hogFetch = (fetch: HogFetch) => (url: unknown, init: unknown) => {
   const given = (typeof init === "object" && init !== null ? init : {}) as Record<string, unknown>
-  const headers = typeof given.headers === "object" && given.headers !== null ? given.headers as Record<string, unknown> : {}
+  const headers =
+    typeof given.headers === "object" && given.headers !== null ? (given.headers as Record<string, unknown>) : {}
   return fetch(String(url), {
     method: typeof given.method === "string" ? given.method.toUpperCase() : "GET",
     headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
@@ -110,7 +120,10 @@ const hogFetch = (fetch: HogFetch) => (url: unknown, init: unknown) => {
 }
 
 /** Run that may call `fetch`; each call goes to the given function. */
-export const runHogAsync = async (bytecode: Bytecode, run: HogRun & { readonly fetch: HogFetch }): Promise<HogOutcome> => {
+export const runHogAsync = async (
+  bytecode: Bytecode,
+  run: HogRun & { readonly fetch: HogFetch }
+): Promise<HogOutcome> => {
   try {
     const response = await hogvm.execAsync([...bytecode], options(run, { fetch: hogFetch(run.fetch) }))
     return finished(response.result)

@@ -117,11 +117,12 @@ const unwrapLz64 = (bytes: Uint8Array, urlDecoded: boolean, limit: number): Step
   } catch {
     decompressed = null
   }
-  const viaLz = typeof decompressed === "string" && decompressed !== ""
-    ? Buffer.byteLength(decompressed, "utf8") > limit
-      ? tooLarge(limit)
-      : unwrap(new TextEncoder().encode(decompressed), undefined, false, limit, 1)
-    : invalid("invalid lz64 data")
+  const viaLz =
+    typeof decompressed === "string" && decompressed !== ""
+      ? Buffer.byteLength(decompressed, "utf8") > limit
+        ? tooLarge(limit)
+        : unwrap(new TextEncoder().encode(decompressed), undefined, false, limit, 1)
+      : invalid("invalid lz64 data")
   if (viaLz._tag !== "Invalid") return viaLz
   const fallback = unwrap(bytes, undefined, urlDecoded, limit, 0)
   return fallback._tag === "Invalid" ? viaLz : fallback
@@ -166,8 +167,13 @@ const isGzip = (bytes: Uint8Array) => bytes.length >= 3 && bytes[0] === 0x1f && 
 const isContainer = (value: unknown) => typeof value === "object" && value !== null
 
 const isBase64Char = (c: number) =>
-  (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39) ||
-  c === 0x2b || c === 0x2f || c === 0x2d || c === 0x5f
+  (c >= 0x41 && c <= 0x5a) ||
+  (c >= 0x61 && c <= 0x7a) ||
+  (c >= 0x30 && c <= 0x39) ||
+  c === 0x2b ||
+  c === 0x2f ||
+  c === 0x2d ||
+  c === 0x5f
 
 /**
  * The base64 text in `bytes` with whitespace removed, or undefined when it is not strictly base64
@@ -219,7 +225,15 @@ const parseForm = (body: Uint8Array): Map<string, Uint8Array> => {
 }
 
 const hexValue = (c: number | undefined) =>
-  c === undefined ? -1 : c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x41 && c <= 0x46 ? c - 0x37 : c >= 0x61 && c <= 0x66 ? c - 0x57 : -1
+  c === undefined
+    ? -1
+    : c >= 0x30 && c <= 0x39
+      ? c - 0x30
+      : c >= 0x41 && c <= 0x46
+        ? c - 0x37
+        : c >= 0x61 && c <= 0x66
+          ? c - 0x57
+          : -1
 
 const percentDecode = (bytes: Uint8Array): Uint8Array => {
   const out = new Uint8Array(bytes.length)
@@ -265,4 +279,4 @@ const sentAt = (value: string | null | undefined): number | undefined => {
   return year > 2020 && year < 9999 ? ms : undefined
 }
 
-const message = (error: unknown) => error instanceof Error ? error.message : String(error)
+const message = (error: unknown) => (error instanceof Error ? error.message : String(error))

@@ -12,7 +12,6 @@ export interface GroupUpdate {
   readonly first_seen: Date
 }
 
-
 const keyText = (value: unknown): string | undefined =>
   typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
 
@@ -49,7 +48,10 @@ export const groupColumns = (event: IncomingEvent, mapping: ReadonlyMap<string, 
   return columns
 }
 
-export const groupUpdates = (events: ReadonlyArray<IncomingEvent>, mapping: ReadonlyMap<string, number>): Array<GroupUpdate> => {
+export const groupUpdates = (
+  events: ReadonlyArray<IncomingEvent>,
+  mapping: ReadonlyMap<string, number>
+): Array<GroupUpdate> => {
   const updates = new Map<string, GroupUpdate>()
   for (const event of events) {
     const group = identified(event)

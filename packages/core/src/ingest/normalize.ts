@@ -43,11 +43,32 @@ const PERSON_EVENTS = new Set(["$identify", "$create_alias", "$merge_dangerously
 
 /** Properties copied into `$set`, and into `$set_once` as `$initial_<name>`, on personful events. */
 export const INITIAL_PROPERTIES = [
-  "$app_build", "$app_name", "$app_namespace", "$app_version", "$browser", "$browser_version", "$device_type",
-  "$current_url", "$pathname", "$os", "$os_version", "$referring_domain", "$referrer", "utm_source", "utm_medium",
-  "utm_campaign", "utm_content", "utm_name", "utm_term", "gclid", "gad_source", "gbraid", "wbraid", "fbclid", "msclkid"
+  "$app_build",
+  "$app_name",
+  "$app_namespace",
+  "$app_version",
+  "$browser",
+  "$browser_version",
+  "$device_type",
+  "$current_url",
+  "$pathname",
+  "$os",
+  "$os_version",
+  "$referring_domain",
+  "$referrer",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_content",
+  "utm_name",
+  "utm_term",
+  "gclid",
+  "gad_source",
+  "gbraid",
+  "wbraid",
+  "fbclid",
+  "msclkid"
 ]
-
 
 const reject = (detail: string, problem: "invalid_payload" | "payload_too_large" = "invalid_payload"): Normalized => ({
   _tag: "Rejected",
@@ -62,7 +83,9 @@ const asText = (value: unknown): string => (typeof value === "string" ? value : 
 export const nameText = (value: unknown): string => truncate(asText(value), MAX_NAME_LENGTH)
 
 const distinctIdOf = (raw: Record<string, unknown>, properties: Record<string, unknown>): unknown =>
-  [raw["distinct_id"], raw["$distinct_id"], properties["distinct_id"]].find((v) => v !== undefined && v !== null && v !== "")
+  [raw["distinct_id"], raw["$distinct_id"], properties["distinct_id"]].find(
+    (v) => v !== undefined && v !== null && v !== ""
+  )
 
 export const normalizeEvent = (raw: unknown, context: NormalizeContext): Normalized => {
   try {
@@ -92,7 +115,9 @@ const normalize = (raw: unknown, context: NormalizeContext): Normalized => {
   if (distinctId === undefined) return reject("distinct_id is missing")
   const uuid = raw["uuid"]
   if (uuid !== undefined && uuid !== null && uuid !== "" && (typeof uuid !== "string" || !isUuid(uuid))) {
-    return reject(`uuid is not a valid UUID: ${typeof uuid === "string" ? JSON.stringify(uuid.slice(0, 60)) : `a ${typeof uuid}`}`)
+    return reject(
+      `uuid is not a valid UUID: ${typeof uuid === "string" ? JSON.stringify(uuid.slice(0, 60)) : `a ${typeof uuid}`}`
+    )
   }
 
   for (const op of ["$set", "$set_once", "$unset"] as const) {
@@ -174,5 +199,9 @@ const addInitialProperties = (properties: Record<string, unknown>) => {
  */
 export const sentAtOf = (bodySentAt: unknown, queryMs: number | undefined): Date | undefined => {
   const fromBody = parseTimestamp(bodySentAt)
-  return fromBody !== undefined && isStorableDate(fromBody) ? fromBody : queryMs === undefined ? undefined : new Date(queryMs)
+  return fromBody !== undefined && isStorableDate(fromBody)
+    ? fromBody
+    : queryMs === undefined
+      ? undefined
+      : new Date(queryMs)
 }

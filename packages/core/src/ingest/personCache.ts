@@ -15,24 +15,33 @@ type Properties = Readonly<Record<string, unknown>>
  * Sharing a store with other writers, it keeps only absences, for `SHARED_ABSENCE_MS`: another
  * instance may create the person meanwhile.
  */
-export class PersonCache extends Context.Tag("@zed/core/PersonCache")<PersonCache, {
-  /** The cached persons of these distinct ids, and the ids to load from storage (ingestion). */
-  readonly lookup: (projectId: number, distinctIds: ReadonlyArray<string>) => {
-    readonly found: ReadonlyArray<Person>
-    readonly missing: ReadonlyArray<string>
+export class PersonCache extends Context.Tag("@zed/core/PersonCache")<
+  PersonCache,
+  {
+    /** The cached persons of these distinct ids, and the ids to load from storage (ingestion). */
+    readonly lookup: (
+      projectId: number,
+      distinctIds: ReadonlyArray<string>
+    ) => {
+      readonly found: ReadonlyArray<Person>
+      readonly missing: ReadonlyArray<string>
+    }
+    /** Persons just committed by this process. */
+    readonly remember: (projectId: number, persons: ReadonlyArray<Person>) => void
+    /** Forget a project's persons, after a change made outside ingestion (a person deleted). */
+    readonly forget: (projectId: number) => void
+    /** A distinct id's person properties; null when it is known to have no person, undefined when not known. */
+    readonly properties: (projectId: number, distinctId: string) => Properties | null | undefined
+    /**
+     * Starts reading these distinct ids' properties from storage; the answer is handed back with
+     * what was found, and kept for the ids no person was written for meanwhile.
+     */
+    readonly reading: (
+      projectId: number,
+      distinctIds: ReadonlyArray<string>
+    ) => (found: ReadonlyMap<string, Properties>) => void
   }
-  /** Persons just committed by this process. */
-  readonly remember: (projectId: number, persons: ReadonlyArray<Person>) => void
-  /** Forget a project's persons, after a change made outside ingestion (a person deleted). */
-  readonly forget: (projectId: number) => void
-  /** A distinct id's person properties; null when it is known to have no person, undefined when not known. */
-  readonly properties: (projectId: number, distinctId: string) => Properties | null | undefined
-  /**
-   * Starts reading these distinct ids' properties from storage; the answer is handed back with
-   * what was found, and kept for the ids no person was written for meanwhile.
-   */
-  readonly reading: (projectId: number, distinctIds: ReadonlyArray<string>) => (found: ReadonlyMap<string, Properties>) => void
-}>() {}
+>() {}
 
 /**
  * Distinct ids remembered at most, and the approximate bytes of what is remembered of them (persons'
@@ -59,7 +68,13 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
     maxEntries: PERSON_CACHE_BOUNDS.entries,
     maxWeight: PERSON_CACHE_BOUNDS.bytes,
     weigh: (entry, k) =>
-      64 + k.length + (entry._tag === "Person" ? approximateBytes(entry.person.properties) : entry._tag === "Properties" ? approximateBytes(entry.properties) : 0)
+      64 +
+      k.length +
+      (entry._tag === "Person"
+        ? approximateBytes(entry.person.properties)
+        : entry._tag === "Properties"
+          ? approximateBytes(entry.properties)
+          : 0)
   })
   const reads = new Map<string, Read>()
   const key = (projectId: number, distinctId: string) => `${projectId}\u0000${distinctId}`
@@ -117,11 +132,18 @@ export const makePersonCache = (soleWriter: boolean): PersonCache["Type"] => {
           if (properties !== undefined) {
             // A person another instance may change is read again every time.
             if (soleWriter) entries.set(k, { _tag: "Properties", properties })
-          } else entries.set(k, { _tag: "Absent", until: soleWriter ? Number.POSITIVE_INFINITY : Date.now() + SHARED_ABSENCE_MS })
+          } else
+            entries.set(k, {
+              _tag: "Absent",
+              until: soleWriter ? Number.POSITIVE_INFINITY : Date.now() + SHARED_ABSENCE_MS
+            })
         }
       }
     }
   }
 }
 
-export const PersonCacheLive = Layer.effect(PersonCache, Effect.map(Transactor, (transactor) => makePersonCache(transactor.soleWriter)))
+export const PersonCacheLive = Layer.effect(
+  PersonCache,
+  Effect.map(Transactor, (transactor) => makePersonCache(transactor.soleWriter))
+)

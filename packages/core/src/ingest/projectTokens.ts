@@ -5,19 +5,22 @@ import { ProjectStore } from "../services/ProjectStore.js"
 import type { StorageError } from "../services/StorageError.js"
 
 /** Projects by project API key, as every capture and flag request looks them up: cached, briefly. */
-export class ProjectTokens extends Context.Tag("@zed/core/ProjectTokens")<ProjectTokens, {
-  readonly find: (token: string) => Effect.Effect<Option.Option<Project>, StorageError>
-  /** The cached answer of `find`, without reading; undefined when none is cached. */
-  readonly peek: (token: string) => Option.Option<Project> | undefined
-  /** Forget cached projects after this instance changed one (other instances catch up within a minute). */
-  readonly invalidate: Effect.Effect<void>
-}>() {}
+export class ProjectTokens extends Context.Tag("@zed/core/ProjectTokens")<
+  ProjectTokens,
+  {
+    readonly find: (token: string) => Effect.Effect<Option.Option<Project>, StorageError>
+    /** The cached answer of `find`, without reading; undefined when none is cached. */
+    readonly peek: (token: string) => Option.Option<Project> | undefined
+    /** Forget cached projects after this instance changed one (other instances catch up within a minute). */
+    readonly invalidate: Effect.Effect<void>
+  }
+>() {}
 
 const MINUTE = 60_000
 
 export const ProjectTokensLive = Layer.scoped(
   ProjectTokens,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const projects = yield* ProjectStore
     const cache = yield* makeReadThrough({
       capacity: 10_000,

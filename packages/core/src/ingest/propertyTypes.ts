@@ -6,7 +6,17 @@ import type { IncomingEvent } from "./normalize.js"
 // a wrong guess sticks, and the rules lean towards String where first values tend to mislead.
 
 /** Keys with a special meaning on events, not properties of their own. */
-const SKIPPED_EVENT_KEYS = new Set(["$set", "$set_once", "$unset", "$groups", "$group_0", "$group_1", "$group_2", "$group_3", "$group_4"])
+const SKIPPED_EVENT_KEYS = new Set([
+  "$set",
+  "$set_once",
+  "$unset",
+  "$groups",
+  "$group_0",
+  "$group_1",
+  "$group_2",
+  "$group_3",
+  "$group_4"
+])
 
 /** Longest key recorded, in UTF-8 bytes (PostHog's column limit); longer ones are not recorded. */
 export const MAX_KEY_BYTES = 200
@@ -30,7 +40,8 @@ const RFC_3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:[Zz]|[+-]
 const RFC_2822 =
   /^(?:(?:mon|tue|wed|thu|fri|sat|sun),\s*)?\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\s+\d{2,4}\s+\d{2}:\d{2}(?::\d{2})?\s+(?:[+-]\d{4}|ut|gmt|[ecmp][sd]t|[a-ik-z])$/i
 
-export const isLikelyDate = (text: string): boolean => DATE_PREFIX.test(text) || RFC_3339.test(text) || RFC_2822.test(text)
+export const isLikelyDate = (text: string): boolean =>
+  DATE_PREFIX.test(text) || RFC_3339.test(text) || RFC_2822.test(text)
 
 const isRecentUnixTime = (value: number, now: Date) =>
   Number.isInteger(value) && value >= Math.floor(now.getTime() / 1000) - SIX_MONTHS_S && value < 2 ** 64
@@ -45,9 +56,13 @@ export const detectPropertyType = (key: string, value: unknown, now: Date): Prop
   // Campaign parameters, flag values and survey answers often start out looking like numbers or
   // booleans, but are text.
   if (
-    name.startsWith("utm_") || name.startsWith("$initial_utm_") || name.startsWith("$feature/") ||
-    name === "$feature_flag_response" || name.startsWith("$survey_response")
-  ) return "String"
+    name.startsWith("utm_") ||
+    name.startsWith("$initial_utm_") ||
+    name.startsWith("$feature/") ||
+    name === "$feature_flag_response" ||
+    name.startsWith("$survey_response")
+  )
+    return "String"
   switch (typeof value) {
     case "string": {
       const text = value.trim()
@@ -69,8 +84,8 @@ export type KnownDefinition = (owner: PropertyOwner, groupTypeIndex: number | nu
 
 const nothingKnown: KnownDefinition = () => false
 
-
-const idOf = (owner: PropertyOwner, groupTypeIndex: number | null, key: string) => `${owner}:${groupTypeIndex ?? ""}:${key}`
+const idOf = (owner: PropertyOwner, groupTypeIndex: number | null, key: string) =>
+  `${owner}:${groupTypeIndex ?? ""}:${key}`
 
 const fits = (key: string) => key.length * 3 <= MAX_KEY_BYTES || Buffer.byteLength(key) <= MAX_KEY_BYTES
 

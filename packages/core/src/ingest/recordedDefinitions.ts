@@ -19,7 +19,8 @@ export const makeRecordedDefinitions = (): RecordedDefinitions => {
   // Per project, per owner (and group type), the keys.
   const byProject = new Map<number, Map<string, Set<string>>>()
   let size = 0
-  const scope = (owner: PropertyOwner, groupTypeIndex: number | null) => (owner === "group" ? `group:${groupTypeIndex}` : owner)
+  const scope = (owner: PropertyOwner, groupTypeIndex: number | null) =>
+    owner === "group" ? `group:${groupTypeIndex}` : owner
   return {
     known: (projectId) => {
       const scopes = byProject.get(projectId)

@@ -15,7 +15,8 @@ export const cleanString = (s: string): string => {
  * and drop the property (JSON.parse itself creates such keys as own properties).
  */
 export const setOwn = (target: Record<string, unknown>, key: string, value: unknown): void => {
-  if (key === "__proto__") Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true })
   else target[key] = value
 }
 

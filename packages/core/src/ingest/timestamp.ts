@@ -43,9 +43,10 @@ export const eventTimestamp = (input: TimestampInput): Date => {
   if (input.historical && given !== undefined) return inRange(given)
   let ts = now.getTime()
   if (given !== undefined) {
-    ts = input.sentAt !== undefined && !input.ignoreSentAt
-      ? now.getTime() + (given.getTime() - input.sentAt.getTime())
-      : given.getTime()
+    ts =
+      input.sentAt !== undefined && !input.ignoreSentAt
+        ? now.getTime() + (given.getTime() - input.sentAt.getTime())
+        : given.getTime()
   }
   if (typeof input.offset === "number" && Number.isFinite(input.offset)) ts = now.getTime() - input.offset
   if (typeof input.clockSkew === "number" && Number.isFinite(input.clockSkew)) ts += input.clockSkew

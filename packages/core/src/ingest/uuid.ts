@@ -20,7 +20,10 @@ export const uuidv7 = (now: number = Date.now()): string => {
 
 /** A name-based UUID (RFC 9562 version 5): the same name in the same namespace gives the same id. */
 export const uuidv5 = (namespace: string, name: string): string => {
-  const hash = createHash("sha1").update(Buffer.from(namespace.replace(/-/g, ""), "hex")).update(name, "utf8").digest()
+  const hash = createHash("sha1")
+    .update(Buffer.from(namespace.replace(/-/g, ""), "hex"))
+    .update(name, "utf8")
+    .digest()
   hash[6] = (hash[6]! & 0x0f) | 0x50
   hash[8] = (hash[8]! & 0x3f) | 0x80
   return format(hash.subarray(0, 16))

@@ -21,9 +21,15 @@ import { makeRecordedDefinitions, type RecordedDefinitions } from "./recordedDef
  * Writes captured events durably; `write` completes only once they are committed, answering the
  * events stored by this write: not those stored before (an SDK's retry), nor repeats within it.
  */
-export class IngestWriter extends Context.Tag("@zed/core/IngestWriter")<IngestWriter, {
-  readonly write: (projectId: number, events: ReadonlyArray<IncomingEvent>) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
-}>() {}
+export class IngestWriter extends Context.Tag("@zed/core/IngestWriter")<
+  IngestWriter,
+  {
+    readonly write: (
+      projectId: number,
+      events: ReadonlyArray<IncomingEvent>
+    ) => Effect.Effect<ReadonlyArray<IncomingEvent>, StorageError>
+  }
+>() {}
 
 /** What a committed group answers: its projects, and each submission's events that it stored. */
 interface Committed {
@@ -84,7 +90,7 @@ const attempt = (
   cache: PersonCache["Type"],
   recorded: RecordedDefinitions
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const events = yield* EventStore
     const persons = yield* PersonStore
     const groups = yield* GroupStore
@@ -109,18 +115,23 @@ const attempt = (
       const { changes, personIds, persons: touched } = processPersons(projectId, fresh, [...known.values()])
       const types = groupTypesOf(fresh)
       const mapping = types.length === 0 ? new Map<string, number>() : yield* groups.ensureTypes(projectId, types)
-      const inserted = yield* events.insert(projectId, fresh.map((event, i) => ({
-        uuid: event.uuid,
-        event: event.event,
-        distinct_id: event.distinct_id,
-        person_id: personIds[i]!,
-        properties: storedProperties(event.properties),
-        timestamp: event.timestamp,
-        created_at: event.received_at,
-        groups: groupColumns(event, mapping)
-      })))
+      const inserted = yield* events.insert(
+        projectId,
+        fresh.map((event, i) => ({
+          uuid: event.uuid,
+          event: event.event,
+          distinct_id: event.distinct_id,
+          person_id: personIds[i]!,
+          properties: storedProperties(event.properties),
+          timestamp: event.timestamp,
+          created_at: event.received_at,
+          groups: groupColumns(event, mapping)
+        }))
+      )
       if (inserted.size < fresh.length) {
-        return yield* new AlreadyStored({ keys: fresh.filter((e) => !inserted.has(e.uuid)).map((e) => storedKey(projectId, e.uuid)) })
+        return yield* new AlreadyStored({
+          keys: fresh.filter((e) => !inserted.has(e.uuid)).map((e) => storedKey(projectId, e.uuid))
+        })
       }
       const points = fresh.flatMap(heatmapPoints)
       if (points.length > 0) yield* heatmaps.insert(projectId, points)
@@ -131,7 +142,10 @@ const attempt = (
       if (definitions.length > 0) yield* propertyDefinitions.record(projectId, definitions)
       written.push({
         projectId,
-        persons: touched.map(({ changed: _, merged: __, stored_ids: ___, ...draft }) => ({ ...draft, id: draft.id ?? ids.get(draft.uuid)! })),
+        persons: touched.map(({ changed: _, merged: __, stored_ids: ___, ...draft }) => ({
+          ...draft,
+          id: draft.id ?? ids.get(draft.uuid)!
+        })),
         definitions
       })
     }
@@ -148,7 +162,7 @@ export const ingest = (
   cache: PersonCache["Type"] = makePersonCache(false),
   recorded: RecordedDefinitions = makeRecordedDefinitions()
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const transactor = yield* Transactor
     const skip = new Set<string>()
     for (let round = 0; ; round++) {
@@ -180,19 +194,24 @@ export const ingest = (
 
 export const IngestWriterLive = Layer.scoped(
   IngestWriter,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const projects = yield* ProjectStore
     const cache = yield* PersonCache
     const { storageTimeoutMs } = (yield* ZedConfig).limits
-    const stores = yield* Effect.context<EventStore | GroupStore | HeatmapStore | PersonStore | PropertyDefinitions | Transactor>()
+    const stores = yield* Effect.context<
+      EventStore | GroupStore | HeatmapStore | PersonStore | PropertyDefinitions | Transactor
+    >()
     const { concurrency } = yield* Transactor
     // Property definitions this process has committed, so that only new ones are written.
     const recorded = makeRecordedDefinitions()
     // Projects this process has already recorded as having received events.
     const ingested = new Set<number>()
     const markIngested = (projectIds: ReadonlyArray<number>) =>
-      Effect.forEach(projectIds.filter((id) => !ingested.has(id)), (id) =>
-        Effect.tap(projects.markIngested(id), () => ingested.add(id)), { discard: true })
+      Effect.forEach(
+        projectIds.filter((id) => !ingested.has(id)),
+        (id) => Effect.tap(projects.markIngested(id), () => ingested.add(id)),
+        { discard: true }
+      )
 
     // A transient failure (a dropped connection, say) gets one more try before the requests see 503.
     const commit = (group: ReadonlyArray<Submission>) =>
@@ -208,54 +227,75 @@ export const IngestWriterLive = Layer.scoped(
     // Group commit: whatever arrived while the previous transaction ran is written in the next one.
     // A group that fails is retried submission by submission, so one request's failure is its own.
     const writeGroup = (group: ReadonlyArray<Submission>) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const exit = yield* commit(group)
         if (Exit.isSuccess(exit) || group.length === 1) {
-          for (const [i, { done }] of group.entries()) yield* Deferred.done(done, Exit.map(exit, (stored) => stored[i]!))
+          for (const [i, { done }] of group.entries())
+            yield* Deferred.done(
+              done,
+              Exit.map(exit, (stored) => stored[i]!)
+            )
           return
         }
-        for (const submission of group) yield* Deferred.done(submission.done, Exit.map(yield* commit([submission]), ([stored]) => stored!))
+        for (const submission of group)
+          yield* Deferred.done(
+            submission.done,
+            Exit.map(yield* commit([submission]), ([stored]) => stored!)
+          )
       })
 
     // One lane per transaction the store can run at once, each taking whatever is waiting.
     const queue = yield* Queue.unbounded<Submission>()
     let writing = 0
-    const lane = Effect.forever(Effect.gen(function*() {
-      const first = yield* Queue.take(queue)
-      // A lone request lingers briefly so that others already on their way join its group: with an
-      // in-process database the transaction holds the thread, and without the pause the next group
-      // would be whatever single request happened to finish decoding first.
-      if ((yield* Queue.size(queue)) === 0) yield* Effect.sleep(LINGER)
-      const rest = yield* Queue.takeUpTo(queue, MAX_GROUP - 1)
-      writing++
-      // Once a transaction starts it finishes: an acknowledged write is never cut short.
-      yield* Effect.uninterruptible(writeGroup([first, ...rest]))
-      writing--
-    }))
-    yield* Effect.forkScoped(Effect.all(Array.from({ length: concurrency }, () => lane), { concurrency: "unbounded" }))
+    const lane = Effect.forever(
+      Effect.gen(function* () {
+        const first = yield* Queue.take(queue)
+        // A lone request lingers briefly so that others already on their way join its group: with an
+        // in-process database the transaction holds the thread, and without the pause the next group
+        // would be whatever single request happened to finish decoding first.
+        if ((yield* Queue.size(queue)) === 0) yield* Effect.sleep(LINGER)
+        const rest = yield* Queue.takeUpTo(queue, MAX_GROUP - 1)
+        writing++
+        // Once a transaction starts it finishes: an acknowledged write is never cut short.
+        yield* Effect.uninterruptible(writeGroup([first, ...rest]))
+        writing--
+      })
+    )
+    yield* Effect.forkScoped(
+      Effect.all(
+        Array.from({ length: concurrency }, () => lane),
+        { concurrency: "unbounded" }
+      )
+    )
 
     // On shutdown, what was accepted is written before storage closes.
     yield* Effect.addFinalizer(() =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         while (writing > 0 || (yield* Queue.size(queue)) > 0) yield* Effect.sleep("5 millis")
       })
     )
 
     return IngestWriter.of({
       write: (projectId, events) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           if (events.length === 0) return []
           if ((yield* Queue.size(queue)) >= MAX_WAITING) {
-            return yield* new StorageError({ message: `${MAX_WAITING} writes are waiting for storage already`, unavailable: true })
+            return yield* new StorageError({
+              message: `${MAX_WAITING} writes are waiting for storage already`,
+              unavailable: true
+            })
           }
           const done = yield* Deferred.make<ReadonlyArray<IncomingEvent>, StorageError>()
           yield* Queue.offer(queue, { projectId, events, done })
           // The request waits no longer than a storage call may take; its events may still be stored
           // later, and the SDK's retry is then recognised by the events' uuids.
-          return yield* Deferred.await(done).pipe(Effect.timeoutFail({
-            duration: storageTimeoutMs,
-            onTimeout: () => new StorageError({ message: `storage did not commit within ${storageTimeoutMs} ms`, unavailable: true })
-          }))
+          return yield* Deferred.await(done).pipe(
+            Effect.timeoutFail({
+              duration: storageTimeoutMs,
+              onTimeout: () =>
+                new StorageError({ message: `storage did not commit within ${storageTimeoutMs} ms`, unavailable: true })
+            })
+          )
         })
     })
   })

@@ -38,9 +38,16 @@ export const NOTHING_COMPUTED: InsightComputed = {
  * Computes (or finds in the cache) an insight's result under a refresh mode. The query is the one
  * in effect: a dashboard's filters are already applied to it.
  */
-export class InsightCompute extends Context.Tag("@zed/core/InsightCompute")<InsightCompute, {
-  readonly read: (project: Project, query: unknown, refresh: RefreshMode) => Effect.Effect<InsightComputed, QueryRunError>
-}>() {}
+export class InsightCompute extends Context.Tag("@zed/core/InsightCompute")<
+  InsightCompute,
+  {
+    readonly read: (
+      project: Project,
+      query: unknown,
+      refresh: RefreshMode
+    ) => Effect.Effect<InsightComputed, QueryRunError>
+  }
+>() {}
 
 const date = (value: unknown) => (typeof value === "string" ? new Date(value) : null)
 
@@ -58,10 +65,12 @@ const fromAnswer = (body: Record<string, unknown>): InsightComputed => ({
   query_status: body["query_status"] ?? null
 })
 
-
 /** The source of an InsightVizNode of a kind Zed plans. */
 const insightSource = (node: unknown) =>
-  isObject(node) && node["kind"] === "InsightVizNode" && isObject(node["source"]) && Object.hasOwn(PLANNERS, String(node["source"]["kind"]))
+  isObject(node) &&
+  node["kind"] === "InsightVizNode" &&
+  isObject(node["source"]) &&
+  Object.hasOwn(PLANNERS, String(node["source"]["kind"]))
     ? node["source"]
     : undefined
 
@@ -76,20 +85,28 @@ const intervalOf = (source: Record<string, unknown>): string | undefined => {
  * Every insight goes through the query API's runner (same cache, same refresh policy, same
  * background runs): ZedQL tables and visualizations as queries, the insight kinds as their plans.
  */
-export const InsightComputeLive = Layer.effect(InsightCompute, Effect.map(QueryRunner, (runner) => InsightCompute.of({
-  read: (project, query, refresh) => {
-    const sql = sqlSource(query)
-    if (sql !== undefined) {
-      // Stored sources were checked on write; a dashboard's filters may still not fit.
-      if (Either.isLeft(sql)) return Effect.fail(new QueryFailed({ message: sql.left }))
-      return Effect.map(runner.run(project, { query: sql.right, refresh }), (answer) => fromAnswer(answer.body))
-    }
-    const source = insightSource(query)
-    if (source === undefined) return Effect.succeed(NOTHING_COMPUTED)
-    const kind = String(source["kind"])
-    const plan = Effect.suspend(() => PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 })).pipe(
-      Effect.mapError((error) => new QueryFailed({ message: error.message }))
-    )
-    return Effect.map(runner.runPlan(project, { kind, query: source, plan, refresh, interval: intervalOf(source) }), (answer) => fromAnswer(answer.body))
-  }
-})))
+export const InsightComputeLive = Layer.effect(
+  InsightCompute,
+  Effect.map(QueryRunner, (runner) =>
+    InsightCompute.of({
+      read: (project, query, refresh) => {
+        const sql = sqlSource(query)
+        if (sql !== undefined) {
+          // Stored sources were checked on write; a dashboard's filters may still not fit.
+          if (Either.isLeft(sql)) return Effect.fail(new QueryFailed({ message: sql.left }))
+          return Effect.map(runner.run(project, { query: sql.right, refresh }), (answer) => fromAnswer(answer.body))
+        }
+        const source = insightSource(query)
+        if (source === undefined) return Effect.succeed(NOTHING_COMPUTED)
+        const kind = String(source["kind"])
+        const plan = Effect.suspend(() =>
+          PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 })
+        ).pipe(Effect.mapError((error) => new QueryFailed({ message: error.message })))
+        return Effect.map(
+          runner.runPlan(project, { kind, query: source, plan, refresh, interval: intervalOf(source) }),
+          (answer) => fromAnswer(answer.body)
+        )
+      }
+    })
+  )
+)

@@ -17,7 +17,6 @@ const WRAPPERS: Record<string, ReadonlySet<string>> = {
 
 type Json = Record<string, unknown>
 
-
 const list = (kinds: Iterable<string>) => [...kinds].join(", ")
 
 const decodeSql = Schema.decodeUnknownEither(ZedQLQueryNode, { errors: "first" })
@@ -26,7 +25,8 @@ const decodeSql = Schema.decodeUnknownEither(ZedQLQueryNode, { errors: "first" }
 export const queryNodeProblem = (node: unknown): string | undefined => {
   if (!isObject(node)) return "The query must be a query node object."
   const inner = typeof node["kind"] === "string" ? WRAPPERS[node["kind"]] : undefined
-  if (inner === undefined) return `Unknown query kind ${JSON.stringify(node["kind"])}: expected one of ${list(Object.keys(WRAPPERS))}.`
+  if (inner === undefined)
+    return `Unknown query kind ${JSON.stringify(node["kind"])}: expected one of ${list(Object.keys(WRAPPERS))}.`
   const source = node["source"]
   if (!isObject(source) || typeof source["kind"] !== "string" || !inner.has(source["kind"])) {
     return `A ${String(node["kind"])} needs a source of kind ${list(inner)}.`
@@ -53,12 +53,18 @@ export const sqlSource = (node: unknown): Either.Either<ZedQLQueryNode, string> 
 
 /** The fields of `target` (a source, or a ZedQL source's `filters`) the dashboard's filters change. */
 const applied = (target: Json, filters: Json): Json => {
-  const bounds = Object.fromEntries(["date_from", "date_to"].filter((k) => filters[k] != null).map((k) => [k, filters[k]]))
+  const bounds = Object.fromEntries(
+    ["date_from", "date_to"].filter((k) => filters[k] != null).map((k) => [k, filters[k]])
+  )
   const properties = Array.isArray(filters["properties"]) ? filters["properties"] : []
   return {
     ...target,
-    ...(Object.keys(bounds).length === 0 ? {} : { dateRange: { ...(isObject(target["dateRange"]) ? target["dateRange"] : {}), ...bounds } }),
-    ...(properties.length === 0 ? {} : { properties: [...(Array.isArray(target["properties"]) ? target["properties"] : []), ...properties] })
+    ...(Object.keys(bounds).length === 0
+      ? {}
+      : { dateRange: { ...(isObject(target["dateRange"]) ? target["dateRange"] : {}), ...bounds } }),
+    ...(properties.length === 0
+      ? {}
+      : { properties: [...(Array.isArray(target["properties"]) ? target["properties"] : []), ...properties] })
   }
 }
 
@@ -67,11 +73,17 @@ const applied = (target: Json, filters: Json): Json => {
  * range replaces the node's bounds it sets, the properties are added to the node's own.
  */
 export const withDashboardFilters = (node: unknown, filters: Json): unknown => {
-  const nothing = filters["date_from"] == null && filters["date_to"] == null && !(Array.isArray(filters["properties"]) && filters["properties"].length > 0)
+  const nothing =
+    filters["date_from"] == null &&
+    filters["date_to"] == null &&
+    !(Array.isArray(filters["properties"]) && filters["properties"].length > 0)
   if (nothing || !isObject(node) || !isObject(node["source"])) return node
   const source = node["source"]
   // ZedQL sources keep their filters under `filters`; insight kinds at the top of the source.
   return SQL_KINDS.has(String(source["kind"]))
-    ? { ...node, source: { ...source, filters: applied(isObject(source["filters"]) ? source["filters"] : {}, filters) } }
+    ? {
+        ...node,
+        source: { ...source, filters: applied(isObject(source["filters"]) ? source["filters"] : {}, filters) }
+      }
     : { ...node, source: applied(source, filters) }
 }

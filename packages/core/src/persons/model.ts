@@ -4,7 +4,8 @@ import { uuidv5 } from "../ingest/uuid.js"
 export const PERSON_NAMESPACE = "932979b4-65c3-4424-8467-0b66ec27bc22"
 
 /** The person id a distinct id gets when it first needs one (also used for personless events). */
-export const personUuid = (projectId: number, distinctId: string): string => uuidv5(PERSON_NAMESPACE, `${projectId}:${distinctId}`)
+export const personUuid = (projectId: number, distinctId: string): string =>
+  uuidv5(PERSON_NAMESPACE, `${projectId}:${distinctId}`)
 
 export interface Person {
   readonly id: number
@@ -16,7 +17,18 @@ export interface Person {
   readonly distinct_ids: ReadonlyArray<string>
 }
 
-const ILLEGAL_ANY_CASE = new Set(["anonymous", "guest", "distinctid", "distinct_id", "id", "not_authenticated", "email", "undefined", "true", "false"])
+const ILLEGAL_ANY_CASE = new Set([
+  "anonymous",
+  "guest",
+  "distinctid",
+  "distinct_id",
+  "id",
+  "not_authenticated",
+  "email",
+  "undefined",
+  "true",
+  "false"
+])
 const ILLEGAL_EXACT = new Set(["[object Object]", "NaN", "None", "none", "null", "0", "undefined"])
 
 /** Distinct ids that buggy clients send for everyone: they may own events but never join persons. */

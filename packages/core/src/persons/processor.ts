@@ -53,10 +53,14 @@ export interface PersonResult {
   readonly warnings: ReadonlyArray<PersonWarning>
 }
 
-
 /** Equal as JSON values; primitives need no serializing. */
 const same = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === "object" && a !== null && typeof b === "object" && b !== null && JSON.stringify(a) === JSON.stringify(b))
+  a === b ||
+  (typeof a === "object" &&
+    a !== null &&
+    typeof b === "object" &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b))
 
 /** The distinct ids processing of these events may touch: load their persons first. */
 export const referencedDistinctIds = (events: ReadonlyArray<IncomingEvent>): Array<string> => {
@@ -72,7 +76,12 @@ export const referencedDistinctIds = (events: ReadonlyArray<IncomingEvent>): Arr
 /** The id an identify/alias/merge event joins into its own distinct id, if any. */
 const mergeTarget = (event: IncomingEvent): string | undefined => {
   if (!event.processPerson) return undefined
-  const key = event.event === "$identify" ? "$anon_distinct_id" : event.event === "$create_alias" || event.event === "$merge_dangerously" ? "alias" : undefined
+  const key =
+    event.event === "$identify"
+      ? "$anon_distinct_id"
+      : event.event === "$create_alias" || event.event === "$merge_dangerously"
+        ? "alias"
+        : undefined
   const value = key === undefined ? undefined : event.properties[key]
   return typeof value === "string" && value !== "" ? value : typeof value === "number" ? String(value) : undefined
 }
@@ -125,8 +134,12 @@ const onlyRefreshesAutoProperties = (person: Record<string, unknown>, properties
   const unsetKeys = Array.isArray(unset) ? unset : isObject(unset) ? Object.keys(unset) : []
   if (unsetKeys.some((key) => typeof key === "string" && Object.hasOwn(person, key))) return false
   const set = properties["$set"]
-  return !isObject(set) || Object.entries(set).every(([key, value]) =>
-    Object.hasOwn(person, key) && (AUTO_PROPERTIES.has(key) || same(person[key], value)))
+  return (
+    !isObject(set) ||
+    Object.entries(set).every(
+      ([key, value]) => Object.hasOwn(person, key) && (AUTO_PROPERTIES.has(key) || same(person[key], value))
+    )
+  )
 }
 
 export const processPersons = (
@@ -230,10 +243,14 @@ export const processPersons = (
     const existing = byDistinctId.get(event.distinct_id)
     if (!event.processPerson) return existing?.uuid ?? personUuid(projectId, event.distinct_id)
     const otherId = mergeTarget(event)
-    const person = otherId !== undefined
-      ? identify(event, otherId, event.distinct_id)
-      : existing ?? createFor(event.distinct_id, event)
-    const skipUpdates = existing !== undefined && !PERSON_EVENTS.has(event.event) && onlyRefreshesAutoProperties(person.properties, event.properties)
+    const person =
+      otherId !== undefined
+        ? identify(event, otherId, event.distinct_id)
+        : (existing ?? createFor(event.distinct_id, event))
+    const skipUpdates =
+      existing !== undefined &&
+      !PERSON_EVENTS.has(event.event) &&
+      onlyRefreshesAutoProperties(person.properties, event.properties)
     if (otherId !== undefined || event.event === "$identify") {
       if (!person.is_identified) {
         person.is_identified = true

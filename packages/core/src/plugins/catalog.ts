@@ -28,17 +28,25 @@ export interface BuiltinPlugin {
   /** A config to store; anything else is refused. */
   readonly config: Schema.Schema<Record<string, unknown>, any>
   /** The event's new properties. Plugins never throw on odd events: they leave them as they are. */
-  readonly apply: (properties: Record<string, unknown>, config: Readonly<Record<string, unknown>>, deps: PluginDeps) => Record<string, unknown>
+  readonly apply: (
+    properties: Record<string, unknown>,
+    config: Readonly<Record<string, unknown>>,
+    deps: PluginDeps
+  ) => Record<string, unknown>
 }
 
 const strict = <F extends Schema.Struct.Fields>(fields: F) =>
-  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<Record<string, unknown>, any>
+  Schema.Struct(fields).annotations({ parseOptions: { onExcessProperty: "error" } }) as unknown as Schema.Schema<
+    Record<string, unknown>,
+    any
+  >
 
 export const BUILTIN_PLUGINS: ReadonlyArray<BuiltinPlugin> = [
   {
     id: 1,
     name: "GeoIP",
-    description: "Adds `$geoip_*` properties (city, country, continent, coordinates) from the event's `$ip`, and sets them on the person.",
+    description:
+      "Adds `$geoip_*` properties (city, country, continent, coordinates) from the event's `$ip`, and sets them on the person.",
     enabled: true,
     configSchema: [],
     config: strict({}),
@@ -47,30 +55,36 @@ export const BUILTIN_PLUGINS: ReadonlyArray<BuiltinPlugin> = [
   {
     id: 2,
     name: "User Agent Populator",
-    description: "Parses `$raw_user_agent` into `$browser`, `$browser_version`, `$os`, `$os_version` and `$device_type`.",
+    description:
+      "Parses `$raw_user_agent` into `$browser`, `$browser_version`, `$os`, `$os_version` and `$device_type`.",
     enabled: false,
-    configSchema: [{
-      key: "overrideUserAgentDetails",
-      name: "Override existing details",
-      type: "boolean",
-      default: false,
-      hint: "Replace `$browser`, `$os`… an SDK already set."
-    }],
+    configSchema: [
+      {
+        key: "overrideUserAgentDetails",
+        name: "Override existing details",
+        type: "boolean",
+        default: false,
+        hint: "Replace `$browser`, `$os`… an SDK already set."
+      }
+    ],
     config: strict({ overrideUserAgentDetails: Schema.optional(Schema.Boolean) }),
-    apply: (properties, config) => userAgentPlugin(properties, { overrideUserAgentDetails: config["overrideUserAgentDetails"] === true })
+    apply: (properties, config) =>
+      userAgentPlugin(properties, { overrideUserAgentDetails: config["overrideUserAgentDetails"] === true })
   },
   {
     id: 3,
     name: "Property Filter",
     description: "Removes the listed properties from every event before it is stored.",
     enabled: false,
-    configSchema: [{
-      key: "properties",
-      name: "Properties to remove",
-      type: "string",
-      default: "",
-      hint: "Comma-separated names, e.g. `$ip,email,$set.email`."
-    }],
+    configSchema: [
+      {
+        key: "properties",
+        name: "Properties to remove",
+        type: "string",
+        default: "",
+        hint: "Comma-separated names, e.g. `$ip,email,$set.email`."
+      }
+    ],
     config: strict({ properties: Schema.optional(Schema.String) }),
     apply: (properties, config) => filterProperties(properties, parsePropertyList(String(config["properties"] ?? "")))
   }
@@ -79,4 +93,9 @@ export const BUILTIN_PLUGINS: ReadonlyArray<BuiltinPlugin> = [
 export const pluginById = (id: number) => BUILTIN_PLUGINS.find((p) => p.id === id)
 
 /** What each project starts with. */
-export const PLUGIN_DEFAULTS = BUILTIN_PLUGINS.map((p, order) => ({ plugin_id: p.id, enabled: p.enabled, order: order + 1, config: {} }))
+export const PLUGIN_DEFAULTS = BUILTIN_PLUGINS.map((p, order) => ({
+  plugin_id: p.id,
+  enabled: p.enabled,
+  order: order + 1,
+  config: {}
+}))

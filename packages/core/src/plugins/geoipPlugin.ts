@@ -2,9 +2,21 @@ import { isObject } from "../domain/json.js"
 
 /** The location fields PostHog's GeoIP step always writes to the person, as `$geoip_<field>`. */
 export const GEOIP_FIELDS = [
-  "city_name", "city_confidence", "subdivision_2_name", "subdivision_2_code", "subdivision_1_name",
-  "subdivision_1_code", "country_name", "country_code", "continent_name", "continent_code", "postal_code",
-  "latitude", "longitude", "accuracy_radius", "time_zone"
+  "city_name",
+  "city_confidence",
+  "subdivision_2_name",
+  "subdivision_2_code",
+  "subdivision_1_name",
+  "subdivision_1_code",
+  "country_name",
+  "country_code",
+  "continent_name",
+  "continent_code",
+  "postal_code",
+  "latitude",
+  "longitude",
+  "accuracy_radius",
+  "time_zone"
 ] as const
 
 const initial = (geoipKey: string) => `$initial_${geoipKey.slice(1)}`
@@ -27,8 +39,9 @@ export const geoipEnrich = (
 ): Record<string, unknown> => {
   const ip = properties["$ip"]
   if (properties["$geoip_disable"] || typeof ip !== "string" || ip === "") return { ...properties }
-  const location = Object.entries(lookup(ip))
-    .filter(([key, value]) => key.startsWith("$geoip_") && key !== "$geoip_disable" && value !== undefined)
+  const location = Object.entries(lookup(ip)).filter(
+    ([key, value]) => key.startsWith("$geoip_") && key !== "$geoip_disable" && value !== undefined
+  )
   if (location.length === 0) return { ...properties }
   const set = isObject(properties["$set"]) ? properties["$set"] : {}
   const setOnce = isObject(properties["$set_once"]) ? properties["$set_once"] : {}
@@ -36,6 +49,10 @@ export const geoipEnrich = (
     ...properties,
     ...Object.fromEntries(location),
     $set: { ...UNKNOWN_SET, ...set, ...Object.fromEntries(location) },
-    $set_once: { ...UNKNOWN_SET_ONCE, ...setOnce, ...Object.fromEntries(location.map(([key, value]) => [initial(key), value])) }
+    $set_once: {
+      ...UNKNOWN_SET_ONCE,
+      ...setOnce,
+      ...Object.fromEntries(location.map(([key, value]) => [initial(key), value]))
+    }
   }
 }

@@ -2,9 +2,15 @@ import { isObject } from "../domain/json.js"
 
 /** The plugin's `properties` setting, "email, $set.phone": comma separated, trimmed, blanks dropped. */
 export const parsePropertyList = (config: string): string[] =>
-  config.split(",").map((name) => name.trim()).filter((name) => name !== "")
+  config
+    .split(",")
+    .map((name) => name.trim())
+    .filter((name) => name !== "")
 
-const withoutPath = (properties: Readonly<Record<string, unknown>>, path: ReadonlyArray<string>): Readonly<Record<string, unknown>> => {
+const withoutPath = (
+  properties: Readonly<Record<string, unknown>>,
+  path: ReadonlyArray<string>
+): Readonly<Record<string, unknown>> => {
   const [key, ...rest] = path
   if (key === undefined || !Object.hasOwn(properties, key)) return properties
   const copy: Record<string, unknown> = { ...properties }
@@ -28,5 +34,6 @@ const withoutPath = (properties: Readonly<Record<string, unknown>>, path: Readon
 export const filterProperties = (
   properties: Readonly<Record<string, unknown>>,
   names: ReadonlyArray<string>
-): Record<string, unknown> =>
-  ({ ...names.reduce((current, name) => withoutPath(current, name.split(".")), properties) })
+): Record<string, unknown> => ({
+  ...names.reduce((current, name) => withoutPath(current, name.split(".")), properties)
+})

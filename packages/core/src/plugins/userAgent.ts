@@ -19,7 +19,14 @@ export interface UserAgentDetails {
 }
 
 /** The properties the parser writes: the plugin treats any of them present as "already described". */
-export const USER_AGENT_PROPERTIES = ["$browser", "$browser_version", "$os", "$os_version", "$device", "$device_type"] as const
+export const USER_AGENT_PROPERTIES = [
+  "$browser",
+  "$browser_version",
+  "$os",
+  "$os_version",
+  "$device",
+  "$device_type"
+] as const
 
 // posthog-js reports major.minor as a number (17.2, 120 for "120.0.6099").
 const versionAfter = (prefix: string, flags = ""): RegExp => new RegExp(`${prefix}(\\d+(?:\\.\\d+)?)`, flags)
@@ -32,7 +39,10 @@ interface BrowserRule {
   readonly versions: ReadonlyArray<RegExp>
 }
 
-const contains = (...needles: ReadonlyArray<string>) => (ua: string) => needles.some((needle) => ua.includes(needle))
+const contains =
+  (...needles: ReadonlyArray<string>) =>
+  (ua: string) =>
+    needles.some((needle) => ua.includes(needle))
 
 const BROWSERS: ReadonlyArray<BrowserRule> = [
   // posthog-js reads no version for Opera Mini.
@@ -52,9 +62,17 @@ const BROWSERS: ReadonlyArray<BrowserRule> = [
   { name: "UC Browser", test: contains("UCWEB", "UCBrowser"), versions: [versionAfter("(?:UCBrowser|UCWEB)/")] },
   { name: "Chrome iOS", test: contains("CriOS"), versions: [versionAfter("CriOS/")] },
   { name: "Chrome", test: contains("CrMo", "Chrome"), versions: [versionAfter("(?:Chrome|CrMo)/")] },
-  { name: "Android Mobile", test: (ua) => ua.includes("Android") && ua.includes("Safari"), versions: [versionAfter("android\\s", "i")] },
+  {
+    name: "Android Mobile",
+    test: (ua) => ua.includes("Android") && ua.includes("Safari"),
+    versions: [versionAfter("android\\s", "i")]
+  },
   { name: "Firefox iOS", test: contains("FxiOS"), versions: [versionAfter("FxiOS/")] },
-  { name: "Konqueror", test: (ua) => ua.toLowerCase().includes("konqueror"), versions: [versionAfter("Konqueror[:/]?", "i")] },
+  {
+    name: "Konqueror",
+    test: (ua) => ua.toLowerCase().includes("konqueror"),
+    versions: [versionAfter("Konqueror[:/]?", "i")]
+  },
   {
     name: (ua) => (ua.includes("Mobile") ? "Mobile Safari" : "Safari"),
     test: (ua) => ua.includes("Safari") && !ua.includes("Chrome") && !ua.includes("Android"),
@@ -79,12 +97,22 @@ const browserOf = (ua: string): { readonly name: string; readonly version: numbe
 
 // Windows NT kernel versions → the marketing names posthog-js reports.
 const WINDOWS_VERSIONS: Readonly<Record<string, string>> = {
-  "NT3.51": "NT 3.11", "NT4.0": "NT 4.0", "5.0": "2000", "5.1": "XP", "5.2": "XP", "6.0": "Vista", "6.1": "7",
-  "6.2": "8", "6.3": "8.1", "6.4": "10", "10.0": "10"
+  "NT3.51": "NT 3.11",
+  "NT4.0": "NT 4.0",
+  "5.0": "2000",
+  "5.1": "XP",
+  "5.2": "XP",
+  "6.0": "Vista",
+  "6.1": "7",
+  "6.2": "8",
+  "6.3": "8.1",
+  "6.4": "10",
+  "10.0": "10"
 }
 
 // "17_2" → "17.2.0": posthog-js always reports three parts when it finds a version.
-const threeParts = (major: string, minor: string | undefined, patch: string | undefined) => `${major}.${minor ?? "0"}.${patch ?? "0"}`
+const threeParts = (major: string, minor: string | undefined, patch: string | undefined) =>
+  `${major}.${minor ?? "0"}.${patch ?? "0"}`
 
 const windowsOf = (ua: string): readonly [string, string] => {
   if (/Phone|WPDesktop/.test(ua)) return ["Windows Phone", ""]
@@ -125,9 +153,11 @@ const isAndroidPhoneWithoutMobile = (ua: string): boolean =>
   (/lmy47v/i.test(ua) && !/QTAQZ3/i.test(ua))
 
 const androidDevice = (ua: string): string =>
-  ua.includes("Mobile") && !MOBILE_ANDROID_TABLETS.test(ua) ? "Android"
-    : isAndroidPhoneWithoutMobile(ua) ? "Android"
-    : "Android Tablet"
+  ua.includes("Mobile") && !MOBILE_ANDROID_TABLETS.test(ua)
+    ? "Android"
+    : isAndroidPhoneWithoutMobile(ua)
+      ? "Android"
+      : "Android Tablet"
 
 const matching = (pattern: RegExp) => (ua: string) => pattern.test(ua)
 
@@ -158,10 +188,13 @@ const deviceOf = (ua: string): readonly [string | undefined, DeviceType] => {
   const rule = DEVICES.find(([test]) => test(ua))
   if (rule === undefined) return [undefined, "Desktop"]
   const device = typeof rule[1] === "string" ? rule[1] : rule[1](ua)
-  const type: DeviceType = TABLETS.has(device) ? "Tablet"
-    : CONSOLES.has(device) ? "Console"
-    : device === "Apple Watch" ? "Wearable"
-    : "Mobile"
+  const type: DeviceType = TABLETS.has(device)
+    ? "Tablet"
+    : CONSOLES.has(device)
+      ? "Console"
+      : device === "Apple Watch"
+        ? "Wearable"
+        : "Mobile"
   return [device, type]
 }
 

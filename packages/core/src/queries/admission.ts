@@ -23,22 +23,39 @@ export const makeAdmission = (limits: { readonly perProject: number; readonly pe
   const acquire = (projectId: number): Effect.Effect<Effect.Effect<void>, QueryLimitReached> =>
     Effect.flatMap(FiberRef.get(QueryCaller), (caller) => {
       if ((byProject.get(projectId) ?? 0) >= limits.perProject) {
-        return Effect.fail(new QueryLimitReached({ message: `${limits.perProject} queries of this project are running already: try again shortly` }))
+        return Effect.fail(
+          new QueryLimitReached({
+            message: `${limits.perProject} queries of this project are running already: try again shortly`
+          })
+        )
       }
       if (caller !== undefined && (byKey.get(caller) ?? 0) >= limits.perKey) {
-        return Effect.fail(new QueryLimitReached({ message: `${limits.perKey} queries of this API key are running already: try again shortly` }))
+        return Effect.fail(
+          new QueryLimitReached({
+            message: `${limits.perKey} queries of this API key are running already: try again shortly`
+          })
+        )
       }
       change(byProject, projectId, 1)
       if (caller !== undefined) change(byKey, caller, 1)
-      return Effect.succeed(Effect.sync(() => {
-        change(byProject, projectId, -1)
-        if (caller !== undefined) change(byKey, caller, -1)
-      }))
+      return Effect.succeed(
+        Effect.sync(() => {
+          change(byProject, projectId, -1)
+          if (caller !== undefined) change(byKey, caller, -1)
+        })
+      )
     })
   return {
     acquire,
     /** Runs `effect` in a place of its own. */
-    admitted: <A, E, R>(projectId: number, effect: Effect.Effect<A, E, R>): Effect.Effect<A, E | QueryLimitReached, R> =>
-      Effect.acquireUseRelease(acquire(projectId), () => effect, (release) => release)
+    admitted: <A, E, R>(
+      projectId: number,
+      effect: Effect.Effect<A, E, R>
+    ): Effect.Effect<A, E | QueryLimitReached, R> =>
+      Effect.acquireUseRelease(
+        acquire(projectId),
+        () => effect,
+        (release) => release
+      )
   }
 }

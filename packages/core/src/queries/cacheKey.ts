@@ -20,7 +20,11 @@ export interface CacheKeyInput {
 const canonical = (_key: string, value: unknown): unknown => {
   if (value === null || typeof value !== "object" || Array.isArray(value)) return value
   const record = value as Record<string, unknown>
-  return Object.fromEntries(Object.keys(record).sort().flatMap((key) => (record[key] === null ? [] : [[key, record[key]]])))
+  return Object.fromEntries(
+    Object.keys(record)
+      .sort()
+      .flatMap((key) => (record[key] === null ? [] : [[key, record[key]]]))
+  )
 }
 
 /** PostHog's cache key: "cache_" + md5 of "query_" + the canonical JSON of what the result depends on. */
@@ -36,5 +40,10 @@ export const cacheKey = (input: CacheKeyInput): string => {
     week_start_day: input.weekStartDay,
     version: 2
   }
-  return "cache_" + createHash("md5").update(`query_${JSON.stringify(payload, canonical)}`, "utf8").digest("hex")
+  return (
+    "cache_" +
+    createHash("md5")
+      .update(`query_${JSON.stringify(payload, canonical)}`, "utf8")
+      .digest("hex")
+  )
 }

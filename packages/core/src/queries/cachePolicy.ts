@@ -17,8 +17,17 @@ export type RefreshMode = typeof RefreshMode.Type
  * The mode a request asks for: legacy `"async": true` wins over `refresh`; `refresh: true` is the
  * old spelling of force_blocking; no refresh (or `false`) is the default, blocking.
  */
-export const refreshMode = (refresh: RefreshMode | boolean | null | undefined, legacyAsync?: boolean | null): RefreshMode =>
-  legacyAsync === true ? "async" : refresh === true ? "force_blocking" : typeof refresh === "string" ? refresh : "blocking"
+export const refreshMode = (
+  refresh: RefreshMode | boolean | null | undefined,
+  legacyAsync?: boolean | null
+): RefreshMode =>
+  legacyAsync === true
+    ? "async"
+    : refresh === true
+      ? "force_blocking"
+      : typeof refresh === "string"
+        ? refresh
+        : "blocking"
 
 /** How long a computed result stays fresh: `lazy` for lazy_async, `normal` for every other mode. */
 export interface Staleness {
@@ -40,8 +49,9 @@ const INTERVAL_STALENESS: Readonly<Record<string, Staleness>> = {
 
 /** The staleness of an insight by its interval (retention: its period); an unknown or no interval as a day's. */
 export const intervalStaleness = (interval: string | null | undefined): Staleness =>
-  (interval != null && Object.hasOwn(INTERVAL_STALENESS, interval.toLowerCase()) ? INTERVAL_STALENESS[interval.toLowerCase()] : undefined) ??
-    ZEDQL_STALENESS
+  (interval != null && Object.hasOwn(INTERVAL_STALENESS, interval.toLowerCase())
+    ? INTERVAL_STALENESS[interval.toLowerCase()]
+    : undefined) ?? ZEDQL_STALENESS
 
 /** How soon a client may ask to recompute a ZedQL query (`next_allowed_client_refresh`). */
 const ZEDQL_REFRESH_INTERVAL = Duration.minutes(1)
@@ -80,7 +90,8 @@ export interface QueryFreshness {
  * `now` is past the target age (at the target age it is still fresh).
  */
 export const isStale = (lastRefresh: Date, now: Date, query: QueryFreshness, mode: RefreshMode): boolean => {
-  if (query.dateTo !== null && query.dateTo.getTime() < lastRefresh.getTime() - Duration.toMillis(WRITE_LAG)) return false
+  if (query.dateTo !== null && query.dateTo.getTime() < lastRefresh.getTime() - Duration.toMillis(WRITE_LAG))
+    return false
   return now.getTime() > cacheTargetAge(lastRefresh, query.staleness, mode).getTime()
 }
 

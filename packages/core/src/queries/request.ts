@@ -40,11 +40,14 @@ const FiltersOverride = Schema.Struct({
 /** Other kinds (TrendsQuery…) are refused by name before the ZedQL query's own fields are checked. */
 const QueryNode = Schema.Struct(
   {
-    kind: Schema.String.pipe(check(
-      (kind: string) => kind === "ZedQLQuery" || kind === "HogQLQuery",
-      "unsupported_kind",
-      (kind: string) => `Query kind "${kind}" is not supported here: send {"kind": "ZedQLQuery", "query": "SELECT …"}.`
-    ))
+    kind: Schema.String.pipe(
+      check(
+        (kind: string) => kind === "ZedQLQuery" || kind === "HogQLQuery",
+        "unsupported_kind",
+        (kind: string) =>
+          `Query kind "${kind}" is not supported here: send {"kind": "ZedQLQuery", "query": "SELECT …"}.`
+      )
+    )
   },
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 ).pipe(Schema.compose(ZedQLQueryNode, { strict: false }))
@@ -66,25 +69,30 @@ export const effectiveQuery = (request: QueryRequest): ZedQLQueryNode => {
   const { filters_override: filters, query, variables_override: variables } = request
   const withFilters: ZedQLQueryNode = filters
     ? {
-      ...query,
-      filters: {
-        ...query.filters,
-        ...(filters.date_from !== undefined || filters.date_to !== undefined
-          ? { dateRange: { date_from: filters.date_from ?? null, date_to: filters.date_to ?? null } }
-          : {}),
-        ...(filters.properties ? { properties: filters.properties } : {}),
-        ...(filters.filterTestAccounts != null ? { filterTestAccounts: filters.filterTestAccounts } : {})
+        ...query,
+        filters: {
+          ...query.filters,
+          ...(filters.date_from !== undefined || filters.date_to !== undefined
+            ? { dateRange: { date_from: filters.date_from ?? null, date_to: filters.date_to ?? null } }
+            : {}),
+          ...(filters.properties ? { properties: filters.properties } : {}),
+          ...(filters.filterTestAccounts != null ? { filterTestAccounts: filters.filterTestAccounts } : {})
+        }
       }
-    }
     : query
   if (!variables || !withFilters.variables) return withFilters
   // Overrides name variables by id, as `{variableId, code_name, value}` or a bare value.
-  const overridden = Object.fromEntries(Object.entries(withFilters.variables).map(([id, variable]) => {
-    const override = variables[id] ?? variables[variable.variableId ?? id]
-    if (override === undefined) return [id, variable]
-    const value = typeof override === "object" && override !== null && "value" in override ? (override as { value: unknown }).value : override
-    return [id, { ...variable, value }]
-  }))
+  const overridden = Object.fromEntries(
+    Object.entries(withFilters.variables).map(([id, variable]) => {
+      const override = variables[id] ?? variables[variable.variableId ?? id]
+      if (override === undefined) return [id, variable]
+      const value =
+        typeof override === "object" && override !== null && "value" in override
+          ? (override as { value: unknown }).value
+          : override
+      return [id, { ...variable, value }]
+    })
+  )
   return { ...withFilters, variables: overridden }
 }
 

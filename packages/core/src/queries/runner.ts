@@ -45,7 +45,14 @@ const CLEANUP_EVERY = Duration.minutes(1)
 /** How often a background query checks that it was not cancelled from another instance. */
 const CANCEL_CHECK_EVERY = Duration.seconds(1)
 
-export type QueryRunError = ZedQLError | GrammarRefused | QueryLimitReached | QueryTimeout | QueryCancelled | QueryFailed | StorageError
+export type QueryRunError =
+  | ZedQLError
+  | GrammarRefused
+  | QueryLimitReached
+  | QueryTimeout
+  | QueryCancelled
+  | QueryFailed
+  | StorageError
 
 /**
  * Where a query stands when answered: `complete`, still `running` in the background, or ended in an
@@ -79,20 +86,29 @@ interface Job {
   readonly mode: RefreshMode
   readonly freshness: QueryFreshness
   /** The response, from statements run as `executionId` and stopped past `timeout`. */
-  readonly compute: (executionId: string, timeout: Duration.Duration) => Effect.Effect<Record<string, unknown>, QueryRunError>
+  readonly compute: (
+    executionId: string,
+    timeout: Duration.Duration
+  ) => Effect.Effect<Record<string, unknown>, QueryRunError>
 }
 
-export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<QueryRunner, {
-  readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
-  /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
-  readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
-  /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
-  readonly select: (project: Project, query: SelectLike) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
-  /** A background query's status; none when unknown or expired. */
-  readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
-  /** Stops a background query and forgets it; answers whether there was one. */
-  readonly cancel: (project: Project, id: string) => Effect.Effect<boolean, StorageError>
-}>() {}
+export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
+  QueryRunner,
+  {
+    readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+    /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
+    readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+    /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
+    readonly select: (
+      project: Project,
+      query: SelectLike
+    ) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
+    /** A background query's status; none when unknown or expired. */
+    readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
+    /** Stops a background query and forgets it; answers whether there was one. */
+    readonly cancel: (project: Project, id: string) => Effect.Effect<boolean, StorageError>
+  }
+>() {}
 
 const iso = (date: Date | null) => date?.toISOString() ?? null
 
@@ -134,7 +150,7 @@ const userMessage = (error: QueryRunError): string | null => {
 
 export const QueryRunnerLive = Layer.scoped(
   QueryRunner,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const executor = yield* QueryExecutor
     const lifecycle = yield* Lifecycle
     const admission = makeAdmission((yield* ZedConfig).limits.concurrentQueries)
@@ -151,12 +167,21 @@ export const QueryRunnerLive = Layer.scoped(
       capacity: 1000,
       timeToLive: Duration.minutes(1),
       lookup: (projectId: number) =>
-        Effect.map(definitions.list(projectId), (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const)))
+        Effect.map(
+          definitions.list(projectId),
+          (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const))
+        )
     })
 
     /** Compiles and runs one ZedQL statement (a user's text, or a tree Zed built) as `executionId`, its rows as JSON values. */
-    const execute = (project: Project, query: string | SelectLike, options: Pick<CompileOptions, "values" | "filters">, executionId: string, timeout: Duration.Duration) =>
-      Effect.gen(function*() {
+    const execute = (
+      project: Project,
+      query: string | SelectLike,
+      options: Pick<CompileOptions, "values" | "filters">,
+      executionId: string,
+      timeout: Duration.Duration
+    ) =>
+      Effect.gen(function* () {
         const types = yield* propertyTypes.get(project.id)
         const compileOptions: CompileOptions = {
           ...options,
@@ -165,17 +190,35 @@ export const QueryRunnerLive = Layer.scoped(
           dialect: executor.dialect,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
         }
-        const compiled = yield* (typeof query === "string" ? compileZedQL(query, compileOptions) : compileZedQLTree(query, compileOptions))
+        const compiled = yield* typeof query === "string"
+          ? compileZedQL(query, compileOptions)
+          : compileZedQLTree(query, compileOptions)
         const compiledAt = performance.now()
         // A shutdown stops the statement (on PGlite it holds the one session the writer must flush through).
-        const result = yield* executor.execute({
-          sql: compiled.sql,
-          params: compiled.params,
-          timezone: project.timezone,
-          timeoutMs: Duration.toMillis(timeout),
-          executionId
-        }).pipe(Effect.raceFirst(Effect.zipRight(lifecycle.shuttingDown, new StorageError({ message: "Zed is shutting down", unavailable: true }))))
-        return { compiled, compiledAt, rows: jsonRows(result.rows, compiled.columns.map((c) => c.type)) }
+        const result = yield* executor
+          .execute({
+            sql: compiled.sql,
+            params: compiled.params,
+            timezone: project.timezone,
+            timeoutMs: Duration.toMillis(timeout),
+            executionId
+          })
+          .pipe(
+            Effect.raceFirst(
+              Effect.zipRight(
+                lifecycle.shuttingDown,
+                new StorageError({ message: "Zed is shutting down", unavailable: true })
+              )
+            )
+          )
+        return {
+          compiled,
+          compiledAt,
+          rows: jsonRows(
+            result.rows,
+            compiled.columns.map((c) => c.type)
+          )
+        }
       })
 
     /** A ZedQL query's response: its page of rows, their columns and types, the normalized query. */
@@ -184,9 +227,19 @@ export const QueryRunnerLive = Layer.scoped(
       mode,
       freshness: { staleness: ZEDQL_STALENESS, dateTo: fixedDateTo(node) },
       compute: (executionId, timeout) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const started = performance.now()
-          const { compiled, compiledAt, rows: all } = yield* execute(project, node.query, { values: placeholderValues(node), filters: node.filters ?? undefined }, executionId, timeout)
+          const {
+            compiled,
+            compiledAt,
+            rows: all
+          } = yield* execute(
+            project,
+            node.query,
+            { values: placeholderValues(node), filters: node.filters ?? undefined },
+            executionId,
+            timeout
+          )
           const executedAt = performance.now()
           const hasMore = compiled.page !== null && all.length > compiled.page.limit
           return {
@@ -215,18 +268,23 @@ export const QueryRunnerLive = Layer.scoped(
       mode,
       freshness: { staleness: intervalStaleness(request.interval), dateTo: request.dateTo ?? null },
       compute: (executionId, timeout) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
           const plan = yield* request.plan
-          for (const query of plan.queries) results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
-          return { results: plan.shape(results), zedql: plan.zedql, timings: [{ k: ".", t: (performance.now() - started) / 1000 }] }
+          for (const query of plan.queries)
+            results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
+          return {
+            results: plan.shape(results),
+            zedql: plan.zedql,
+            timings: [{ k: ".", t: (performance.now() - started) / 1000 }]
+          }
         })
     })
 
     /** Computes a job and keeps its response in the cache. */
     const compute = (project: Project, job: Job, executionId: string, timeout: Duration.Duration) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const body = yield* job.compute(executionId, timeout)
         const lastRefresh = new Date()
         const response: Record<string, unknown> = {
@@ -285,34 +343,50 @@ export const QueryRunnerLive = Layer.scoped(
           const status: QueryStatus = { ...newStatus(project, id, false, BLOCKING_TIMEOUT), pickup_time: new Date() }
           return Effect.as(statuses.put(status), status)
         }),
-        (status) => Effect.raceFirst(compute(project, job, status.task_id!, BLOCKING_TIMEOUT), whenForgotten(project, id)),
+        (status) =>
+          Effect.raceFirst(compute(project, job, status.task_id!, BLOCKING_TIMEOUT), whenForgotten(project, id)),
         // The answer goes to the caller: nothing is left to poll.
         () => Effect.ignore(statuses.remove(project.id, id))
       )
 
     /** Starts computing in the background, tracked under `id`; answers its status. */
     const start = (project: Project, job: Job, id: string) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const status = newStatus(project, id, true, ASYNC_TIMEOUT)
         yield* statuses.put(status)
-        const run = Effect.gen(function*() {
+        const run = Effect.gen(function* () {
           const picked = { ...status, pickup_time: new Date() }
           // Cancelled before it started: nothing to run.
           if (!(yield* statuses.update(picked))) return
-          const exit = yield* Effect.exit(compute(project, job, status.task_id!, ASYNC_TIMEOUT).pipe(Effect.raceFirst(whenForgotten(project, id))))
+          const exit = yield* Effect.exit(
+            compute(project, job, status.task_id!, ASYNC_TIMEOUT).pipe(Effect.raceFirst(whenForgotten(project, id)))
+          )
           // Cancelled: whoever cancelled already forgot the status.
           if (Exit.isFailure(exit) && exit.cause._tag === "Fail" && exit.cause.error._tag === "QueryCancelled") return
           const end = new Date()
-          yield* statuses.update(Exit.match(exit, {
-            onSuccess: (response): QueryStatus => ({ ...picked, complete: true, results: { ...response, is_cached: false }, end_time: end, expiration_time: plus(end, STATUS_TTL) }),
-            onFailure: (cause): QueryStatus => {
-              const error = cause._tag === "Fail" ? cause.error : null
-              return { ...picked, complete: true, error: true, error_message: error ? userMessage(error) : null, end_time: end, expiration_time: plus(end, STATUS_TTL) }
-            }
-          }))
-        }).pipe(
-          Effect.catchAll((error) => Effect.logWarning("query status could not be recorded", error.message))
-        )
+          yield* statuses.update(
+            Exit.match(exit, {
+              onSuccess: (response): QueryStatus => ({
+                ...picked,
+                complete: true,
+                results: { ...response, is_cached: false },
+                end_time: end,
+                expiration_time: plus(end, STATUS_TTL)
+              }),
+              onFailure: (cause): QueryStatus => {
+                const error = cause._tag === "Fail" ? cause.error : null
+                return {
+                  ...picked,
+                  complete: true,
+                  error: true,
+                  error_message: error ? userMessage(error) : null,
+                  end_time: end,
+                  expiration_time: plus(end, STATUS_TTL)
+                }
+              }
+            })
+          )
+        }).pipe(Effect.catchAll((error) => Effect.logWarning("query status could not be recorded", error.message)))
         // Its place is taken now, so an overloaded project or key hears so at once, not when polling.
         const release = yield* admission.acquire(project.id)
         yield* FiberMap.run(background, `${project.id}:${id}`, Effect.ensuring(run, release))
@@ -320,37 +394,60 @@ export const QueryRunnerLive = Layer.scoped(
       })
 
     // Expired statuses and results are dropped now and then, by every instance.
-    const sweep = Effect.gen(function*() {
+    const sweep = Effect.gen(function* () {
       const now = new Date()
       yield* statuses.removeExpired(now)
       yield* cache.removeExpired(now)
-    }).pipe(Effect.catchAll((error) => Effect.logWarning("expired query statuses and results could not be removed", error.message)))
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.logWarning("expired query statuses and results could not be removed", error.message)
+      )
+    )
     yield* Effect.forkScoped(Effect.repeat(sweep, Schedule.spaced(CLEANUP_EVERY)))
 
     const runningStatus = (project: Project, id: string) =>
-      Effect.map(statuses.get(project.id, id, new Date()), Option.filter((s) => !s.complete))
+      Effect.map(
+        statuses.get(project.id, id, new Date()),
+        Option.filter((s) => !s.complete)
+      )
 
     /** Answers for a job under its refresh mode: from the cache, computed now, or in the background. */
     const answer = (project: Project, job: Job, clientQueryId: string | null | undefined) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         // A background computation is named by the client's id, or by what it computes.
         const id = clientQueryId ?? job.key
         const running = Option.getOrNull(yield* runningStatus(project, id))
         const cached = Option.getOrNull(yield* cache.get(project.id, job.key))
-        const decision = decideCaching({ mode: job.mode, cached, now: new Date(), query: job.freshness, backgroundRunning: running !== null })
+        const decision = decideCaching({
+          mode: job.mode,
+          cached,
+          now: new Date(),
+          query: job.freshness,
+          backgroundRunning: running !== null
+        })
         const backgroundStatus = (action: "none" | "join" | "start") =>
-          action === "start" ? Effect.map(start(project, job, id), (s) => s as QueryStatus | null) : Effect.succeed(action === "join" ? running : null)
+          action === "start"
+            ? Effect.map(start(project, job, id), (s) => s as QueryStatus | null)
+            : Effect.succeed(action === "join" ? running : null)
         switch (decision._tag) {
           case "Compute": {
             const response = yield* admission.admitted(
               project.id,
-              clientQueryId == null ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT) : named(project, job, clientQueryId)
+              clientQueryId == null
+                ? compute(project, job, randomUUID(), BLOCKING_TIMEOUT)
+                : named(project, job, clientQueryId)
             )
-            return { state: "complete", body: { ...response, is_cached: false, query_status: null } } satisfies QueryAnswer
+            return {
+              state: "complete",
+              body: { ...response, is_cached: false, query_status: null }
+            } satisfies QueryAnswer
           }
           case "Cached": {
             const status = yield* backgroundStatus(decision.background)
-            return { state: status !== null && !status.complete ? "running" : "complete", body: fromCache(decision.entry, status) } satisfies QueryAnswer
+            return {
+              state: status !== null && !status.complete ? "running" : "complete",
+              body: fromCache(decision.entry, status)
+            } satisfies QueryAnswer
           }
           case "Miss": {
             const status = yield* backgroundStatus(decision.background)
@@ -369,19 +466,48 @@ export const QueryRunnerLive = Layer.scoped(
     // A text over the grammar's limits is refused before it takes a place among the running queries.
     const checked = (text: string) => Effect.flatMap(Grammar, (grammar) => grammar.check(text))
 
-    const keyOf = (project: Project, runner: string, query: Readonly<Record<string, unknown>>, modifiers: unknown, limitContext: string) =>
-      cacheKey({ queryRunner: runner, query, teamId: project.id, modifiers, limitContext, timezone: project.timezone, weekStartDay: 0 })
+    const keyOf = (
+      project: Project,
+      runner: string,
+      query: Readonly<Record<string, unknown>>,
+      modifiers: unknown,
+      limitContext: string
+    ) =>
+      cacheKey({
+        queryRunner: runner,
+        query,
+        teamId: project.id,
+        modifiers,
+        limitContext,
+        timezone: project.timezone,
+        weekStartDay: 0
+      })
 
     return QueryRunner.of({
       select: (project, query) =>
-        Effect.map(admission.admitted(project.id, Effect.suspend(() => execute(project, query, {}, randomUUID(), BLOCKING_TIMEOUT))), (r) => r.rows),
+        Effect.map(
+          admission.admitted(
+            project.id,
+            Effect.suspend(() => execute(project, query, {}, randomUUID(), BLOCKING_TIMEOUT))
+          ),
+          (r) => r.rows
+        ),
 
       run: (project, request) =>
         Effect.suspend(() => {
           const node = effectiveQuery(request)
           const mode = refreshMode(request.refresh, request.async)
-          const key = keyOf(project, "ZedQLQueryRunner", { ...node, kind: "ZedQLQuery" }, node.modifiers ?? {}, request.limit_context ?? "query")
-          return Effect.zipRight(checked(node.query), answer(project, zedqlJob(project, node, key, mode), request.client_query_id))
+          const key = keyOf(
+            project,
+            "ZedQLQueryRunner",
+            { ...node, kind: "ZedQLQuery" },
+            node.modifiers ?? {},
+            request.limit_context ?? "query"
+          )
+          return Effect.zipRight(
+            checked(node.query),
+            answer(project, zedqlJob(project, node, key, mode), request.client_query_id)
+          )
         }),
 
       runPlan: (project, request) =>
@@ -392,13 +518,18 @@ export const QueryRunnerLive = Layer.scoped(
         }),
 
       status: (project, id) =>
-        Effect.map(statuses.get(project.id, id, new Date()), Option.map((s): QueryAnswer => ({
-          state: !s.complete ? "running" : !s.error ? "complete" : s.error_message !== null ? "invalid" : "failed",
-          body: { query_status: statusJson(s) }
-        }))),
+        Effect.map(
+          statuses.get(project.id, id, new Date()),
+          Option.map(
+            (s): QueryAnswer => ({
+              state: !s.complete ? "running" : !s.error ? "complete" : s.error_message !== null ? "invalid" : "failed",
+              body: { query_status: statusJson(s) }
+            })
+          )
+        ),
 
       cancel: (project, id) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const status = yield* statuses.get(project.id, id, new Date())
           if (Option.isNone(status)) return false
           yield* statuses.remove(project.id, id)

@@ -18,7 +18,8 @@ const encoder = new TextEncoder()
 
 export const toChunks = (batch: SnapshotBatch, chunkBytes = CHUNK_BYTES): ReadonlyArray<NewChunk> => {
   // Stable: events of the same millisecond keep the order they were recorded in.
-  const items = batch.items.map((item, index) => ({ item, index }))
+  const items = batch.items
+    .map((item, index) => ({ item, index }))
     .sort((a, b) => a.item.event.timestamp - b.item.event.timestamp || a.index - b.index)
     .map(({ item }) => item)
   const chunks: Array<NewChunk> = []
@@ -35,7 +36,10 @@ export const toChunks = (batch: SnapshotBatch, chunkBytes = CHUNK_BYTES): Readon
       source: batch.source,
       library: batch.library,
       data: gzipSync(body, { level: GZIP_LEVEL }),
-      summary: summarize(items.slice(start, end).map((i) => i.event), body.length)
+      summary: summarize(
+        items.slice(start, end).map((i) => i.event),
+        body.length
+      )
     })
     lines = []
     bytes = 0

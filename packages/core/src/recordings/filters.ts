@@ -34,7 +34,9 @@ const EventsFilter = Schema.Struct({
   id: Schema.NullOr(Schema.String),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   order: Schema.optional(Schema.Number),
-  properties: Schema.optional(Schema.Array(Schema.Struct({ ...PropertyFilter.fields, type: Schema.optional(Schema.Literal("person", "event")) })))
+  properties: Schema.optional(
+    Schema.Array(Schema.Struct({ ...PropertyFilter.fields, type: Schema.optional(Schema.Literal("person", "event")) }))
+  )
 })
 type EventsFilter = typeof EventsFilter.Type
 
@@ -49,20 +51,38 @@ const Leaf = Schema.Union(RecordingFilter, PersonOrEventProperty, EventsFilter)
 
 const FilterGroup: Schema.Schema<FilterGroup> = Schema.Struct({
   type: Schema.Literal("AND", "OR"),
-  values: Schema.Array(Schema.Union(Schema.suspend(() => FilterGroup), Leaf))
+  values: Schema.Array(
+    Schema.Union(
+      Schema.suspend(() => FilterGroup),
+      Leaf
+    )
+  )
 })
 
-export const RECORDING_ORDERS = ["start_time", "duration", "active_seconds", "inactive_seconds", "click_count", "keypress_count", "mouse_activity_count", "console_error_count"] as const
-export type RecordingOrder = typeof RECORDING_ORDERS[number]
+export const RECORDING_ORDERS = [
+  "start_time",
+  "duration",
+  "active_seconds",
+  "inactive_seconds",
+  "click_count",
+  "keypress_count",
+  "mouse_activity_count",
+  "console_error_count"
+] as const
+export type RecordingOrder = (typeof RECORDING_ORDERS)[number]
 
-const Empty = Schema.Array(Schema.Unknown).pipe(Schema.filter((a) => a.length === 0, { message: () => "Action filters are not supported" }))
+const Empty = Schema.Array(Schema.Unknown).pipe(
+  Schema.filter((a) => a.length === 0, { message: () => "Action filters are not supported" })
+)
 
 export const RecordingFilters = Schema.Struct({
   date_from: Schema.optional(Schema.NullOr(DateBoundText)),
   date_to: Schema.optional(Schema.NullOr(DateBoundText)),
   duration: Schema.optional(Schema.Array(DurationFilter)),
   session_recording_duration: Schema.optional(Schema.NullOr(DurationFilter)),
-  events: Schema.optional(Schema.Array(Schema.Struct({ ...EventsFilter.fields, type: Schema.optional(Schema.Literal("events")) }))),
+  events: Schema.optional(
+    Schema.Array(Schema.Struct({ ...EventsFilter.fields, type: Schema.optional(Schema.Literal("events")) }))
+  ),
   actions: Schema.optional(Empty),
   properties: Schema.optional(Schema.Array(PersonOrEventProperty)),
   filter_group: Schema.optional(FilterGroup),
@@ -76,13 +96,20 @@ export type RecordingFilters = typeof RecordingFilters.Type
 
 const isGroup = (value: FilterGroup | Leaf): value is FilterGroup => value.type === "AND" || value.type === "OR"
 
-const OPS: Readonly<Record<RecordingFilter["operator"], A.CompareOp>> = { gt: ">", gte: ">=", lt: "<", lte: "<=", exact: "==" }
+const OPS: Readonly<Record<RecordingFilter["operator"], A.CompareOp>> = {
+  gt: ">",
+  gte: ">=",
+  lt: "<",
+  lte: "<=",
+  exact: "=="
+}
 
 /** Seconds of the recording each duration key measures (built when used: templates are read after Q.ready). */
 const SECONDS: Readonly<Record<RecordingFilter["key"], () => A.Expr>> = {
   duration: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp)`,
   active_seconds: () => Q.expr`intDiv(active_milliseconds, 1000)`,
-  inactive_seconds: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000)`
+  inactive_seconds: () =>
+    Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp) - intDiv(active_milliseconds, 1000)`
 }
 
 const ORDER: Readonly<Record<RecordingOrder, () => A.Expr>> = {
@@ -111,7 +138,12 @@ const oneOf = (values: ReadonlyArray<string>): A.Expr =>
 const leafCondition = (leaf: Leaf): A.Expr => {
   switch (leaf.type) {
     case "recording":
-      return { node: "CompareOperation", op: OPS[leaf.operator], left: SECONDS[leaf.key](), right: Q.constant(leaf.value) }
+      return {
+        node: "CompareOperation",
+        op: OPS[leaf.operator],
+        left: SECONDS[leaf.key](),
+        right: Q.constant(leaf.value)
+      }
     case "person":
       return ofPerson([propertyCondition(leaf)])
     case "event":
@@ -122,7 +154,9 @@ const leafCondition = (leaf: Leaf): A.Expr => {
 }
 
 const groupCondition = (group: FilterGroup): A.Expr | undefined => {
-  const parts = group.values.map((v) => (isGroup(v) ? groupCondition(v) : leafCondition(v))).filter((p) => p !== undefined)
+  const parts = group.values
+    .map((v) => (isGroup(v) ? groupCondition(v) : leafCondition(v)))
+    .filter((p) => p !== undefined)
   if (parts.length === 0) return undefined
   return group.type === "AND" ? Q.and(parts) : Q.or(parts)
 }
@@ -138,7 +172,9 @@ const recordingsCondition = (filters: RecordingFilters, context: SelectionContex
   const to = dateBound(filters.date_to)
   const leaves: Array<Leaf> = [
     ...(filters.duration ?? []).map((d) => ({ ...d, type: "recording" as const })),
-    ...(filters.session_recording_duration ? [{ ...filters.session_recording_duration, type: "recording" as const }] : []),
+    ...(filters.session_recording_duration
+      ? [{ ...filters.session_recording_duration, type: "recording" as const }]
+      : []),
     ...(filters.events ?? []).map((e) => ({ ...e, type: "events" as const })),
     ...(filters.properties ?? [])
   ]
@@ -147,14 +183,20 @@ const recordingsCondition = (filters: RecordingFilters, context: SelectionContex
     ...(from ? [Q.expr`min_first_timestamp >= ${from}`] : []),
     ...(to ? [Q.expr`min_first_timestamp < ${to}`] : []),
     ...(filters.person_uuid ? [ofPerson([Q.expr`person_id = toUUID(${filters.person_uuid})`])] : []),
-    ...(filters.session_ids ? [filters.session_ids.length === 0 ? Q.constant(false) : Q.expr`session_id IN ${oneOf(filters.session_ids)}`] : []),
+    ...(filters.session_ids
+      ? [filters.session_ids.length === 0 ? Q.constant(false) : Q.expr`session_id IN ${oneOf(filters.session_ids)}`]
+      : []),
     ...[...leaves, ...test].map(leafCondition),
     ...(filters.filter_group ? [groupCondition(filters.filter_group)].filter((c) => c !== undefined) : [])
   ])
 }
 
 /** A page of the selected recordings' session ids, in the filters' order (one more row tells whether there are more). */
-export const recordingsQuery = (filters: RecordingFilters, context: SelectionContext, page: { readonly limit: number; readonly offset: number }): A.SelectLike => {
+export const recordingsQuery = (
+  filters: RecordingFilters,
+  context: SelectionContext,
+  page: { readonly limit: number; readonly offset: number }
+): A.SelectLike => {
   const order = ORDER[filters.order ?? "start_time"]()
   const where = recordingsCondition(filters, context)
   const [limit, offset] = [page.limit + 1, page.offset]

@@ -6,17 +6,36 @@ import { ACTIVE_SOURCES, CLICKS, CONSOLE_PLUGIN, EventType, MOUSE_SOURCES, type 
 // What a chunk of rrweb events adds to its recording's metadata. Compressed events (posthog-js's
 // `cv: "2024-10"`) keep `type` and `data.source` readable, so they count like any other.
 
-type Counts = { -readonly [K in "clickCount" | "keypressCount" | "mouseActivityCount" | "consoleLogCount" | "consoleWarnCount" | "consoleErrorCount"]: number }
+type Counts = {
+  -readonly [K in
+    | "clickCount"
+    | "keypressCount"
+    | "mouseActivityCount"
+    | "consoleLogCount"
+    | "consoleWarnCount"
+    | "consoleErrorCount"]: number
+}
 
 const consoleLevel = (data: Record<string, unknown>): keyof Counts | undefined => {
   if (data["plugin"] !== CONSOLE_PLUGIN) return undefined
   const level = isObject(data["payload"]) ? data["payload"]["level"] : undefined
-  return level === "error" || level === "assert" ? "consoleErrorCount" : level === "warn" ? "consoleWarnCount" : "consoleLogCount"
+  return level === "error" || level === "assert"
+    ? "consoleErrorCount"
+    : level === "warn"
+      ? "consoleWarnCount"
+      : "consoleLogCount"
 }
 
 /** Summarizes events already in timestamp order; `bytes` is the size of their stored form. */
 export const summarize = (events: ReadonlyArray<RrwebEvent>, bytes: number): ChunkSummary => {
-  const counts: Counts = { clickCount: 0, keypressCount: 0, mouseActivityCount: 0, consoleLogCount: 0, consoleWarnCount: 0, consoleErrorCount: 0 }
+  const counts: Counts = {
+    clickCount: 0,
+    keypressCount: 0,
+    mouseActivityCount: 0,
+    consoleLogCount: 0,
+    consoleWarnCount: 0,
+    consoleErrorCount: 0
+  }
   let firstUrl: ChunkSummary["firstUrl"] = null
   let firstActive: number | null = null
   let lastActive: number | null = null
@@ -35,7 +54,8 @@ export const summarize = (events: ReadonlyArray<RrwebEvent>, bytes: number): Chu
       if (MOUSE_SOURCES.has(source)) counts.mouseActivityCount++
       if (ACTIVE_SOURCES.has(source)) {
         // Time between two interactions less than the threshold apart is time spent using the page.
-        if (lastActive !== null && event.timestamp - lastActive < ACTIVITY_THRESHOLD_MS) activeMs += event.timestamp - lastActive
+        if (lastActive !== null && event.timestamp - lastActive < ACTIVITY_THRESHOLD_MS)
+          activeMs += event.timestamp - lastActive
         firstActive ??= event.timestamp
         lastActive = event.timestamp
       }

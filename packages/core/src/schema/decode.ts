@@ -27,7 +27,10 @@ const expected = (ast: SchemaAST.AST): string => {
     case "Literal":
       return JSON.stringify(ast.literal)
     case "Union":
-      return ast.types.filter((t) => !SchemaAST.isUndefinedKeyword(t)).map(expected).join(" or ")
+      return ast.types
+        .filter((t) => !SchemaAST.isUndefinedKeyword(t))
+        .map(expected)
+        .join(" or ")
     default:
       return String(ast)
   }
@@ -48,7 +51,9 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
     case "Pointer":
       return firstFailure(issue.issue, [...path, ...(Array.isArray(issue.path) ? issue.path : [issue.path])])
     case "Composite": {
-      const issues = (Array.isArray(issue.issues) ? issue.issues : [issue.issues]) as ReadonlyArray<ParseResult.ParseIssue>
+      const issues = (
+        Array.isArray(issue.issues) ? issue.issues : [issue.issues]
+      ) as ReadonlyArray<ParseResult.ParseIssue>
       if (!SchemaAST.isUnion(issue.ast)) return firstFailure(issues[0]!, path)
       // When the value has the type of exactly one member (an optional or nullable field's real
       // type, or one shape of several) but fails inside it, that failure is the one to report.
@@ -61,9 +66,12 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
       return {
         path,
         code: Option.getOrElse(code, () => "invalid_input"),
-        detail: Option.getOrElse(SchemaAST.getMessageAnnotation(issue.ast).pipe(
-          Option.map((m) => String(typeof m === "function" ? m(issue) : m))
-        ), () => ParseResult.TreeFormatter.formatIssueSync(issue))
+        detail: Option.getOrElse(
+          SchemaAST.getMessageAnnotation(issue.ast).pipe(
+            Option.map((m) => String(typeof m === "function" ? m(issue) : m))
+          ),
+          () => ParseResult.TreeFormatter.formatIssueSync(issue)
+        )
       }
     }
     case "Transformation":
@@ -86,8 +94,8 @@ const typeFailure = (ast: SchemaAST.AST, actual: unknown, path: ReadonlyArray<Pr
   actual === null
     ? { path, code: "null", detail: "This field may not be null." }
     : path.length === 0 && (typeof actual !== "object" || Array.isArray(actual))
-    ? { path, code: "invalid_input", detail: `Invalid data. Expected a dictionary, but got ${kind(actual)}.` }
-    : { path, code: "invalid_input", detail: `Expected ${expected(ast)}, got ${shown(actual)}.` }
+      ? { path, code: "invalid_input", detail: `Invalid data. Expected a dictionary, but got ${kind(actual)}.` }
+      : { path, code: "invalid_input", detail: `Expected ${expected(ast)}, got ${shown(actual)}.` }
 
 const kind = (actual: unknown): string =>
   Array.isArray(actual) ? "list" : actual === null ? "null" : typeof actual === "string" ? "str" : typeof actual
@@ -95,7 +103,10 @@ const kind = (actual: unknown): string =>
 const attrOf = (path: ReadonlyArray<PropertyKey>) => (path.length === 0 ? null : path.map(String).join("__"))
 
 /** Maps a Schema parse error to the first field error, `attr` joining nested paths with `__`. */
-export const toValidationError = (error: ParseResult.ParseError, prefix: ReadonlyArray<string> = []): ValidationError => {
+export const toValidationError = (
+  error: ParseResult.ParseError,
+  prefix: ReadonlyArray<string> = []
+): ValidationError => {
   const failure = firstFailure(error.issue, prefix)
   return new ValidationError({
     code: failure.code,
@@ -107,10 +118,14 @@ export const toValidationError = (error: ParseResult.ParseError, prefix: Readonl
 // PostgreSQL text and jsonb cannot hold NUL, nor can UTF-8 encode half a surrogate pair; JSON and
 // percent-encoding carry both. Refused as DRF refuses them, with its codes.
 const unstorable = (text: string): Omit<Failure, "path"> | undefined => {
-  if (text.includes("\u0000")) return { code: "null_characters_not_allowed", detail: "Null characters are not allowed." }
+  if (text.includes("\u0000"))
+    return { code: "null_characters_not_allowed", detail: "Null characters are not allowed." }
   if (text.isWellFormed()) return undefined
   const lone = [...text].find((c) => c.length === 1 && c.charCodeAt(0) >= 0xd800 && c.charCodeAt(0) <= 0xdfff)!
-  return { code: "surrogate_characters_not_allowed", detail: `Surrogate characters are not allowed: U+${lone.charCodeAt(0).toString(16).toUpperCase()}.` }
+  return {
+    code: "surrogate_characters_not_allowed",
+    detail: `Surrogate characters are not allowed: U+${lone.charCodeAt(0).toString(16).toUpperCase()}.`
+  }
 }
 
 const isPlain = (value: object) => {

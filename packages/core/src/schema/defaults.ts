@@ -8,7 +8,8 @@ type Field = Schema.Schema.AnyNoContext
 export type Defaults<F extends Record<string, Field>> = { readonly [K in keyof F]?: () => Schema.Schema.Type<F[K]> }
 
 export type WithDefaults<F extends Record<string, Field>, D extends Defaults<F>> = {
-  readonly [K in keyof F]: K extends keyof D ? Schema.optionalWith<F[K], { default: () => Schema.Schema.Type<F[K]> }>
+  readonly [K in keyof F]: K extends keyof D
+    ? Schema.optionalWith<F[K], { default: () => Schema.Schema.Type<F[K]> }>
     : F[K]
 }
 

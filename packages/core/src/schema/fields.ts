@@ -19,19 +19,24 @@ export const check = <A>(predicate: (a: A) => boolean, code: string, detail: str
 export const Text = (maxLength: number) =>
   Schema.String.pipe(
     check((s: string) => s.trim().length > 0, "blank", "This field may not be blank."),
-    check((s: string) => s.length <= maxLength, "max_length",
-      `Ensure this field has no more than ${maxLength} characters.`)
+    check(
+      (s: string) => s.length <= maxLength,
+      "max_length",
+      `Ensure this field has no more than ${maxLength} characters.`
+    )
   )
 
 /** Range of a PostgreSQL `integer`: ids, counts and offsets are stored, or compared, as one. */
 export const INT4_MIN = -2_147_483_648
 export const INT4_MAX = 2_147_483_647
 
-const inRange = (min: number, max: number) => <S extends Schema.Schema<number, any, never>>(schema: S) =>
-  schema.pipe(
-    check((n: number) => n >= min, "min_value", `Ensure this value is greater than or equal to ${min}.`),
-    check((n: number) => n <= max, "max_value", `Ensure this value is less than or equal to ${max}.`)
-  )
+const inRange =
+  (min: number, max: number) =>
+  <S extends Schema.Schema<number, any, never>>(schema: S) =>
+    schema.pipe(
+      check((n: number) => n >= min, "min_value", `Ensure this value is greater than or equal to ${min}.`),
+      check((n: number) => n <= max, "max_value", `Ensure this value is less than or equal to ${max}.`)
+    )
 
 /** An integer given as text, as query and path parameters are; past `max` it is refused, not rounded. */
 export const IntFromString = (min: number, max = INT4_MAX) =>
@@ -53,9 +58,9 @@ export const PathId = IntFromString(1)
 const INSTANT = "Expected an ISO 8601 date-time between the years 1 and 9999, e.g. 2024-01-31T12:00:00Z."
 
 /** An instant given as text (ISO 8601), within the years every store holds. */
-export const Instant = Schema.Date.annotations({ message: () => INSTANT }).pipe(
-  check(isStorableDate, "invalid_input", INSTANT)
-).annotations({ jsonSchema: { type: "string", format: "date-time" } })
+export const Instant = Schema.Date.annotations({ message: () => INSTANT })
+  .pipe(check(isStorableDate, "invalid_input", INSTANT))
+  .annotations({ jsonSchema: { type: "string", format: "date-time" } })
 
 /**
  * A date as PostHog's date filters take it (2024-01-31, an ISO 8601 date-time, or relative: -7d) in
@@ -66,9 +71,11 @@ export const dateInZone = (text: string, timezone: string, now: Date, attr: stri
   const date = ns === undefined ? undefined : new Date(Number(ns / 1_000_000n))
   return date !== undefined && isStorableDate(date)
     ? Effect.succeed(date)
-    : Effect.fail(new ValidationError({
-      code: "invalid_input",
-      detail: `Expected a date (2024-01-31, 2024-01-31T12:00:00Z) or a relative date (-7d) within the years 1 to 9999, got "${text}".`,
-      attr
-    }))
+    : Effect.fail(
+        new ValidationError({
+          code: "invalid_input",
+          detail: `Expected a date (2024-01-31, 2024-01-31T12:00:00Z) or a relative date (-7d) within the years 1 to 9999, got "${text}".`,
+          attr
+        })
+      )
 }

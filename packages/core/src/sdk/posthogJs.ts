@@ -21,24 +21,30 @@ export interface SdkAsset {
   readonly contentType: string
 }
 
-export class PosthogJs extends Context.Tag("@zed/core/PosthogJs")<PosthogJs, {
-  /** The version of posthog-js served; none when the package cannot be found (a bundler moved Zed away from it). */
-  readonly version: string | undefined
-  /** Every file name served: `dist/`'s scripts and their source maps. */
-  readonly names: ReadonlyArray<string>
-  readonly get: (name: string) => Effect.Effect<Option.Option<SdkAsset>>
-}>() {}
+export class PosthogJs extends Context.Tag("@zed/core/PosthogJs")<
+  PosthogJs,
+  {
+    /** The version of posthog-js served; none when the package cannot be found (a bundler moved Zed away from it). */
+    readonly version: string | undefined
+    /** Every file name served: `dist/`'s scripts and their source maps. */
+    readonly names: ReadonlyArray<string>
+    readonly get: (name: string) => Effect.Effect<Option.Option<SdkAsset>>
+  }
+>() {}
 
 const SERVED = /^[a-z0-9][a-z0-9.-]*\.js(\.map)?$/
 
-const contentType = (name: string) => name.endsWith(".map") ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
+const contentType = (name: string) =>
+  name.endsWith(".map") ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
 
 // Named at run time, and resolved with a `require` a bundler cannot see (Next.js bundles Zed and
 // replaces a `createRequire(…).resolve(…)` it cannot follow with a throw), so Node does the lookup.
 const MANIFEST = ["posthog-js", "package.json"].join("/")
 
 const requireFrom = (base: string): NodeJS.Require =>
-  (process.getBuiltinModule?.("node:module") as typeof import("node:module") | undefined ?? { createRequire }).createRequire(base)
+  (
+    (process.getBuiltinModule?.("node:module") as typeof import("node:module") | undefined) ?? { createRequire }
+  ).createRequire(base)
 
 /** posthog-js's manifest as Node finds it from this module, or else from the working directory. */
 const manifestPath = (): string => {
@@ -61,7 +67,13 @@ const locate = (): Listing => {
     const manifest = manifestPath()
     const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
     const dist = join(dirname(manifest), "dist")
-    return { dist, version, names: readdirSync(dist).filter((name) => SERVED.test(name)).sort() }
+    return {
+      dist,
+      version,
+      names: readdirSync(dist)
+        .filter((name) => SERVED.test(name))
+        .sort()
+    }
   } catch {
     return { dist: "", version: undefined, names: [] }
   }
@@ -92,13 +104,13 @@ export const PosthogJsLive = Layer.sync(PosthogJs, () => {
     get: (name) =>
       known.has(name)
         ? Effect.map(
-          Effect.promise(() => {
-            let asset = loaded.get(name)
-            if (asset === undefined) loaded.set(name, asset = load(name))
-            return asset
-          }),
-          Option.some
-        )
+            Effect.promise(() => {
+              let asset = loaded.get(name)
+              if (asset === undefined) loaded.set(name, (asset = load(name)))
+              return asset
+            }),
+            Option.some
+          )
         : Effect.succeed(Option.none())
   })
 })

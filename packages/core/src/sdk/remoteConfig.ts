@@ -26,20 +26,20 @@ export const remoteConfig = (project: Project, hasFeatureFlags: boolean, hasRunn
   logs: { captureConsoleLogs: false },
   sessionRecording: project.session_recording_opt_in
     ? {
-      endpoint: "/s/",
-      consoleLogRecordingEnabled: project.capture_console_log_opt_in,
-      recorderVersion: "v2",
-      sampleRate: null,
-      minimumDurationMilliseconds: null,
-      linkedFlag: null,
-      networkPayloadCapture: null,
-      masking: null,
-      urlTriggers: [],
-      urlBlocklist: [],
-      eventTriggers: [],
-      triggerMatchType: null,
-      scriptConfig: null
-    }
+        endpoint: "/s/",
+        consoleLogRecordingEnabled: project.capture_console_log_opt_in,
+        recorderVersion: "v2",
+        sampleRate: null,
+        minimumDurationMilliseconds: null,
+        linkedFlag: null,
+        networkPayloadCapture: null,
+        masking: null,
+        urlTriggers: [],
+        urlBlocklist: [],
+        eventTriggers: [],
+        triggerMatchType: null,
+        scriptConfig: null
+      }
     : false,
   heatmaps: project.heatmaps_opt_in,
   conversations: false,

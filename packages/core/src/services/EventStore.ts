@@ -28,17 +28,29 @@ export interface EventQuery {
   readonly offset: number
 }
 
-export class EventStore extends Context.Tag("@zed/core/EventStore")<EventStore, {
-  /**
-   * Stores events and answers the uuids it stored: an event whose uuid the project already has is
-   * skipped, never stored twice (ingestion is idempotent on project and uuid).
-   */
-  readonly insert: (projectId: number, events: ReadonlyArray<StoredEvent>) => Effect.Effect<ReadonlySet<string>, StorageError>
-  /** Events stored under person `from` now belong to `to` (after a merge or an identify). */
-  readonly repoint: (projectId: number, moves: ReadonlyArray<{ readonly from: string; readonly to: string }>) => Effect.Effect<void, StorageError>
-  /** Newest first. */
-  readonly list: (projectId: number, query: EventQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
-  /** When each of these flags was last reported called (`$feature_flag_called`), for those ever called. */
-  readonly lastFlagCalls: (projectId: number, keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Date>, StorageError>
-  readonly deleteByPerson: (projectId: number, personId: string) => Effect.Effect<number, StorageError>
-}>() {}
+export class EventStore extends Context.Tag("@zed/core/EventStore")<
+  EventStore,
+  {
+    /**
+     * Stores events and answers the uuids it stored: an event whose uuid the project already has is
+     * skipped, never stored twice (ingestion is idempotent on project and uuid).
+     */
+    readonly insert: (
+      projectId: number,
+      events: ReadonlyArray<StoredEvent>
+    ) => Effect.Effect<ReadonlySet<string>, StorageError>
+    /** Events stored under person `from` now belong to `to` (after a merge or an identify). */
+    readonly repoint: (
+      projectId: number,
+      moves: ReadonlyArray<{ readonly from: string; readonly to: string }>
+    ) => Effect.Effect<void, StorageError>
+    /** Newest first. */
+    readonly list: (projectId: number, query: EventQuery) => Effect.Effect<ReadonlyArray<StoredEvent>, StorageError>
+    /** When each of these flags was last reported called (`$feature_flag_called`), for those ever called. */
+    readonly lastFlagCalls: (
+      projectId: number,
+      keys: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, Date>, StorageError>
+    readonly deleteByPerson: (projectId: number, personId: string) => Effect.Effect<number, StorageError>
+  }
+>() {}

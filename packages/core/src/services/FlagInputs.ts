@@ -25,8 +25,14 @@ export interface FlagInputsResult {
 }
 
 /** What flag evaluation reads about persons, each in one storage round trip. */
-export class FlagInputs extends Context.Tag("@zed/core/FlagInputs")<FlagInputs, {
-  readonly load: (projectId: number, query: FlagInputsQuery) => Effect.Effect<FlagInputsResult, StorageError>
-  /** The stored properties of these distinct ids' persons, by distinct id; ids without a person are left out. */
-  readonly persons: (projectId: number, distinctIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, Readonly<Record<string, unknown>>>, StorageError>
-}>() {}
+export class FlagInputs extends Context.Tag("@zed/core/FlagInputs")<
+  FlagInputs,
+  {
+    readonly load: (projectId: number, query: FlagInputsQuery) => Effect.Effect<FlagInputsResult, StorageError>
+    /** The stored properties of these distinct ids' persons, by distinct id; ids without a person are left out. */
+    readonly persons: (
+      projectId: number,
+      distinctIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, Readonly<Record<string, unknown>>>, StorageError>
+  }
+>() {}

@@ -5,8 +5,8 @@ import type { StorageError } from "./StorageError.js"
 
 export const LOG_SOURCES = ["SYSTEM", "PLUGIN", "CONSOLE"] as const
 export const LOG_TYPES = ["DEBUG", "LOG", "INFO", "WARN", "ERROR"] as const
-export type LogSource = typeof LOG_SOURCES[number]
-export type LogType = typeof LOG_TYPES[number]
+export type LogSource = (typeof LOG_SOURCES)[number]
+export type LogType = (typeof LOG_TYPES)[number]
 
 /** Whose log: a plugin config (its numeric id as text) or a zed function (its UUID). */
 export interface LogOwner {
@@ -40,8 +40,15 @@ export interface LogQuery {
   readonly offset: number
 }
 
-export class FunctionLogStore extends Context.Tag("@zed/core/FunctionLogStore")<FunctionLogStore, {
-  readonly append: (entries: ReadonlyArray<LogEntry>) => Effect.Effect<void, StorageError>
-  /** Newest first (entries of one instant in the order they were written, last first). */
-  readonly list: (projectId: number, owner: LogOwner, query: LogQuery) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<LogEntry> }, StorageError>
-}>() {}
+export class FunctionLogStore extends Context.Tag("@zed/core/FunctionLogStore")<
+  FunctionLogStore,
+  {
+    readonly append: (entries: ReadonlyArray<LogEntry>) => Effect.Effect<void, StorageError>
+    /** Newest first (entries of one instant in the order they were written, last first). */
+    readonly list: (
+      projectId: number,
+      owner: LogOwner,
+      query: LogQuery
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<LogEntry> }, StorageError>
+  }
+>() {}

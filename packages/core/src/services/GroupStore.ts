@@ -10,11 +10,21 @@ export interface Group {
   readonly version: number
 }
 
-export class GroupStore extends Context.Tag("@zed/core/GroupStore")<GroupStore, {
-  /** The project's group type → index mapping, creating indexes for new types while fewer than five exist. */
-  readonly ensureTypes: (projectId: number, types: ReadonlyArray<string>) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
-  readonly types: (projectId: number) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
-  /** Creates groups, or merges the given properties into existing ones. */
-  readonly upsert: (projectId: number, updates: ReadonlyArray<GroupUpdate>) => Effect.Effect<void, StorageError>
-  readonly get: (projectId: number, typeIndex: number, key: string) => Effect.Effect<Option.Option<Group>, StorageError>
-}>() {}
+export class GroupStore extends Context.Tag("@zed/core/GroupStore")<
+  GroupStore,
+  {
+    /** The project's group type → index mapping, creating indexes for new types while fewer than five exist. */
+    readonly ensureTypes: (
+      projectId: number,
+      types: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
+    readonly types: (projectId: number) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
+    /** Creates groups, or merges the given properties into existing ones. */
+    readonly upsert: (projectId: number, updates: ReadonlyArray<GroupUpdate>) => Effect.Effect<void, StorageError>
+    readonly get: (
+      projectId: number,
+      typeIndex: number,
+      key: string
+    ) => Effect.Effect<Option.Option<Group>, StorageError>
+  }
+>() {}

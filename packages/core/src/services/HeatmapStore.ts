@@ -38,16 +38,29 @@ export interface DepthCount {
   readonly count: number
 }
 
-export class HeatmapStore extends Context.Tag("@zed/core/HeatmapStore")<HeatmapStore, {
-  /** Keeps the points; a point already kept (same event and ordinal) is kept once. */
-  readonly insert: (projectId: number, points: ReadonlyArray<HeatmapPoint>) => Effect.Effect<void, StorageError>
-  /** The distinct URLs with points of the type in the range, at most `limit`, in URL order. */
-  readonly urls: (projectId: number, range: HeatmapRange, limit: number) => Effect.Effect<ReadonlyArray<string>, StorageError>
-  /** Points by place, most counted first (ties by place), at most `limit`. */
-  readonly points: (projectId: number, selection: HeatmapSelection) => Effect.Effect<ReadonlyArray<PointCount>, StorageError>
-  /** Counts by scroll depth bucket, deepest last. */
-  readonly depths: (projectId: number, selection: HeatmapSelection) => Effect.Effect<ReadonlyArray<DepthCount>, StorageError>
-}>() {}
+export class HeatmapStore extends Context.Tag("@zed/core/HeatmapStore")<
+  HeatmapStore,
+  {
+    /** Keeps the points; a point already kept (same event and ordinal) is kept once. */
+    readonly insert: (projectId: number, points: ReadonlyArray<HeatmapPoint>) => Effect.Effect<void, StorageError>
+    /** The distinct URLs with points of the type in the range, at most `limit`, in URL order. */
+    readonly urls: (
+      projectId: number,
+      range: HeatmapRange,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<string>, StorageError>
+    /** Points by place, most counted first (ties by place), at most `limit`. */
+    readonly points: (
+      projectId: number,
+      selection: HeatmapSelection
+    ) => Effect.Effect<ReadonlyArray<PointCount>, StorageError>
+    /** Counts by scroll depth bucket, deepest last. */
+    readonly depths: (
+      projectId: number,
+      selection: HeatmapSelection
+    ) => Effect.Effect<ReadonlyArray<DepthCount>, StorageError>
+  }
+>() {}
 
 /** x / width rounded half up to two decimals, in integers so that every store rounds alike. */
 export const relativeX = (x: number, width: number) => Math.floor((200 * x + width) / (2 * width)) / 100

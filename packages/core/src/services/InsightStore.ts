@@ -25,9 +25,15 @@ export interface StoredInsight {
   readonly last_modified_at: Date
 }
 
-export type NewInsight = Omit<StoredInsight, "id" | "last_modified_by" | "created_at" | "updated_at" | "last_modified_at">
+export type NewInsight = Omit<
+  StoredInsight,
+  "id" | "last_modified_by" | "created_at" | "updated_at" | "last_modified_at"
+>
 
-type Editable = Pick<StoredInsight, "name" | "derived_name" | "description" | "filters" | "query" | "order" | "deleted" | "favorited" | "saved" | "tags">
+type Editable = Pick<
+  StoredInsight,
+  "name" | "derived_name" | "description" | "filters" | "query" | "order" | "deleted" | "favorited" | "saved" | "tags"
+>
 
 export type InsightPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined } & {
   readonly last_modified_by: number | null
@@ -84,34 +90,64 @@ export interface ActivityEntry {
 
 export type NewActivity = Omit<ActivityEntry, "id" | "created_at">
 
-export class InsightStore extends Context.Tag("@zed/core/InsightStore")<InsightStore, {
-  /** Live (not deleted) insights, newest first. */
-  readonly list: (projectId: number, query: InsightQuery) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredInsight> }, StorageError>
-  /** One insight; a deleted one only with `includeDeleted` (restoring needs it). */
-  readonly get: (projectId: number, id: number, includeDeleted?: boolean) => Effect.Effect<Option.Option<StoredInsight>, StorageError>
-  readonly create: (projectId: number, insight: NewInsight) => Effect.Effect<StoredInsight, StorageError>
-  readonly update: (projectId: number, id: number, patch: InsightPatch) => Effect.Effect<Option.Option<StoredInsight>, StorageError>
+export class InsightStore extends Context.Tag("@zed/core/InsightStore")<
+  InsightStore,
+  {
+    /** Live (not deleted) insights, newest first. */
+    readonly list: (
+      projectId: number,
+      query: InsightQuery
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredInsight> }, StorageError>
+    /** One insight; a deleted one only with `includeDeleted` (restoring needs it). */
+    readonly get: (
+      projectId: number,
+      id: number,
+      includeDeleted?: boolean
+    ) => Effect.Effect<Option.Option<StoredInsight>, StorageError>
+    readonly create: (projectId: number, insight: NewInsight) => Effect.Effect<StoredInsight, StorageError>
+    readonly update: (
+      projectId: number,
+      id: number,
+      patch: InsightPatch
+    ) => Effect.Effect<Option.Option<StoredInsight>, StorageError>
 
-  /** The insights' tiles, deleted ones included, ordered by id. */
-  readonly tiles: (insightIds: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<DashboardTile>, StorageError>
-  readonly dashboardTiles: (dashboardId: number) => Effect.Effect<ReadonlyArray<DashboardTile>, StorageError>
-  /** Puts the insight on exactly these dashboards: missing tiles are added (or revived), others soft-deleted. */
-  readonly placeOn: (insightId: number, dashboardIds: ReadonlyArray<number>) => Effect.Effect<void, StorageError>
-  /** Soft-deletes or revives every tile of the insight (it was deleted or restored). */
-  readonly markTiles: (insightId: number, deleted: boolean) => Effect.Effect<void, StorageError>
+    /** The insights' tiles, deleted ones included, ordered by id. */
+    readonly tiles: (insightIds: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<DashboardTile>, StorageError>
+    readonly dashboardTiles: (dashboardId: number) => Effect.Effect<ReadonlyArray<DashboardTile>, StorageError>
+    /** Puts the insight on exactly these dashboards: missing tiles are added (or revived), others soft-deleted. */
+    readonly placeOn: (insightId: number, dashboardIds: ReadonlyArray<number>) => Effect.Effect<void, StorageError>
+    /** Soft-deletes or revives every tile of the insight (it was deleted or restored). */
+    readonly markTiles: (insightId: number, deleted: boolean) => Effect.Effect<void, StorageError>
 
-  readonly createDashboard: (projectId: number, dashboard: NewDashboard) => Effect.Effect<Dashboard, StorageError>
-  readonly getDashboards: (projectId: number, ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<Dashboard>, StorageError>
-  /** Newest first. */
-  readonly listDashboards: (projectId: number, page: { readonly limit: number; readonly offset: number }) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Dashboard> }, StorageError>
+    readonly createDashboard: (projectId: number, dashboard: NewDashboard) => Effect.Effect<Dashboard, StorageError>
+    readonly getDashboards: (
+      projectId: number,
+      ids: ReadonlyArray<number>
+    ) => Effect.Effect<ReadonlyArray<Dashboard>, StorageError>
+    /** Newest first. */
+    readonly listDashboards: (
+      projectId: number,
+      page: { readonly limit: number; readonly offset: number }
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Dashboard> }, StorageError>
 
-  readonly sharing: (insightId: number) => Effect.Effect<Option.Option<SharingConfiguration>, StorageError>
-  /** Saves the insight's sharing configuration (one per insight); `created_at` is kept from the first save. */
-  readonly saveSharing: (insightId: number, sharing: { readonly enabled: boolean; readonly access_token: string }) => Effect.Effect<SharingConfiguration, StorageError>
-  /** The insight an enabled configuration with this token shares. */
-  readonly shared: (accessToken: string) => Effect.Effect<Option.Option<{ readonly project_id: number; readonly insight_id: number }>, StorageError>
+    readonly sharing: (insightId: number) => Effect.Effect<Option.Option<SharingConfiguration>, StorageError>
+    /** Saves the insight's sharing configuration (one per insight); `created_at` is kept from the first save. */
+    readonly saveSharing: (
+      insightId: number,
+      sharing: { readonly enabled: boolean; readonly access_token: string }
+    ) => Effect.Effect<SharingConfiguration, StorageError>
+    /** The insight an enabled configuration with this token shares. */
+    readonly shared: (
+      accessToken: string
+    ) => Effect.Effect<Option.Option<{ readonly project_id: number; readonly insight_id: number }>, StorageError>
 
-  readonly logActivity: (projectId: number, entry: NewActivity) => Effect.Effect<void, StorageError>
-  /** The entries of one item (of every item of the scope without one), newest first. */
-  readonly activity: (projectId: number, scope: string, itemId: string | undefined, page: { readonly limit: number; readonly offset: number }) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<ActivityEntry> }, StorageError>
-}>() {}
+    readonly logActivity: (projectId: number, entry: NewActivity) => Effect.Effect<void, StorageError>
+    /** The entries of one item (of every item of the scope without one), newest first. */
+    readonly activity: (
+      projectId: number,
+      scope: string,
+      itemId: string | undefined,
+      page: { readonly limit: number; readonly offset: number }
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<ActivityEntry> }, StorageError>
+  }
+>() {}

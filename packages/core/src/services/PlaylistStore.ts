@@ -25,7 +25,10 @@ export interface StoredPlaylist {
   readonly filters_counted_at: Date | null
 }
 
-export type NewPlaylist = Pick<StoredPlaylist, "short_id" | "name" | "derived_name" | "description" | "pinned" | "deleted" | "filters" | "type" | "created_by">
+export type NewPlaylist = Pick<
+  StoredPlaylist,
+  "short_id" | "name" | "derived_name" | "description" | "pinned" | "deleted" | "filters" | "type" | "created_by"
+>
 
 type Editable = Pick<StoredPlaylist, "name" | "derived_name" | "description" | "pinned" | "deleted" | "filters">
 
@@ -53,27 +56,48 @@ export interface PlaylistQuery {
   readonly offset: number
 }
 
-export const PLAYLIST_ORDERS = ["last_modified_at", "-last_modified_at", "created_at", "-created_at", "name", "-name"] as const
-export type PlaylistOrder = typeof PLAYLIST_ORDERS[number]
+export const PLAYLIST_ORDERS = [
+  "last_modified_at",
+  "-last_modified_at",
+  "created_at",
+  "-created_at",
+  "name",
+  "-name"
+] as const
+export type PlaylistOrder = (typeof PLAYLIST_ORDERS)[number]
 
 export interface PinnedRecording {
   readonly session_id: string
   readonly created_at: Date
 }
 
-export class PlaylistStore extends Context.Tag("@zed/core/PlaylistStore")<PlaylistStore, {
-  /** Live (not deleted) playlists, in `order` (ties by id, newest first). */
-  readonly list: (projectId: number, query: PlaylistQuery) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredPlaylist> }, StorageError>
-  /** One playlist; a deleted one only with `includeDeleted` (restoring needs it). */
-  readonly get: (projectId: number, shortId: string, includeDeleted?: boolean) => Effect.Effect<Option.Option<StoredPlaylist>, StorageError>
-  readonly create: (projectId: number, playlist: NewPlaylist) => Effect.Effect<StoredPlaylist, StorageError>
-  readonly update: (projectId: number, shortId: string, patch: PlaylistPatch) => Effect.Effect<Option.Option<StoredPlaylist>, StorageError>
-  /** The playlist's pinned recordings, oldest pin first. */
-  readonly items: (playlistId: number) => Effect.Effect<ReadonlyArray<PinnedRecording>, StorageError>
-  /** Pins the recording (again, if it was removed); pinning twice is one pin. */
-  readonly addItem: (playlistId: number, sessionId: string) => Effect.Effect<void, StorageError>
-  /** Unpins it; false when it was not pinned. */
-  readonly removeItem: (playlistId: number, sessionId: string) => Effect.Effect<boolean, StorageError>
-  /** Keeps the saved filters' latest count. */
-  readonly saveFiltersCount: (playlistId: number, count: number, at: Date) => Effect.Effect<void, StorageError>
-}>() {}
+export class PlaylistStore extends Context.Tag("@zed/core/PlaylistStore")<
+  PlaylistStore,
+  {
+    /** Live (not deleted) playlists, in `order` (ties by id, newest first). */
+    readonly list: (
+      projectId: number,
+      query: PlaylistQuery
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredPlaylist> }, StorageError>
+    /** One playlist; a deleted one only with `includeDeleted` (restoring needs it). */
+    readonly get: (
+      projectId: number,
+      shortId: string,
+      includeDeleted?: boolean
+    ) => Effect.Effect<Option.Option<StoredPlaylist>, StorageError>
+    readonly create: (projectId: number, playlist: NewPlaylist) => Effect.Effect<StoredPlaylist, StorageError>
+    readonly update: (
+      projectId: number,
+      shortId: string,
+      patch: PlaylistPatch
+    ) => Effect.Effect<Option.Option<StoredPlaylist>, StorageError>
+    /** The playlist's pinned recordings, oldest pin first. */
+    readonly items: (playlistId: number) => Effect.Effect<ReadonlyArray<PinnedRecording>, StorageError>
+    /** Pins the recording (again, if it was removed); pinning twice is one pin. */
+    readonly addItem: (playlistId: number, sessionId: string) => Effect.Effect<void, StorageError>
+    /** Unpins it; false when it was not pinned. */
+    readonly removeItem: (playlistId: number, sessionId: string) => Effect.Effect<boolean, StorageError>
+    /** Keeps the saved filters' latest count. */
+    readonly saveFiltersCount: (playlistId: number, count: number, at: Date) => Effect.Effect<void, StorageError>
+  }
+>() {}

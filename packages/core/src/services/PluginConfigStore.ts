@@ -22,8 +22,18 @@ export interface PluginConfigPatch {
   readonly config?: Readonly<Record<string, unknown>> | undefined
 }
 
-export class PluginConfigStore extends Context.Tag("@zed/core/PluginConfigStore")<PluginConfigStore, {
-  /** The project's configs by `order`, first creating those of `defaults` it does not have yet. */
-  readonly list: (projectId: number, defaults: ReadonlyArray<PluginDefaults>) => Effect.Effect<ReadonlyArray<StoredPluginConfig>, StorageError>
-  readonly update: (projectId: number, id: number, patch: PluginConfigPatch) => Effect.Effect<Option.Option<StoredPluginConfig>, StorageError>
-}>() {}
+export class PluginConfigStore extends Context.Tag("@zed/core/PluginConfigStore")<
+  PluginConfigStore,
+  {
+    /** The project's configs by `order`, first creating those of `defaults` it does not have yet. */
+    readonly list: (
+      projectId: number,
+      defaults: ReadonlyArray<PluginDefaults>
+    ) => Effect.Effect<ReadonlyArray<StoredPluginConfig>, StorageError>
+    readonly update: (
+      projectId: number,
+      id: number,
+      patch: PluginConfigPatch
+    ) => Effect.Effect<Option.Option<StoredPluginConfig>, StorageError>
+  }
+>() {}

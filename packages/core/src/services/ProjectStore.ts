@@ -23,14 +23,17 @@ export interface ProjectQuery {
   readonly offset: number
 }
 
-export class ProjectStore extends Context.Tag("@zed/core/ProjectStore")<ProjectStore, {
-  readonly create: (input: NewProject) => Effect.Effect<Project, StorageError>
-  readonly get: (id: number) => Effect.Effect<Option.Option<Project>, StorageError>
-  readonly findByApiToken: (token: string) => Effect.Effect<Option.Option<Project>, StorageError>
-  /** Records that the project has received an event. */
-  readonly markIngested: (id: number) => Effect.Effect<void, StorageError>
-  readonly list: (
-    query: ProjectQuery
-  ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Project> }, StorageError>
-  readonly update: (id: number, patch: ProjectPatch) => Effect.Effect<Option.Option<Project>, StorageError>
-}>() {}
+export class ProjectStore extends Context.Tag("@zed/core/ProjectStore")<
+  ProjectStore,
+  {
+    readonly create: (input: NewProject) => Effect.Effect<Project, StorageError>
+    readonly get: (id: number) => Effect.Effect<Option.Option<Project>, StorageError>
+    readonly findByApiToken: (token: string) => Effect.Effect<Option.Option<Project>, StorageError>
+    /** Records that the project has received an event. */
+    readonly markIngested: (id: number) => Effect.Effect<void, StorageError>
+    readonly list: (
+      query: ProjectQuery
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Project> }, StorageError>
+    readonly update: (id: number, patch: ProjectPatch) => Effect.Effect<Option.Option<Project>, StorageError>
+  }
+>() {}

@@ -15,8 +15,14 @@ export interface PropertyDefinition {
 }
 
 /** The properties ingestion has seen per project, with their types; the first type seen for a key stays. */
-export class PropertyDefinitions extends Context.Tag("@zed/core/PropertyDefinitions")<PropertyDefinitions, {
-  /** Records definitions not known yet; known ones keep their type. Runs inside ingestion's transaction. */
-  readonly record: (projectId: number, definitions: ReadonlyArray<PropertyDefinition>) => Effect.Effect<void, StorageError>
-  readonly list: (projectId: number) => Effect.Effect<ReadonlyArray<PropertyDefinition>, StorageError>
-}>() {}
+export class PropertyDefinitions extends Context.Tag("@zed/core/PropertyDefinitions")<
+  PropertyDefinitions,
+  {
+    /** Records definitions not known yet; known ones keep their type. Runs inside ingestion's transaction. */
+    readonly record: (
+      projectId: number,
+      definitions: ReadonlyArray<PropertyDefinition>
+    ) => Effect.Effect<void, StorageError>
+    readonly list: (projectId: number) => Effect.Effect<ReadonlyArray<PropertyDefinition>, StorageError>
+  }
+>() {}

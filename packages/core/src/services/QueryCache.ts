@@ -12,10 +12,13 @@ export interface CachedResponse {
 }
 
 /** Query results by project and cache key, shared by every instance of a store. */
-export class QueryCache extends Context.Tag("@zed/core/QueryCache")<QueryCache, {
-  readonly get: (projectId: number, key: string) => Effect.Effect<Option.Option<CachedResponse>, StorageError>
-  /** Replaces any entry under the same key. */
-  readonly put: (projectId: number, entry: CachedResponse) => Effect.Effect<void, StorageError>
-  /** Drops entries expired at `now`; answers how many. */
-  readonly removeExpired: (now: Date) => Effect.Effect<number, StorageError>
-}>() {}
+export class QueryCache extends Context.Tag("@zed/core/QueryCache")<
+  QueryCache,
+  {
+    readonly get: (projectId: number, key: string) => Effect.Effect<Option.Option<CachedResponse>, StorageError>
+    /** Replaces any entry under the same key. */
+    readonly put: (projectId: number, entry: CachedResponse) => Effect.Effect<void, StorageError>
+    /** Drops entries expired at `now`; answers how many. */
+    readonly removeExpired: (now: Date) => Effect.Effect<number, StorageError>
+  }
+>() {}

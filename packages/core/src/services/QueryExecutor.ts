@@ -40,10 +40,15 @@ export class QueryFailed extends Data.TaggedError("QueryFailed")<{ readonly mess
  * Runs compiled ZedQL against the store: read-only, in the project's time zone, with a time limit,
  * and stoppable for real (the database stops working on it).
  */
-export class QueryExecutor extends Context.Tag("@zed/core/QueryExecutor")<QueryExecutor, {
-  /** The SQL dialect ZedQL is printed in for this store. */
-  readonly dialect: Dialect
-  readonly execute: (request: ExecuteRequest) => Effect.Effect<ResultSet, QueryTimeout | QueryCancelled | QueryFailed | StorageError>
-  /** Stops the statement running under `executionId`, wherever it runs; answers whether one was running. */
-  readonly cancel: (executionId: string) => Effect.Effect<boolean, StorageError>
-}>() {}
+export class QueryExecutor extends Context.Tag("@zed/core/QueryExecutor")<
+  QueryExecutor,
+  {
+    /** The SQL dialect ZedQL is printed in for this store. */
+    readonly dialect: Dialect
+    readonly execute: (
+      request: ExecuteRequest
+    ) => Effect.Effect<ResultSet, QueryTimeout | QueryCancelled | QueryFailed | StorageError>
+    /** Stops the statement running under `executionId`, wherever it runs; answers whether one was running. */
+    readonly cancel: (executionId: string) => Effect.Effect<boolean, StorageError>
+  }
+>() {}

@@ -32,17 +32,20 @@ export interface QueryStatus {
   readonly query_progress: QueryProgress | null
 }
 
-export class QueryStatusStore extends Context.Tag("@zed/core/QueryStatusStore")<QueryStatusStore, {
-  /** Creates or replaces the status under (team_id, id). */
-  readonly put: (status: QueryStatus) => Effect.Effect<void, StorageError>
-  /**
-   * Replaces the status under (team_id, id) only while it is there; answers whether it was. A run
-   * reports through this, so that a status forgotten by a cancel stays forgotten.
-   */
-  readonly update: (status: QueryStatus) => Effect.Effect<boolean, StorageError>
-  /** Unknown and expired statuses are none. */
-  readonly get: (projectId: number, id: string, now: Date) => Effect.Effect<Option.Option<QueryStatus>, StorageError>
-  readonly remove: (projectId: number, id: string) => Effect.Effect<void, StorageError>
-  /** Drops statuses whose expiration_time has passed; answers how many. */
-  readonly removeExpired: (now: Date) => Effect.Effect<number, StorageError>
-}>() {}
+export class QueryStatusStore extends Context.Tag("@zed/core/QueryStatusStore")<
+  QueryStatusStore,
+  {
+    /** Creates or replaces the status under (team_id, id). */
+    readonly put: (status: QueryStatus) => Effect.Effect<void, StorageError>
+    /**
+     * Replaces the status under (team_id, id) only while it is there; answers whether it was. A run
+     * reports through this, so that a status forgotten by a cancel stays forgotten.
+     */
+    readonly update: (status: QueryStatus) => Effect.Effect<boolean, StorageError>
+    /** Unknown and expired statuses are none. */
+    readonly get: (projectId: number, id: string, now: Date) => Effect.Effect<Option.Option<QueryStatus>, StorageError>
+    readonly remove: (projectId: number, id: string) => Effect.Effect<void, StorageError>
+    /** Drops statuses whose expiration_time has passed; answers how many. */
+    readonly removeExpired: (now: Date) => Effect.Effect<number, StorageError>
+  }
+>() {}

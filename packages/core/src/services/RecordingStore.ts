@@ -81,25 +81,42 @@ export interface RecordingMeta {
   readonly created_at: Date
 }
 
-export class RecordingStore extends Context.Tag("@zed/core/RecordingStore")<RecordingStore, {
-  /**
-   * Stores a chunk and folds its summary into the session's metadata, atomically. Answers false,
-   * changing nothing, when the session already holds a chunk with this key (a retry).
-   */
-  readonly append: (projectId: number, chunk: NewChunk) => Effect.Effect<boolean, StorageError>
-  readonly get: (projectId: number, sessionId: string) => Effect.Effect<Option.Option<RecordingMeta>, StorageError>
-  /** The metadata of those of these sessions that have a recording, in no particular order. */
-  readonly getMany: (projectId: number, sessionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<RecordingMeta>, StorageError>
-  /** The session's chunks, by first timestamp then seq (replay order). */
-  readonly chunks: (projectId: number, sessionId: string) => Effect.Effect<ReadonlyArray<ChunkInfo>, StorageError>
-  /** The compressed data of these chunks of the session, in the order asked for; unknown seqs are left out. */
-  readonly chunkData: (projectId: number, sessionId: string, seqs: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<{ readonly seq: number; readonly data: Uint8Array }>, StorageError>
-  /** The sessions whose recording was made under one of these distinct ids. */
-  readonly sessionsOf: (projectId: number, distinctIds: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<string>, StorageError>
-  /** Removes the recording, its chunks and its views; false when there was none. */
-  readonly remove: (projectId: number, sessionId: string) => Effect.Effect<boolean, StorageError>
-  /** Records that the user watched the recording (first view kept). */
-  readonly markViewed: (projectId: number, sessionId: string, userId: number) => Effect.Effect<void, StorageError>
-  /** Those of these sessions the user has watched. */
-  readonly viewed: (projectId: number, userId: number, sessionIds: ReadonlyArray<string>) => Effect.Effect<ReadonlySet<string>, StorageError>
-}>() {}
+export class RecordingStore extends Context.Tag("@zed/core/RecordingStore")<
+  RecordingStore,
+  {
+    /**
+     * Stores a chunk and folds its summary into the session's metadata, atomically. Answers false,
+     * changing nothing, when the session already holds a chunk with this key (a retry).
+     */
+    readonly append: (projectId: number, chunk: NewChunk) => Effect.Effect<boolean, StorageError>
+    readonly get: (projectId: number, sessionId: string) => Effect.Effect<Option.Option<RecordingMeta>, StorageError>
+    /** The metadata of those of these sessions that have a recording, in no particular order. */
+    readonly getMany: (
+      projectId: number,
+      sessionIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<RecordingMeta>, StorageError>
+    /** The session's chunks, by first timestamp then seq (replay order). */
+    readonly chunks: (projectId: number, sessionId: string) => Effect.Effect<ReadonlyArray<ChunkInfo>, StorageError>
+    /** The compressed data of these chunks of the session, in the order asked for; unknown seqs are left out. */
+    readonly chunkData: (
+      projectId: number,
+      sessionId: string,
+      seqs: ReadonlyArray<number>
+    ) => Effect.Effect<ReadonlyArray<{ readonly seq: number; readonly data: Uint8Array }>, StorageError>
+    /** The sessions whose recording was made under one of these distinct ids. */
+    readonly sessionsOf: (
+      projectId: number,
+      distinctIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlyArray<string>, StorageError>
+    /** Removes the recording, its chunks and its views; false when there was none. */
+    readonly remove: (projectId: number, sessionId: string) => Effect.Effect<boolean, StorageError>
+    /** Records that the user watched the recording (first view kept). */
+    readonly markViewed: (projectId: number, sessionId: string, userId: number) => Effect.Effect<void, StorageError>
+    /** Those of these sessions the user has watched. */
+    readonly viewed: (
+      projectId: number,
+      userId: number,
+      sessionIds: ReadonlyArray<string>
+    ) => Effect.Effect<ReadonlySet<string>, StorageError>
+  }
+>() {}

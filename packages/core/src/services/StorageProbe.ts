@@ -10,7 +10,10 @@ export class ProbeFailed extends Data.TaggedError("ProbeFailed")<{
 }> {}
 
 /** A cheap round trip that proves storage takes writes: what readiness is decided on. */
-export class StorageProbe extends Context.Tag("@zed/core/StorageProbe")<StorageProbe, {
-  /** Writes a row of its own and reads it back. */
-  readonly probe: Effect.Effect<void, ProbeFailed>
-}>() {}
+export class StorageProbe extends Context.Tag("@zed/core/StorageProbe")<
+  StorageProbe,
+  {
+    /** Writes a row of its own and reads it back. */
+    readonly probe: Effect.Effect<void, ProbeFailed>
+  }
+>() {}

@@ -9,11 +9,14 @@ export interface NewUser {
   readonly current_project_id: number | null
 }
 
-export class UserStore extends Context.Tag("@zed/core/UserStore")<UserStore, {
-  readonly create: (input: NewUser) => Effect.Effect<User, StorageError>
-  readonly get: (id: number) => Effect.Effect<Option.Option<User>, StorageError>
-  readonly getMany: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<User>, StorageError>
-  readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>, StorageError>
-  /** The first user created: the admin made at bootstrap. */
-  readonly first: Effect.Effect<Option.Option<User>, StorageError>
-}>() {}
+export class UserStore extends Context.Tag("@zed/core/UserStore")<
+  UserStore,
+  {
+    readonly create: (input: NewUser) => Effect.Effect<User, StorageError>
+    readonly get: (id: number) => Effect.Effect<Option.Option<User>, StorageError>
+    readonly getMany: (ids: ReadonlyArray<number>) => Effect.Effect<ReadonlyArray<User>, StorageError>
+    readonly findByEmail: (email: string) => Effect.Effect<Option.Option<User>, StorageError>
+    /** The first user created: the admin made at bootstrap. */
+    readonly first: Effect.Effect<Option.Option<User>, StorageError>
+  }
+>() {}

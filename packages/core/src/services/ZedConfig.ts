@@ -71,9 +71,12 @@ export const limitsOf = (options: LimitsOptions = {}): ZedLimits => ({
 })
 
 /** Settings of this Zed instance that request handling needs. */
-export class ZedConfig extends Context.Tag("@zed/core/ZedConfig")<ZedConfig, {
-  /** Believe `X-Forwarded-*` headers (client IP, scheme, host): only behind a proxy you run. */
-  readonly trustProxy: boolean
-  readonly destinationRetries?: DestinationRetries | undefined
-  readonly limits: ZedLimits
-}>() {}
+export class ZedConfig extends Context.Tag("@zed/core/ZedConfig")<
+  ZedConfig,
+  {
+    /** Believe `X-Forwarded-*` headers (client IP, scheme, host): only behind a proxy you run. */
+    readonly trustProxy: boolean
+    readonly destinationRetries?: DestinationRetries | undefined
+    readonly limits: ZedLimits
+  }
+>() {}

@@ -49,11 +49,25 @@ export type NewFunction = Omit<StoredFunction, "id" | "created_at" | "updated_at
 type Editable = Omit<StoredFunction, "id" | "type" | "created_by" | "created_at" | "updated_at">
 export type FunctionPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined }
 
-export class ZedFunctionStore extends Context.Tag("@zed/core/ZedFunctionStore")<ZedFunctionStore, {
-  /** The project's functions (deleted ones only with `includeDeleted`), by `execution_order` (nulls last), then `created_at`. */
-  readonly list: (projectId: number, includeDeleted?: boolean) => Effect.Effect<ReadonlyArray<StoredFunction>, StorageError>
-  readonly get: (projectId: number, id: string, includeDeleted?: boolean) => Effect.Effect<Option.Option<StoredFunction>, StorageError>
-  readonly create: (projectId: number, fn: NewFunction) => Effect.Effect<StoredFunction, StorageError>
-  /** Changes the given fields and moves `updated_at`; none when the function does not exist. */
-  readonly update: (projectId: number, id: string, patch: FunctionPatch) => Effect.Effect<Option.Option<StoredFunction>, StorageError>
-}>() {}
+export class ZedFunctionStore extends Context.Tag("@zed/core/ZedFunctionStore")<
+  ZedFunctionStore,
+  {
+    /** The project's functions (deleted ones only with `includeDeleted`), by `execution_order` (nulls last), then `created_at`. */
+    readonly list: (
+      projectId: number,
+      includeDeleted?: boolean
+    ) => Effect.Effect<ReadonlyArray<StoredFunction>, StorageError>
+    readonly get: (
+      projectId: number,
+      id: string,
+      includeDeleted?: boolean
+    ) => Effect.Effect<Option.Option<StoredFunction>, StorageError>
+    readonly create: (projectId: number, fn: NewFunction) => Effect.Effect<StoredFunction, StorageError>
+    /** Changes the given fields and moves `updated_at`; none when the function does not exist. */
+    readonly update: (
+      projectId: number,
+      id: string,
+      patch: FunctionPatch
+    ) => Effect.Effect<Option.Option<StoredFunction>, StorageError>
+  }
+>() {}

@@ -32,36 +32,65 @@ import { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** The stores whose every call is limited. */
 const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
-  ApiKeyStore, CohortStore, EarlyAccessFeatureStore, EventStore, FlagInputs, FlagStore, FunctionLogStore, GroupStore, HeatmapStore,
-  InsightStore, OrganizationStore, PersonStore, PlaylistStore, PluginConfigStore, ProjectStore, PropertyDefinitions, QueryCache,
-  QueryStatusStore, RecordingStore, SurveyStore, UsageStore, UserStore, ZedFunctionStore
+  ApiKeyStore,
+  CohortStore,
+  EarlyAccessFeatureStore,
+  EventStore,
+  FlagInputs,
+  FlagStore,
+  FunctionLogStore,
+  GroupStore,
+  HeatmapStore,
+  InsightStore,
+  OrganizationStore,
+  PersonStore,
+  PlaylistStore,
+  PluginConfigStore,
+  ProjectStore,
+  PropertyDefinitions,
+  QueryCache,
+  QueryStatusStore,
+  RecordingStore,
+  SurveyStore,
+  UsageStore,
+  UserStore,
+  ZedFunctionStore
 ]
 
 /** A storage call past its limit: answered at once, its interruption (a cancel sent to the server) left to run behind. */
-export const storageTimeLimit = (ms: number) => <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
-  call.pipe(
-    Effect.disconnect,
-    Effect.timeoutFail({
-      duration: Duration.millis(ms),
-      onTimeout: () => new StorageError({ message: `storage did not answer within ${ms} ms`, unavailable: true })
-    })
-  )
+export const storageTimeLimit =
+  (ms: number) =>
+  <A, E, R>(call: Effect.Effect<A, E, R>): Effect.Effect<A, E | StorageError, R> =>
+    call.pipe(
+      Effect.disconnect,
+      Effect.timeoutFail({
+        duration: Duration.millis(ms),
+        onTimeout: () => new StorageError({ message: `storage did not answer within ${ms} ms`, unavailable: true })
+      })
+    )
 
 const limitService = (service: Record<string, unknown>, limit: ReturnType<typeof storageTimeLimit>) =>
-  Object.fromEntries(Object.entries(service).map(([name, member]) => [
-    name,
-    Effect.isEffect(member)
-      ? limit(member)
-      : typeof member === "function"
-      ? (...args: Array<unknown>) => {
-        const out = member.apply(service, args)
-        return Effect.isEffect(out) ? limit(out) : out
-      }
-      : member
-  ]))
+  Object.fromEntries(
+    Object.entries(service).map(([name, member]) => [
+      name,
+      Effect.isEffect(member)
+        ? limit(member)
+        : typeof member === "function"
+          ? (...args: Array<unknown>) => {
+              const out = member.apply(service, args)
+              return Effect.isEffect(out) ? limit(out) : out
+            }
+          : member
+    ])
+  )
 
 /** The storage services with every call limited to `ms` milliseconds. */
-export const timeLimited = (ms: number) => (context: Context.Context<StorageServices>): Context.Context<StorageServices> => {
-  const limit = storageTimeLimit(ms)
-  return LIMITED.reduce((limited, tag) => Context.add(limited, tag, limitService(Context.get(limited, tag), limit)), context)
-}
+export const timeLimited =
+  (ms: number) =>
+  (context: Context.Context<StorageServices>): Context.Context<StorageServices> => {
+    const limit = storageTimeLimit(ms)
+    return LIMITED.reduce(
+      (limited, tag) => Context.add(limited, tag, limitService(Context.get(limited, tag), limit)),
+      context
+    )
+  }

@@ -9,7 +9,8 @@ import type { FlagFilters } from "../flags/model.js"
 export const TARGETING_FLAG_PREFIX = "survey-targeting-"
 
 /** A new flag key for a survey: PostHog's prefix, ten random hex digits, and a suffix for the internal flag. */
-export const targetingFlagKey = (suffix: "" | "-custom") => `${TARGETING_FLAG_PREFIX}${randomBytes(5).toString("hex")}${suffix}`
+export const targetingFlagKey = (suffix: "" | "-custom") =>
+  `${TARGETING_FLAG_PREFIX}${randomBytes(5).toString("hex")}${suffix}`
 
 export const internalTargetingFilters = (surveyId: string, waitPeriodDays: number | null | undefined): FlagFilters => {
   const notInteracted = ["dismissed", "responded"].map((action) => ({
@@ -24,8 +25,19 @@ export const internalTargetingFilters = (surveyId: string, waitPeriodDays: numbe
   }
   return {
     groups: [
-      { properties: [...notInteracted, { key: lastSeen, type: "person", operator: "is_not_set", value: "is_not_set" }], rollout_percentage: 100, variant: null },
-      { properties: [...notInteracted, { key: lastSeen, type: "person", operator: "is_date_before", value: `-${waitPeriodDays}d` }], rollout_percentage: 100, variant: null }
+      {
+        properties: [...notInteracted, { key: lastSeen, type: "person", operator: "is_not_set", value: "is_not_set" }],
+        rollout_percentage: 100,
+        variant: null
+      },
+      {
+        properties: [
+          ...notInteracted,
+          { key: lastSeen, type: "person", operator: "is_date_before", value: `-${waitPeriodDays}d` }
+        ],
+        rollout_percentage: 100,
+        variant: null
+      }
     ]
   }
 }

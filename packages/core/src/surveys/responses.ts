@@ -8,16 +8,19 @@ import { responsesQuery } from "./results.js"
 // How many responses a survey has had, for its response limit: counted with ZedQL and kept half a
 // minute, since posthog-js asks for a project's surveys on page loads.
 
-export class SurveyResponses extends Context.Tag("@zed/core/SurveyResponses")<SurveyResponses, {
-  readonly count: (projectId: number, surveyId: string) => Effect.Effect<number, QueryRunError>
-}>() {}
+export class SurveyResponses extends Context.Tag("@zed/core/SurveyResponses")<
+  SurveyResponses,
+  {
+    readonly count: (projectId: number, surveyId: string) => Effect.Effect<number, QueryRunError>
+  }
+>() {}
 
 const CAPACITY = 1000
 const FRESH_FOR = Duration.seconds(30)
 
 export const SurveyResponsesLive = Layer.effect(
   SurveyResponses,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const runner = yield* QueryRunner
     const projects = yield* ProjectStore
     const surveys = yield* SurveyStore
@@ -25,7 +28,7 @@ export const SurveyResponsesLive = Layer.effect(
       capacity: CAPACITY,
       timeToLive: FRESH_FOR,
       lookup: (key: string) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const [projectId, surveyId] = [Number(key.slice(0, key.indexOf("/"))), key.slice(key.indexOf("/") + 1)]
           const project = yield* projects.get(projectId)
           const survey = yield* surveys.get(projectId, surveyId)

@@ -42,7 +42,12 @@ export interface QuestionResults {
   /** Rating questions: the mean rating. */
   readonly average?: number | null
   /** Ratings out of 10: the Net Promoter Score, from promoters (9–10), passives (7–8) and detractors (0–6). */
-  readonly nps?: { readonly score: number | null; readonly promoters: number; readonly passives: number; readonly detractors: number }
+  readonly nps?: {
+    readonly score: number | null
+    readonly promoters: number
+    readonly passives: number
+    readonly detractors: number
+  }
 }
 
 const conditions = (survey: StoredSurvey, range: Range): Array<A.Expr> => [
@@ -52,7 +57,12 @@ const conditions = (survey: StoredSurvey, range: Range): Array<A.Expr> => [
 ]
 
 /** One row per submission of `survey sent`, with the `columns` read from its latest event. */
-const submissions = (survey: StoredSurvey, range: Range, columns: ReadonlyArray<A.Expr>, where: ReadonlyArray<A.Expr> = []) =>
+const submissions = (
+  survey: StoredSurvey,
+  range: Range,
+  columns: ReadonlyArray<A.Expr>,
+  where: ReadonlyArray<A.Expr> = []
+) =>
   Q.select`SELECT ${columns} FROM events WHERE ${Q.and([Q.expr`event = ${SENT}`, ...conditions(survey, range), ...where])}
     GROUP BY coalesce(toString(properties.$survey_submission_id), toString(uuid))`
 
@@ -61,7 +71,10 @@ export const responsesQuery = (survey: StoredSurvey) =>
   Q.select`SELECT count() FROM ${submissions(survey, { from: survey.start_date ?? survey.created_at, to: null }, [Q.alias(Q.constant(1), "one")])}`
 
 const statsQuery = (survey: StoredSurvey, range: Range) => {
-  const sent = submissions(survey, range, [Q.alias(Q.expr`argMax(person_id, timestamp)`, "person"), Q.alias(Q.expr`max(timestamp)`, "at")])
+  const sent = submissions(survey, range, [
+    Q.alias(Q.expr`argMax(person_id, timestamp)`, "person"),
+    Q.alias(Q.expr`max(timestamp)`, "at")
+  ])
   return Q.select`SELECT event, count(), uniq(person_id), min(timestamp), max(timestamp) FROM events
     WHERE ${Q.and([Q.expr`event IN (${SHOWN}, ${DISMISSED})`, ...conditions(survey, range)])} GROUP BY event
   UNION ALL
@@ -73,13 +86,24 @@ const answer = (id: string, index: number) =>
   Q.expr`coalesce(properties[${`$survey_response_${id}`}], properties[${index === 0 ? "$survey_response" : `$survey_response_${index}`}])`
 
 /** Each distinct answer and its count, and the number of submissions that answered. */
-const answersQuery = (survey: StoredSurvey, range: Range, question: Question & { readonly id: string }, index: number) => {
+const answersQuery = (
+  survey: StoredSurvey,
+  range: Range,
+  question: Question & { readonly id: string },
+  index: number
+) => {
   const value = answer(question.id, index)
-  const answered = submissions(survey, range, [Q.alias(Q.expr`argMax(${value}, timestamp)`, "r")], [Q.expr`${value} IS NOT NULL`])
+  const answered = submissions(
+    survey,
+    range,
+    [Q.alias(Q.expr`argMax(${value}, timestamp)`, "r")],
+    [Q.expr`${value} IS NOT NULL`]
+  )
   // A multiple choice answer is a list: each choice counts apart.
-  const values = question.type === "multiple_choice"
-    ? Q.select`SELECT arrayJoin(JSONExtractArrayRaw(toString(r))) AS v FROM ${answered}`
-    : Q.select`SELECT toString(r) AS v FROM ${answered}`
+  const values =
+    question.type === "multiple_choice"
+      ? Q.select`SELECT arrayJoin(JSONExtractArrayRaw(toString(r))) AS v FROM ${answered}`
+      : Q.select`SELECT toString(r) AS v FROM ${answered}`
   return Q.select`SELECT v, c, (SELECT count() FROM ${answered}) FROM (SELECT v, count() AS c FROM ${values} GROUP BY v)
     ORDER BY c DESC, v LIMIT ${MAX_ANSWERS}`
 }
@@ -100,25 +124,41 @@ const decodeChoice = (raw: string) => {
 
 const ratingSummary = (question: Question, results: QuestionResults["results"]) => {
   if (question.type !== "rating") return {}
-  const ratings = results.flatMap(({ count, value }) => Number.isFinite(Number(value)) ? [{ rating: Number(value), count }] : [])
+  const ratings = results.flatMap(({ count, value }) =>
+    Number.isFinite(Number(value)) ? [{ rating: Number(value), count }] : []
+  )
   const total = ratings.reduce((n, r) => n + r.count, 0)
   const average = total === 0 ? null : ratings.reduce((sum, r) => sum + r.rating * r.count, 0) / total
   if (question.scale !== 10) return { average }
-  const among = (low: number, high: number) => ratings.filter((r) => r.rating >= low && r.rating <= high).reduce((n, r) => n + r.count, 0)
+  const among = (low: number, high: number) =>
+    ratings.filter((r) => r.rating >= low && r.rating <= high).reduce((n, r) => n + r.count, 0)
   const [promoters, passives, detractors] = [among(9, 10), among(7, 8), among(0, 6)]
   const rated = promoters + passives + detractors
-  return { average, nps: { score: rated === 0 ? null : Math.round(((promoters - detractors) / rated) * 100), promoters, passives, detractors } }
+  return {
+    average,
+    nps: {
+      score: rated === 0 ? null : Math.round(((promoters - detractors) / rated) * 100),
+      promoters,
+      passives,
+      detractors
+    }
+  }
 }
 
 /** The survey's event counts (by event name) and each question's results over the range. */
 export const surveyResults = (project: Project, survey: StoredSurvey, range: Range) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const runner = yield* QueryRunner
     yield* Q.ready
     const stats: Record<string, EventStats> = { [SHOWN]: emptyStats, [DISMISSED]: emptyStats, [SENT]: emptyStats }
     for (const [event, total, persons, first, last] of yield* runner.select(project, statsQuery(survey, range))) {
       if (Number(total) > 0) {
-        stats[String(event)] = { total_count: Number(total), unique_persons: Number(persons), first_seen: iso(first), last_seen: iso(last) }
+        stats[String(event)] = {
+          total_count: Number(total),
+          unique_persons: Number(persons),
+          first_seen: iso(first),
+          last_seen: iso(last)
+        }
       }
     }
     const questions: Array<QuestionResults> = []

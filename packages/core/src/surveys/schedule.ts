@@ -10,14 +10,19 @@ type Dates = SurveyDates
 
 /** Whether the survey is running now. */
 export const isRunning = (survey: Dates, now: Date) =>
-  !survey.archived && survey.start_date !== null && survey.start_date <= now && (survey.end_date === null || survey.end_date > now)
+  !survey.archived &&
+  survey.start_date !== null &&
+  survey.start_date <= now &&
+  (survey.end_date === null || survey.end_date > now)
 
 /** Whether posthog-js may see it at all: launched and not archived (drafts stay private). */
-export const isPublished = (survey: Dates, now: Date) => !survey.archived && survey.start_date !== null && survey.start_date <= now
+export const isPublished = (survey: Dates, now: Date) =>
+  !survey.archived && survey.start_date !== null && survey.start_date <= now
 
 /** Whether its targeting flags should be on (PostHog's rule: launched, not stopped, not archived). */
 export const flagsActive = (survey: Dates, now: Date) =>
   !survey.archived && survey.start_date !== null && (survey.end_date === null || survey.end_date > now)
 
 /** The end date posthog-js is shown: none until it has passed. */
-export const shownEndDate = (survey: Dates, now: Date) => survey.end_date !== null && survey.end_date <= now ? survey.end_date : null
+export const shownEndDate = (survey: Dates, now: Date) =>
+  survey.end_date !== null && survey.end_date <= now ? survey.end_date : null

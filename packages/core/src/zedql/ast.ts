@@ -235,7 +235,9 @@ export type Expr =
 const Nullable = <A, I>(schema: Schema.Schema<A, I>) => Schema.optional(Schema.NullOr(schema))
 
 const expr: Schema.Schema<Expr> = Schema.suspend(() => ExprSchema)
-const selectLike: Schema.Schema<SelectLike> = Schema.suspend(() => Schema.Union(SelectQuerySchema, SelectSetQuerySchema))
+const selectLike: Schema.Schema<SelectLike> = Schema.suspend(() =>
+  Schema.Union(SelectQuerySchema, SelectSetQuerySchema)
+)
 const exprs = Schema.Array(expr)
 
 const OrderExprSchema: Schema.Schema<OrderExpr> = Schema.Struct({
@@ -315,11 +317,13 @@ const SelectQuerySchema: Schema.Schema<SelectQuery> = Schema.Struct({
 const SelectSetQuerySchema: Schema.Schema<SelectSetQuery> = Schema.Struct({
   node: Schema.Literal("SelectSetQuery"),
   initial_select_query: selectLike,
-  subsequent_select_queries: Schema.Array(Schema.Struct({
-    node: Schema.Literal("SelectSetNode"),
-    select_query: selectLike,
-    set_operator: Schema.String
-  })),
+  subsequent_select_queries: Schema.Array(
+    Schema.Struct({
+      node: Schema.Literal("SelectSetNode"),
+      select_query: selectLike,
+      set_operator: Schema.String
+    })
+  ),
   ...located
 })
 
@@ -353,7 +357,11 @@ const ExprSchema: Schema.Schema<Expr> = Schema.Union(
     value_type: Schema.optional(Schema.String),
     ...located
   }),
-  Schema.Struct({ node: Schema.Literal("Field"), chain: Schema.Array(Schema.Union(Schema.String, Schema.Number)), ...located }),
+  Schema.Struct({
+    node: Schema.Literal("Field"),
+    chain: Schema.Array(Schema.Union(Schema.String, Schema.Number)),
+    ...located
+  }),
   Schema.Struct({ node: Schema.Literal("Alias"), alias: Schema.String, expr, ...located }),
   Schema.Struct({ node: Schema.Literal("Placeholder"), expr, ...located }),
   Schema.Struct({
@@ -365,16 +373,47 @@ const ExprSchema: Schema.Schema<Expr> = Schema.Union(
     filter_expr: Nullable(expr),
     ...located
   }),
-  Schema.Struct({ node: Schema.Literal("ArithmeticOperation"), op: Schema.Literal("+", "-", "*", "/", "%"), left: expr, right: expr, ...located }),
-  Schema.Struct({ node: Schema.Literal("CompareOperation"), op: Schema.Literal(...COMPARE_OPS), left: expr, right: expr, ...located }),
+  Schema.Struct({
+    node: Schema.Literal("ArithmeticOperation"),
+    op: Schema.Literal("+", "-", "*", "/", "%"),
+    left: expr,
+    right: expr,
+    ...located
+  }),
+  Schema.Struct({
+    node: Schema.Literal("CompareOperation"),
+    op: Schema.Literal(...COMPARE_OPS),
+    left: expr,
+    right: expr,
+    ...located
+  }),
   Schema.Struct({ node: Schema.Literal("And"), exprs, ...located }),
   Schema.Struct({ node: Schema.Literal("Or"), exprs, ...located }),
   Schema.Struct({ node: Schema.Literal("Not"), expr, ...located }),
-  Schema.Struct({ node: Schema.Literal("BetweenExpr"), expr, low: expr, high: expr, negated: Schema.optional(Schema.Boolean), ...located }),
-  Schema.Struct({ node: Schema.Literal("ArrayAccess"), array: expr, property: expr, nullish: Schema.optional(Schema.Boolean), ...located }),
+  Schema.Struct({
+    node: Schema.Literal("BetweenExpr"),
+    expr,
+    low: expr,
+    high: expr,
+    negated: Schema.optional(Schema.Boolean),
+    ...located
+  }),
+  Schema.Struct({
+    node: Schema.Literal("ArrayAccess"),
+    array: expr,
+    property: expr,
+    nullish: Schema.optional(Schema.Boolean),
+    ...located
+  }),
   Schema.Struct({ node: Schema.Literal("Array"), exprs, ...located }),
   Schema.Struct({ node: Schema.Literal("Tuple"), exprs, ...located }),
-  Schema.Struct({ node: Schema.Literal("TupleAccess"), tuple: expr, index: Schema.Number, nullish: Schema.optional(Schema.Boolean), ...located }),
+  Schema.Struct({
+    node: Schema.Literal("TupleAccess"),
+    tuple: expr,
+    index: Schema.Number,
+    nullish: Schema.optional(Schema.Boolean),
+    ...located
+  }),
   Schema.Struct({ node: Schema.Literal("Lambda"), args: Schema.Array(Schema.String), expr, ...located }),
   Schema.Struct({ node: Schema.Literal("TypeCast"), expr, type_name: Schema.String, ...located }),
   OrderExprSchema,

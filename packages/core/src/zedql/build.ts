@@ -32,8 +32,14 @@ const parsed = <T>(kind: "parseSelect" | "parseExpr", decode: (json: unknown) =>
     let tree = templates.get(strings)
     if (tree === undefined) {
       if (grammar === undefined) throw new Error("A ZedQL template was read before Q.ready loaded the parser")
-      const json: unknown = JSON.parse(grammar[kind](strings.reduce((text, s, i) => `${text}{__${i - 1}}${s}`), false))
-      if ((json as { error?: unknown }).error === true) throw new Error(`Invalid ZedQL template: ${(json as { message: string }).message}`)
+      const json: unknown = JSON.parse(
+        grammar[kind](
+          strings.reduce((text, s, i) => `${text}{__${i - 1}}${s}`),
+          false
+        )
+      )
+      if ((json as { error?: unknown }).error === true)
+        throw new Error(`Invalid ZedQL template: ${(json as { message: string }).message}`)
       tree = decode(json)
       templates.set(strings, tree)
     }
@@ -70,16 +76,22 @@ const substitute = (tree: unknown, lookup: (name: string) => Value | undefined):
       if (Array.isArray(value)) throw new Error(`A list of trees cannot stand where {${name}} is`)
       return isNode(value) ? value : constant(value as string | number | boolean | null)
     }
-    return Object.fromEntries(Object.entries(v).filter(([k]) => k !== "start" && k !== "end").map(([k, x]) => [k, walk(x)]))
+    return Object.fromEntries(
+      Object.entries(v)
+        .filter(([k]) => k !== "start" && k !== "end")
+        .map(([k, x]) => [k, walk(x)])
+    )
   }
   return walk(tree)
 }
 
-const filled = <T>(template: (strings: TemplateStringsArray) => T) => (strings: TemplateStringsArray, ...values: ReadonlyArray<Value>): T =>
-  substitute(template(strings), (name) => {
-    const hole = HOLE.exec(name)
-    return hole ? values[Number(hole[1])] : undefined
-  }) as T
+const filled =
+  <T>(template: (strings: TemplateStringsArray) => T) =>
+  (strings: TemplateStringsArray, ...values: ReadonlyArray<Value>): T =>
+    substitute(template(strings), (name) => {
+      const hole = HOLE.exec(name)
+      return hole ? values[Number(hole[1])] : undefined
+    }) as T
 
 /** A statement from a template: ``select`SELECT count() FROM events WHERE event = ${name}` ``. */
 export const select = filled(parsed("parseSelect", decodeSelect))
@@ -88,11 +100,16 @@ export const select = filled(parsed("parseSelect", decodeSelect))
 export const expr = filled(parsed("parseExpr", decodeExpr))
 
 /** A tree with its named placeholders' values written in (as the query is shown). */
-export const withValues = <T extends A.Expr>(tree: T, values: Readonly<Record<string, string | number | boolean | null>>): T =>
-  substitute(tree, (name) => (Object.hasOwn(values, name) ? values[name] : undefined)) as T
+export const withValues = <T extends A.Expr>(
+  tree: T,
+  values: Readonly<Record<string, string | number | boolean | null>>
+): T => substitute(tree, (name) => (Object.hasOwn(values, name) ? values[name] : undefined)) as T
 
 /** A named placeholder, given its value when compiled: `{now}`. */
-export const placeholder = (name: string): A.Placeholder => ({ node: "Placeholder", expr: { node: "Field", chain: [name] } })
+export const placeholder = (name: string): A.Placeholder => ({
+  node: "Placeholder",
+  expr: { node: "Field", chain: [name] }
+})
 
 export const call = (name: string, args: ReadonlyArray<A.Expr>): A.Call => ({ node: "Call", name, args })
 
@@ -109,16 +126,30 @@ export const lambda = (args: ReadonlyArray<string>, expr: A.Expr): A.Lambda => (
 
 /** All of the conditions (true without any). */
 export const and = (conditions: ReadonlyArray<A.Expr>): A.Expr =>
-  conditions.length === 0 ? constant(true) : conditions.length === 1 ? conditions[0]! : { node: "And", exprs: conditions }
+  conditions.length === 0
+    ? constant(true)
+    : conditions.length === 1
+      ? conditions[0]!
+      : { node: "And", exprs: conditions }
 
 /** Any of the conditions (false without any). */
 export const or = (conditions: ReadonlyArray<A.Expr>): A.Expr =>
-  conditions.length === 0 ? constant(false) : conditions.length === 1 ? conditions[0]! : { node: "Or", exprs: conditions }
+  conditions.length === 0
+    ? constant(false)
+    : conditions.length === 1
+      ? conditions[0]!
+      : { node: "Or", exprs: conditions }
 
 /** Statements one after another, their rows together. */
 export const unionAll = (first: A.SelectLike, ...rest: ReadonlyArray<A.SelectLike>): A.SelectLike =>
-  rest.length === 0 ? first : {
-    node: "SelectSetQuery",
-    initial_select_query: first,
-    subsequent_select_queries: rest.map((q) => ({ node: "SelectSetNode", select_query: q, set_operator: "UNION ALL" }))
-  }
+  rest.length === 0
+    ? first
+    : {
+        node: "SelectSetQuery",
+        initial_select_query: first,
+        subsequent_select_queries: rest.map((q) => ({
+          node: "SelectSetNode",
+          select_query: q,
+          set_operator: "UNION ALL"
+        }))
+      }

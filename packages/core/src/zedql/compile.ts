@@ -45,14 +45,24 @@ const limitOf = (query: RQuery): number | null => (query.limit?.kind === "const"
 const offsetOf = (query: RQuery): number => (query.offset?.kind === "const" ? Number(query.offset.value) : 0)
 
 /** The query with its row limit made explicit: the default (plus one) without one, the cap over it. */
-const bounded = (query: RQuery): { readonly query: RQuery; readonly page: CompiledZedQL["page"]; readonly applied: number } => {
+const bounded = (
+  query: RQuery
+): { readonly query: RQuery; readonly page: CompiledZedQL["page"]; readonly applied: number } => {
   const own = limitOf(query)
-  if (own === null) return { query: { ...query, limit: constant(QUERY_DEFAULT_LIMIT + 1) }, page: { limit: QUERY_DEFAULT_LIMIT, offset: offsetOf(query) }, applied: QUERY_DEFAULT_LIMIT }
+  if (own === null)
+    return {
+      query: { ...query, limit: constant(QUERY_DEFAULT_LIMIT + 1) },
+      page: { limit: QUERY_DEFAULT_LIMIT, offset: offsetOf(query) },
+      applied: QUERY_DEFAULT_LIMIT
+    }
   const applied = Math.min(own, QUERY_MAX_LIMIT)
   return { query: { ...query, limit: constant(applied) }, page: null, applied }
 }
 
-export const compileZedQL = (text: string, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError | GrammarRefused> =>
+export const compileZedQL = (
+  text: string,
+  options: CompileOptions
+): Effect.Effect<CompiledZedQL, ZedQLError | GrammarRefused> =>
   Effect.flatMap(Effect.zip(parseSelect(text), ownParser), ([ast, own]) => compileParsed(ast, own, options))
 
 /** A statement Zed built as a tree (see build.ts): compiled as it is, nothing parsed. */
@@ -69,14 +79,19 @@ const compileParsed = (
     try {
       filters = filterConditions(options.filters)
     } catch (error) {
-      if (error instanceof UnsupportedFilter) return Effect.fail(new ZedQLQueryError({ message: error.message, span: null }))
+      if (error instanceof UnsupportedFilter)
+        return Effect.fail(new ZedQLQueryError({ message: error.message, span: null }))
       throw error
     }
-    const resolved = resolveQuery(ast, {
-      propertyType: options.propertyType ?? (() => undefined),
-      values: options.values ?? {},
-      filters
-    }, parser)
+    const resolved = resolveQuery(
+      ast,
+      {
+        propertyType: options.propertyType ?? (() => undefined),
+        values: options.values ?? {},
+        filters
+      },
+      parser
+    )
     if (Either.isLeft(resolved)) return Effect.fail(resolved.left)
     const { applied, page, query } = bounded(resolved.right)
     const dialect = options.dialect ?? postgres
@@ -90,7 +105,8 @@ const compileParsed = (
         zedql: formatSelect(ast, applied)
       })
     } catch (error) {
-      if (error instanceof ZedQLPrintError) return Effect.fail(new ZedQLQueryError({ message: error.message, span: null }))
+      if (error instanceof ZedQLPrintError)
+        return Effect.fail(new ZedQLQueryError({ message: error.message, span: null }))
       throw error
     }
   })

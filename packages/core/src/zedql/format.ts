@@ -41,8 +41,10 @@ export const formatExpr = (node: A.Expr): string => {
       return node.value === null
         ? "NULL"
         : typeof node.value === "string"
-        ? node.value_type === "number" ? node.value.toLowerCase() : string(node.value)
-        : String(node.value)
+          ? node.value_type === "number"
+            ? node.value.toLowerCase()
+            : string(node.value)
+          : String(node.value)
     case "Field":
       return node.chain.map((part) => (part === "*" ? part : identifier(part))).join(".")
     case "Alias":
@@ -88,7 +90,9 @@ export const formatExpr = (node: A.Expr): string => {
       return `${formatExpr(node.expr)} ${node.order}`
     case "WindowFunction": {
       const args = [...(node.exprs ?? []), ...(node.args ?? [])].map(formatExpr).join(", ")
-      const over = node.over_identifier ? identifier(node.over_identifier) : `(${formatWindow(node.over_expr ?? { node: "WindowExpr" })})`
+      const over = node.over_identifier
+        ? identifier(node.over_identifier)
+        : `(${formatWindow(node.over_expr ?? { node: "WindowExpr" })})`
       return `${node.name}(${args}) OVER ${over}`
     }
     case "SelectQuery":
@@ -98,20 +102,26 @@ export const formatExpr = (node: A.Expr): string => {
 }
 
 const formatFrame = (frame: A.WindowFrameExpr | null | undefined) =>
-  !frame || frame.frame_type === "CURRENT ROW" ? "CURRENT ROW" : `${frame.frame_value ?? "UNBOUNDED"} ${frame.frame_type}`
+  !frame || frame.frame_type === "CURRENT ROW"
+    ? "CURRENT ROW"
+    : `${frame.frame_value ?? "UNBOUNDED"} ${frame.frame_type}`
 
 const formatWindow = (w: A.WindowExpr): string =>
   [
     w.partition_by?.length ? `PARTITION BY ${w.partition_by.map(formatExpr).join(", ")}` : "",
     w.order_by?.length ? `ORDER BY ${w.order_by.map(formatExpr).join(", ")}` : "",
     w.frame_method ? `${w.frame_method} BETWEEN ${formatFrame(w.frame_start)} AND ${formatFrame(w.frame_end)}` : ""
-  ].filter((s) => s !== "").join(" ")
+  ]
+    .filter((s) => s !== "")
+    .join(" ")
 
 const formatJoin = (join: A.JoinExpr, first: boolean): string => {
   const table = join.table ? formatExpr(join.table) : ""
   const alias = join.alias ? ` AS ${identifier(join.alias)}` : ""
   const constraint = join.constraint
-    ? join.constraint.constraint_type === "ON" ? ` ON ${formatExpr(join.constraint.expr)}` : ` USING ${formatExpr(join.constraint.expr)}`
+    ? join.constraint.constraint_type === "ON"
+      ? ` ON ${formatExpr(join.constraint.expr)}`
+      : ` USING ${formatExpr(join.constraint.expr)}`
     : ""
   const head = first ? `${table}${alias}` : `${join.join_type ?? "JOIN"} ${table}${alias}${constraint}`
   return join.next_join ? `${head} ${formatJoin(join.next_join, false)}` : head
@@ -120,22 +130,29 @@ const formatJoin = (join: A.JoinExpr, first: boolean): string => {
 /** A whole query, normalized; `limit` replaces the query's own LIMIT (the one actually applied). */
 export const formatSelect = (node: A.SelectLike, limit?: number): string => {
   if (node.node === "SelectSetQuery") {
-    const parts = [formatSelect(node.initial_select_query), ...node.subsequent_select_queries.map((s) => `${s.set_operator} ${formatSelect(s.select_query)}`)]
+    const parts = [
+      formatSelect(node.initial_select_query),
+      ...node.subsequent_select_queries.map((s) => `${s.set_operator} ${formatSelect(s.select_query)}`)
+    ]
     return parts.join(" ") + (limit === undefined ? "" : ` LIMIT ${limit}`)
   }
   const clauses = [
     node.ctes?.length
-      ? `WITH ${node.ctes.map((c) => c.cte_type === "column" ? `${formatExpr(c.expr as A.Expr)} AS ${identifier(c.name)}` : `${identifier(c.name)} AS ${formatExpr(c.expr as A.Expr)}`).join(", ")}`
+      ? `WITH ${node.ctes.map((c) => (c.cte_type === "column" ? `${formatExpr(c.expr as A.Expr)} AS ${identifier(c.name)}` : `${identifier(c.name)} AS ${formatExpr(c.expr as A.Expr)}`)).join(", ")}`
       : "",
     `SELECT ${node.distinct ? "DISTINCT " : ""}${node.select.map(formatExpr).join(", ")}`,
     node.select_from ? `FROM ${formatJoin(node.select_from, true)}` : "",
-    node.array_join_list?.length ? `${node.array_join_op ?? "ARRAY JOIN"} ${node.array_join_list.map(formatExpr).join(", ")}` : "",
+    node.array_join_list?.length
+      ? `${node.array_join_op ?? "ARRAY JOIN"} ${node.array_join_list.map(formatExpr).join(", ")}`
+      : "",
     node.prewhere ? `PREWHERE ${formatExpr(node.prewhere)}` : "",
     node.where ? `WHERE ${formatExpr(node.where)}` : "",
     node.group_by?.length ? `GROUP BY ${node.group_by.map(formatExpr).join(", ")}` : "",
     node.having ? `HAVING ${formatExpr(node.having)}` : "",
     node.window_exprs && Object.keys(node.window_exprs).length > 0
-      ? `WINDOW ${Object.entries(node.window_exprs).map(([name, w]) => `${identifier(name)} AS (${formatWindow(w)})`).join(", ")}`
+      ? `WINDOW ${Object.entries(node.window_exprs)
+          .map(([name, w]) => `${identifier(name)} AS (${formatWindow(w)})`)
+          .join(", ")}`
       : "",
     node.order_by?.length ? `ORDER BY ${node.order_by.map(formatExpr).join(", ")}` : "",
     limit !== undefined ? `LIMIT ${limit}` : node.limit ? `LIMIT ${formatExpr(node.limit)}` : "",

@@ -21,31 +21,77 @@ export interface Signature {
 }
 
 const fixed = (type: ZType) => () => type
-const nullableIfAny = (type: ZType) => (args: ReadonlyArray<ZType>) => nullable(type, args.some((a) => a.nullable))
+const nullableIfAny = (type: ZType) => (args: ReadonlyArray<ZType>) =>
+  nullable(
+    type,
+    args.some((a) => a.nullable)
+  )
 const first = (args: ReadonlyArray<ZType>) => args[0] ?? T.Unknown
 const elementOf = (type: ZType | undefined): ZType => (type?.kind === "Array" ? type.of : T.Unknown)
 const elementsOf = (args: ReadonlyArray<ZType>) => args.slice(1).map(elementOf)
 const widest = (args: ReadonlyArray<ZType>) => args.reduce((a, b) => unify(a, b))
 const numberOf = (args: ReadonlyArray<ZType>) => (args.every((a) => a.kind === "Int") ? T.Int : T.Float)
 
-const fn = (minArgs: number, maxArgs: number, returns: Signature["returns"], extra: Partial<Signature> = {}): Signature => ({
+const fn = (
+  minArgs: number,
+  maxArgs: number,
+  returns: Signature["returns"],
+  extra: Partial<Signature> = {}
+): Signature => ({
   minArgs,
   maxArgs,
   returns,
   ...extra
 })
-const agg = (minArgs: number, maxArgs: number, returns: Signature["returns"], extra: Partial<Signature> = {}): Signature =>
-  fn(minArgs, maxArgs, returns, { aggregate: true, ...extra })
+const agg = (
+  minArgs: number,
+  maxArgs: number,
+  returns: Signature["returns"],
+  extra: Partial<Signature> = {}
+): Signature => fn(minArgs, maxArgs, returns, { aggregate: true, ...extra })
 
 const MANY = Number.POSITIVE_INFINITY
 
-const dateParts = ["toYear", "toQuarter", "toMonth", "toDayOfMonth", "toDayOfWeek", "toDayOfYear", "toHour", "toMinute", "toSecond", "toISOWeek", "toISOYear", "toYYYYMM", "toYYYYMMDD"]
-const startOf = ["toStartOfMinute", "toStartOfFiveMinutes", "toStartOfTenMinutes", "toStartOfFifteenMinutes", "toStartOfHour", "toStartOfDay"]
-const startOfDate = ["toStartOfWeek", "toMonday", "toStartOfMonth", "toStartOfQuarter", "toStartOfYear", "toStartOfISOYear"]
+const dateParts = [
+  "toYear",
+  "toQuarter",
+  "toMonth",
+  "toDayOfMonth",
+  "toDayOfWeek",
+  "toDayOfYear",
+  "toHour",
+  "toMinute",
+  "toSecond",
+  "toISOWeek",
+  "toISOYear",
+  "toYYYYMM",
+  "toYYYYMMDD"
+]
+const startOf = [
+  "toStartOfMinute",
+  "toStartOfFiveMinutes",
+  "toStartOfTenMinutes",
+  "toStartOfFifteenMinutes",
+  "toStartOfHour",
+  "toStartOfDay"
+]
+const startOfDate = [
+  "toStartOfWeek",
+  "toMonday",
+  "toStartOfMonth",
+  "toStartOfQuarter",
+  "toStartOfYear",
+  "toStartOfISOYear"
+]
 export const INTERVAL_UNITS = ["Second", "Minute", "Hour", "Day", "Week", "Month", "Quarter", "Year"] as const
 
 const dateShift = (fnName: string): Signature =>
-  fn(2, 2, (args) => nullable(first(args).kind === "Date" && !/Hours|Minutes|Seconds/.test(fnName) ? T.Date : T.DateTime, first(args).nullable))
+  fn(2, 2, (args) =>
+    nullable(
+      first(args).kind === "Date" && !/Hours|Minutes|Seconds/.test(fnName) ? T.Date : T.DateTime,
+      first(args).nullable
+    )
+  )
 
 export const SIGNATURES: Readonly<Record<string, Signature>> = {
   // Conversions; the `OrNull` behaviour is the default, as in ZedQL.
@@ -77,11 +123,13 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   dateDiff: fn(3, 3, nullableIfAny(T.Int)),
   dateAdd: fn(3, 3, (args) => nullable(T.DateTime, args[2]?.nullable ?? false)),
   dateSub: fn(3, 3, (args) => nullable(T.DateTime, args[2]?.nullable ?? false)),
-  ...Object.fromEntries(INTERVAL_UNITS.flatMap((u) => [
-    [`add${u}s`, dateShift(`add${u}s`)],
-    [`subtract${u}s`, dateShift(`subtract${u}s`)],
-    [`toInterval${u}`, fn(1, 1, fixed(T.Interval))]
-  ])),
+  ...Object.fromEntries(
+    INTERVAL_UNITS.flatMap((u) => [
+      [`add${u}s`, dateShift(`add${u}s`)],
+      [`subtract${u}s`, dateShift(`subtract${u}s`)],
+      [`toInterval${u}`, fn(1, 1, fixed(T.Interval))]
+    ])
+  ),
   toUnixTimestamp: fn(1, 1, nullableIfAny(T.Int)),
   fromUnixTimestamp: fn(1, 1, nullableIfAny(T.DateTime)),
   formatDateTime: fn(2, 3, nullableIfAny(T.String)),
@@ -134,7 +182,12 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   // Conditions and nulls.
   if: fn(3, 3, (args) => unify(args[1]!, args[2]!)),
   multiIf: fn(3, MANY, (args) => widest(args.filter((_, i) => i % 2 === 1 || i === args.length - 1))),
-  coalesce: fn(1, MANY, (args) => nullable(widest(args), args.every((a) => a.nullable))),
+  coalesce: fn(1, MANY, (args) =>
+    nullable(
+      widest(args),
+      args.every((a) => a.nullable)
+    )
+  ),
   ifNull: fn(2, 2, (args) => nullable(unify(args[0]!, args[1]!), args[1]!.nullable)),
   nullIf: fn(2, 2, (args) => nullable(first(args))),
   isNull: fn(1, 1, fixed(T.Bool)),
@@ -155,12 +208,36 @@ export const SIGNATURES: Readonly<Record<string, Signature>> = {
   notIn: fn(2, 2, fixed(T.Bool)),
 
   // Numbers.
-  plus: fn(2, 2, (args) => (isTemporal(first(args)) ? first(args) : nullable(numberOf(args), args.some((a) => a.nullable)))),
-  minus: fn(2, 2, (args) => (isTemporal(first(args)) ? first(args) : nullable(numberOf(args), args.some((a) => a.nullable)))),
-  multiply: fn(2, 2, (args) => nullable(numberOf(args), args.some((a) => a.nullable))),
+  plus: fn(2, 2, (args) =>
+    isTemporal(first(args))
+      ? first(args)
+      : nullable(
+          numberOf(args),
+          args.some((a) => a.nullable)
+        )
+  ),
+  minus: fn(2, 2, (args) =>
+    isTemporal(first(args))
+      ? first(args)
+      : nullable(
+          numberOf(args),
+          args.some((a) => a.nullable)
+        )
+  ),
+  multiply: fn(2, 2, (args) =>
+    nullable(
+      numberOf(args),
+      args.some((a) => a.nullable)
+    )
+  ),
   divide: fn(2, 2, nullableIfAny(T.Float)),
   intDiv: fn(2, 2, nullableIfAny(T.Int)),
-  modulo: fn(2, 2, (args) => nullable(numberOf(args), args.some((a) => a.nullable))),
+  modulo: fn(2, 2, (args) =>
+    nullable(
+      numberOf(args),
+      args.some((a) => a.nullable)
+    )
+  ),
   negate: fn(1, 1, first),
   abs: fn(1, 1, first),
   sign: fn(1, 1, nullableIfAny(T.Int)),
@@ -300,8 +377,34 @@ export const ALIASES: Readonly<Record<string, string>> = {
 }
 
 /** Names ClickHouse accepts in any case. */
-const CASE_INSENSITIVE = new Set(["count", "min", "max", "sum", "avg", "if", "not", "now", "least", "greatest", "coalesce", "abs", "round", "floor", "ceil", "lower", "upper", "length", "concat", "substring", "trim"])
-const lowerCased = new Map(Object.keys(SIGNATURES).filter((n) => CASE_INSENSITIVE.has(n)).map((n) => [n.toLowerCase(), n]))
+const CASE_INSENSITIVE = new Set([
+  "count",
+  "min",
+  "max",
+  "sum",
+  "avg",
+  "if",
+  "not",
+  "now",
+  "least",
+  "greatest",
+  "coalesce",
+  "abs",
+  "round",
+  "floor",
+  "ceil",
+  "lower",
+  "upper",
+  "length",
+  "concat",
+  "substring",
+  "trim"
+])
+const lowerCased = new Map(
+  Object.keys(SIGNATURES)
+    .filter((n) => CASE_INSENSITIVE.has(n))
+    .map((n) => [n.toLowerCase(), n])
+)
 
 /** The canonical name of a function as written, if ZedQL knows it. */
 export const canonicalName = (name: string): string | undefined => {
@@ -317,7 +420,8 @@ export const suggest = (name: string): string | undefined => {
   let best: { name: string; distance: number } | undefined
   for (const candidate of [...Object.keys(SIGNATURES), ...Object.keys(ALIASES)]) {
     const distance = levenshtein(target, candidate.toLowerCase())
-    if (distance <= Math.max(2, Math.floor(target.length / 4)) && (best === undefined || distance < best.distance)) best = { name: candidate, distance }
+    if (distance <= Math.max(2, Math.floor(target.length / 4)) && (best === undefined || distance < best.distance))
+      best = { name: candidate, distance }
   }
   return best?.name
 }

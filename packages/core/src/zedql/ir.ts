@@ -12,26 +12,45 @@ export type RExpr =
   | { readonly kind: "column"; readonly source: string; readonly column: string; readonly type: ZType }
   /** A value inside a JSON column: text, as ClickHouse's JSONExtractRaw with quotes trimmed gives it. */
   | {
-    readonly kind: "property"
-    readonly source: string
-    readonly column: string
-    readonly path: ReadonlyArray<PathStep>
-    readonly type: ZType
-  }
+      readonly kind: "property"
+      readonly source: string
+      readonly column: string
+      readonly path: ReadonlyArray<PathStep>
+      readonly type: ZType
+    }
   | {
-    readonly kind: "call"
-    readonly name: string
-    readonly args: ReadonlyArray<RExpr>
-    readonly params: ReadonlyArray<RExpr>
-    readonly distinct: boolean
-    readonly filter: RExpr | null
-    readonly type: ZType
-  }
-  | { readonly kind: "compare"; readonly op: CompareOp; readonly left: RExpr; readonly right: RExpr; readonly type: ZType }
+      readonly kind: "call"
+      readonly name: string
+      readonly args: ReadonlyArray<RExpr>
+      readonly params: ReadonlyArray<RExpr>
+      readonly distinct: boolean
+      readonly filter: RExpr | null
+      readonly type: ZType
+    }
+  | {
+      readonly kind: "compare"
+      readonly op: CompareOp
+      readonly left: RExpr
+      readonly right: RExpr
+      readonly type: ZType
+    }
   | { readonly kind: "and" | "or"; readonly exprs: ReadonlyArray<RExpr>; readonly type: ZType }
   | { readonly kind: "not"; readonly expr: RExpr; readonly type: ZType }
-  | { readonly kind: "arith"; readonly op: "+" | "-" | "*" | "/" | "%"; readonly left: RExpr; readonly right: RExpr; readonly type: ZType }
-  | { readonly kind: "between"; readonly expr: RExpr; readonly low: RExpr; readonly high: RExpr; readonly negated: boolean; readonly type: ZType }
+  | {
+      readonly kind: "arith"
+      readonly op: "+" | "-" | "*" | "/" | "%"
+      readonly left: RExpr
+      readonly right: RExpr
+      readonly type: ZType
+    }
+  | {
+      readonly kind: "between"
+      readonly expr: RExpr
+      readonly low: RExpr
+      readonly high: RExpr
+      readonly negated: boolean
+      readonly type: ZType
+    }
   | { readonly kind: "array"; readonly exprs: ReadonlyArray<RExpr>; readonly type: ZType }
   | { readonly kind: "tuple"; readonly exprs: ReadonlyArray<RExpr>; readonly type: ZType }
   /** 1-based, as in ClickHouse; negative indexes count from the end. */
@@ -43,12 +62,12 @@ export type RExpr =
   | { readonly kind: "cast"; readonly expr: RExpr; readonly type: ZType }
   | { readonly kind: "subquery"; readonly query: RQuery; readonly type: ZType }
   | {
-    readonly kind: "window"
-    readonly name: string
-    readonly args: ReadonlyArray<RExpr>
-    readonly over: RWindow | string
-    readonly type: ZType
-  }
+      readonly kind: "window"
+      readonly name: string
+      readonly args: ReadonlyArray<RExpr>
+      readonly over: RWindow | string
+      readonly type: ZType
+    }
 
 /** A function call. */
 export type RCall = Extract<RExpr, { kind: "call" }>
@@ -104,7 +123,10 @@ export interface RSelect {
 export interface RSet {
   readonly kind: "set"
   readonly first: RQuery
-  readonly rest: ReadonlyArray<{ readonly operator: "UNION ALL" | "UNION DISTINCT" | "INTERSECT" | "EXCEPT"; readonly query: RQuery }>
+  readonly rest: ReadonlyArray<{
+    readonly operator: "UNION ALL" | "UNION DISTINCT" | "INTERSECT" | "EXCEPT"
+    readonly query: RQuery
+  }>
   readonly limit: RExpr | null
   readonly offset: RExpr | null
 }

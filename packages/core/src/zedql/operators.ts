@@ -5,14 +5,15 @@ import type { ZType } from "./types.js"
 // ZedQL's operators in function form (`equals(a, b)`, `plus(a, b)`, `and(…)`): the same in every
 // dialect, written through the dialect's own comparison and arithmetic.
 
-
 export interface OperatorPrinter {
   readonly expr: (e: RExpr) => string
   compare(op: CompareOp, left: RExpr, right: RExpr): string
   arith(op: "+" | "-" | "*" | "/" | "%", left: RExpr, right: RExpr, type: ZType): string
 }
 
-export const operatorFunctions = <P extends OperatorPrinter>(): Readonly<Record<string, (call: Call, p: P) => string>> => {
+export const operatorFunctions = <P extends OperatorPrinter>(): Readonly<
+  Record<string, (call: Call, p: P) => string>
+> => {
   const arg = (c: Call, p: P, i: number) => p.expr(c.args[i]!)
   const compare = (op: CompareOp) => (c: Call, p: P) => p.compare(op, c.args[0]!, c.args[1]!)
   const arith = (op: "+" | "-" | "*" | "/" | "%") => (c: Call, p: P) => p.arith(op, c.args[0]!, c.args[1]!, c.type)

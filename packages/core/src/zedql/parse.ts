@@ -26,10 +26,35 @@ const isParserError = (value: unknown): value is ParserError =>
 const decodeSelect = Schema.decodeUnknownEither(SelectSchema)
 
 const KNOWN_NODES = new Set([
-  "Constant", "Field", "Alias", "Placeholder", "Call", "ArithmeticOperation", "CompareOperation", "And", "Or", "Not",
-  "BetweenExpr", "ArrayAccess", "Array", "Tuple", "TupleAccess", "Lambda", "TypeCast", "OrderExpr", "WindowFunction",
-  "WindowExpr", "WindowFrameExpr", "SelectQuery", "SelectSetQuery", "SelectSetNode", "JoinExpr", "JoinConstraint", "CTE",
-  "SampleExpr", "RatioExpr"
+  "Constant",
+  "Field",
+  "Alias",
+  "Placeholder",
+  "Call",
+  "ArithmeticOperation",
+  "CompareOperation",
+  "And",
+  "Or",
+  "Not",
+  "BetweenExpr",
+  "ArrayAccess",
+  "Array",
+  "Tuple",
+  "TupleAccess",
+  "Lambda",
+  "TypeCast",
+  "OrderExpr",
+  "WindowFunction",
+  "WindowExpr",
+  "WindowFrameExpr",
+  "SelectQuery",
+  "SelectSetQuery",
+  "SelectSetNode",
+  "JoinExpr",
+  "JoinConstraint",
+  "CTE",
+  "SampleExpr",
+  "RatioExpr"
 ])
 
 /**
@@ -69,17 +94,20 @@ const { keep, kept } = makeParseCache()
 const selectOf = (text: string): Either.Either<SelectLike, ZedQLSyntaxError> => {
   const json: unknown = JSON.parse(text)
   if (isParserError(json)) {
-    const span = json.start && json.end ? { start: json.start.offset, end: Math.max(json.end.offset, json.start.offset) } : null
+    const span =
+      json.start && json.end ? { start: json.start.offset, end: Math.max(json.end.offset, json.start.offset) } : null
     // The grammar parses SETTINGS but refuses it: users cannot set the database's settings.
-    const message = json.message === "Unsupported: SelectStmt.settingsClause()" ? "SETTINGS is not allowed in ZedQL" : json.message
+    const message =
+      json.message === "Unsupported: SelectStmt.settingsClause()" ? "SETTINGS is not allowed in ZedQL" : json.message
     return Either.left(new ZedQLSyntaxError({ message, span }))
   }
   return Either.mapLeft(decodeSelect(json), (error) => {
     const unknown = [...nodeKinds(json)].filter((k) => !KNOWN_NODES.has(k))
     return new ZedQLSyntaxError({
-      message: unknown.length > 0
-        ? `Unsupported syntax: ${unknown.join(", ")}`
-        : `Unsupported query shape: ${ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]}`,
+      message:
+        unknown.length > 0
+          ? `Unsupported syntax: ${unknown.join(", ")}`
+          : `Unsupported query shape: ${ParseResult.TreeFormatter.formatErrorSync(error).split("\n")[0]}`,
       span: null
     })
   })
@@ -90,7 +118,9 @@ export const parseSelect = (text: string): Effect.Effect<SelectLike, ZedQLSyntax
   Effect.suspend(() => {
     const known = kept(text)
     if (known !== undefined) return known
-    return Effect.flatMap(Grammar, (grammar) => grammar.parse("parseSelect", text)).pipe(Effect.flatMap((json) => keep(text, selectOf(json))))
+    return Effect.flatMap(Grammar, (grammar) => grammar.parse("parseSelect", text)).pipe(
+      Effect.flatMap((json) => keep(text, selectOf(json)))
+    )
   })
 
 let grammar: Promise<Awaited<ReturnType<typeof createParser>>> | undefined
@@ -104,6 +134,9 @@ let loading: Promise<ZedQLParser> | undefined
  * A parser on this thread for Zed's own ZedQL (virtual tables' definitions): short texts Zed writes,
  * which resolving a query needs synchronously. Users' texts never reach it.
  */
-export const ownParser: Effect.Effect<ZedQLParser> = Effect.promise(() =>
-  (loading ??= ownGrammar().then((parser) => ({ parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false))) })))
+export const ownParser: Effect.Effect<ZedQLParser> = Effect.promise(
+  () =>
+    (loading ??= ownGrammar().then((parser) => ({
+      parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false)))
+    })))
 )

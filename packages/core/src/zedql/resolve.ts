@@ -28,7 +28,9 @@ class Refusal {
 }
 
 const spanOf = (node: A.Located | undefined) =>
-  node?.start !== undefined && node.end !== undefined ? { start: node.start.offset, end: Math.max(node.end.offset, node.start.offset) } : null
+  node?.start !== undefined && node.end !== undefined
+    ? { start: node.start.offset, end: Math.max(node.end.offset, node.start.offset) }
+    : null
 
 const refuse = (message: string, node?: A.Located): never => {
   throw new Refusal(new ZedQLQueryError({ message, span: spanOf(node) }))
@@ -64,7 +66,10 @@ class Scope {
   readonly lazyJoins: Array<Source> = []
   readonly aliases = new Map<string, AliasEntry>()
   readonly ctes: Map<string, Cte>
-  constructor(readonly parent: Scope | null, ctes: ReadonlyMap<string, Cte>) {
+  constructor(
+    readonly parent: Scope | null,
+    ctes: ReadonlyMap<string, Cte>
+  ) {
     this.ctes = new Map(ctes)
   }
 }
@@ -85,12 +90,14 @@ const constType = (value: A.Constant["value"], valueType?: string): ZType =>
   value === null
     ? T.Null
     : typeof value === "boolean"
-    ? T.Bool
-    : typeof value === "number"
-    ? Number.isInteger(value) ? T.Int : T.Float
-    : valueType === "number"
-    ? T.Float
-    : T.String
+      ? T.Bool
+      : typeof value === "number"
+        ? Number.isInteger(value)
+          ? T.Int
+          : T.Float
+        : valueType === "number"
+          ? T.Float
+          : T.String
 
 const constant = (value: A.Constant["value"], type = constType(value)): RExpr => ({ kind: "const", value, type })
 
@@ -100,10 +107,13 @@ const isConst = (e: RExpr): e is Extract<RExpr, { kind: "const" }> => e.kind ===
 const coerce = (value: RExpr, to: ZType, node: A.Located): RExpr => {
   if (!isConst(value) || value.value === null) return value
   const target = to.kind
-  if ((target === "DateTime" || target === "Date") && typeof value.value === "string") return { kind: "cast", expr: value, type: nullable({ kind: target, nullable: false }, false) }
-  if ((target === "String" || target === "UUID") && typeof value.value === "number") return constant(String(value.value), T.String)
+  if ((target === "DateTime" || target === "Date") && typeof value.value === "string")
+    return { kind: "cast", expr: value, type: nullable({ kind: target, nullable: false }, false) }
+  if ((target === "String" || target === "UUID") && typeof value.value === "number")
+    return constant(String(value.value), T.String)
   if (isNumeric(to) && typeof value.value === "string") {
-    if (!/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value.value)) refuse(`Cannot compare a number with the text '${value.value}'`, node)
+    if (!/^\s*[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?\s*$/.test(value.value))
+      refuse(`Cannot compare a number with the text '${value.value}'`, node)
     return constant(Number(value.value), Number.isInteger(Number(value.value)) ? T.Int : T.Float)
   }
   if (target === "Bool" && typeof value.value === "number") return constant(value.value !== 0, T.Bool)
@@ -128,10 +138,19 @@ export class Resolver {
     const first = this.query(node.initial_select_query, parent)
     const rest = node.subsequent_select_queries.map((n) => {
       const operator = n.set_operator.toUpperCase()
-      const op = operator === "UNION" ? "UNION DISTINCT" : operator === "INTERSECT DISTINCT" ? "INTERSECT" : operator === "EXCEPT DISTINCT" ? "EXCEPT" : operator
-      if (op !== "UNION ALL" && op !== "UNION DISTINCT" && op !== "INTERSECT" && op !== "EXCEPT") refuse(`Unsupported set operation ${n.set_operator}`, node)
+      const op =
+        operator === "UNION"
+          ? "UNION DISTINCT"
+          : operator === "INTERSECT DISTINCT"
+            ? "INTERSECT"
+            : operator === "EXCEPT DISTINCT"
+              ? "EXCEPT"
+              : operator
+      if (op !== "UNION ALL" && op !== "UNION DISTINCT" && op !== "INTERSECT" && op !== "EXCEPT")
+        refuse(`Unsupported set operation ${n.set_operator}`, node)
       const query = this.query(n.select_query, parent)
-      if (outputs(query).length !== outputs(first).length) refuse(`Each ${op} branch must return the same number of columns`, node)
+      if (outputs(query).length !== outputs(first).length)
+        refuse(`Each ${op} branch must return the same number of columns`, node)
       return { operator: op as "UNION ALL", query }
     })
     return { kind: "set", first, rest, limit: null, offset: null }
@@ -157,13 +176,19 @@ export class Resolver {
     if (node.array_join_list) this.arrayJoin(node, scope)
 
     for (const item of node.select) {
-      if (item.node === "Alias") scope.aliases.set(item.alias, { expr: item.expr, resolved: undefined, resolving: false })
+      if (item.node === "Alias")
+        scope.aliases.set(item.alias, { expr: item.expr, resolved: undefined, resolving: false })
     }
-    const windows = Object.entries(node.window_exprs ?? {}).map(([name, w]) => ({ name, window: this.window(w, scope) }))
+    const windows = Object.entries(node.window_exprs ?? {}).map(([name, w]) => ({
+      name,
+      window: this.window(w, scope)
+    }))
     const windowNames = new Set(windows.map((w) => w.name))
     const selectEnv: Env = { ...BASE_ENV, aggregates: true }
     const columns: Array<RColumn> = node.select.flatMap((item) => this.selectItem(item, scope, selectEnv, windowNames))
-    const where = [node.prewhere, node.where].filter((e): e is A.Expr => e != null).map((e) => this.expr(e, scope, BASE_ENV, windowNames))
+    const where = [node.prewhere, node.where]
+      .filter((e): e is A.Expr => e != null)
+      .map((e) => this.expr(e, scope, BASE_ENV, windowNames))
     const aliases = new Set(node.select.flatMap((item) => (item.node === "Alias" ? [item.alias] : [])))
     const at = (e: A.Expr): RExpr => {
       // GROUP BY 2 and ORDER BY 2 mean the second column, as in ClickHouse.
@@ -186,7 +211,10 @@ export class Resolver {
       return resolved
     })
     const having = node.having ? this.expr(node.having, scope, selectEnv, windowNames) : null
-    const orderBy: Array<ROrder> = (node.order_by ?? []).map((o) => ({ expr: at(o.expr), descending: o.order === "DESC" }))
+    const orderBy: Array<ROrder> = (node.order_by ?? []).map((o) => ({
+      expr: at(o.expr),
+      descending: o.order === "DESC"
+    }))
     const select: RSelect = {
       kind: "select",
       ctes,
@@ -206,7 +234,12 @@ export class Resolver {
 
   private count(e: A.Expr, scope: Scope, what: string): RExpr {
     const resolved = this.expr(e, scope, BASE_ENV, new Set())
-    if (!isConst(resolved) || typeof resolved.value !== "number" || !Number.isInteger(resolved.value) || resolved.value < 0) {
+    if (
+      !isConst(resolved) ||
+      typeof resolved.value !== "number" ||
+      !Number.isInteger(resolved.value) ||
+      resolved.value < 0
+    ) {
       refuse(`${what} takes a whole number`, e)
     }
     return resolved
@@ -215,20 +248,27 @@ export class Resolver {
   // --- Sources
 
   private join(join: A.JoinExpr, scope: Scope) {
-    const type = (join.join_type ?? "").toUpperCase().replace(/\s+/g, " ").replace(/ OUTER/, "").trim()
-    const kind: RFrom["join"] = scope.sources.length === 0
-      ? "FROM"
-      : type === "" || type === "JOIN" || type === "INNER JOIN" || type === "INNER"
-      ? join.constraint ? "INNER" : "CROSS"
-      : type === "LEFT JOIN" || type === "LEFT"
-      ? "LEFT"
-      : type === "RIGHT JOIN"
-      ? "RIGHT"
-      : type === "FULL JOIN"
-      ? "FULL"
-      : type === "CROSS JOIN" || type === ","
-      ? "CROSS"
-      : refuse(`Unsupported join: ${join.join_type}`, join)
+    const type = (join.join_type ?? "")
+      .toUpperCase()
+      .replace(/\s+/g, " ")
+      .replace(/ OUTER/, "")
+      .trim()
+    const kind: RFrom["join"] =
+      scope.sources.length === 0
+        ? "FROM"
+        : type === "" || type === "JOIN" || type === "INNER JOIN" || type === "INNER"
+          ? join.constraint
+            ? "INNER"
+            : "CROSS"
+          : type === "LEFT JOIN" || type === "LEFT"
+            ? "LEFT"
+            : type === "RIGHT JOIN"
+              ? "RIGHT"
+              : type === "FULL JOIN"
+                ? "FULL"
+                : type === "CROSS JOIN" || type === ","
+                  ? "CROSS"
+                  : refuse(`Unsupported join: ${join.join_type}`, join)
     if (join.sample != null && !isWholeSample(join.sample)) refuse("SAMPLE is not supported", join)
     // Otherwise `events(2)` would read as `events`, its arguments silently dropped.
     if (join.table_args != null) refuse("Table functions are not supported", join)
@@ -239,9 +279,10 @@ export class Resolver {
     scope.sources.push(source)
     if (join.constraint) {
       if (kind === "FROM" || kind === "CROSS") refuse("This join takes no condition", join.constraint)
-      source.from.on = join.constraint.constraint_type === "USING"
-        ? this.using(join.constraint.expr, source, scope)
-        : this.expr(join.constraint.expr, scope, BASE_ENV, new Set())
+      source.from.on =
+        join.constraint.constraint_type === "USING"
+          ? this.using(join.constraint.expr, source, scope)
+          : this.expr(join.constraint.expr, scope, BASE_ENV, new Set())
     } else if (kind !== "FROM" && kind !== "CROSS") {
       refuse(`${kind} JOIN needs ON or USING`, join)
     }
@@ -253,11 +294,13 @@ export class Resolver {
       e.node === "Field" && e.chain.length === 1 ? String(e.chain[0]) : refuse("USING takes field names", e)
     )
     const left = scope.sources[scope.sources.length - 2]!
-    return and(names.map((name) => {
-      const l = this.sourceField(left, [name], BASE_ENV, scope, expr)
-      const r = this.sourceField(right, [name], BASE_ENV, scope, expr)
-      return { kind: "compare", op: "==", left: l, right: r, type: T.Bool } as RExpr
-    }))!
+    return and(
+      names.map((name) => {
+        const l = this.sourceField(left, [name], BASE_ENV, scope, expr)
+        const r = this.sourceField(right, [name], BASE_ENV, scope, expr)
+        return { kind: "compare", op: "==", left: l, right: r, type: T.Bool } as RExpr
+      })
+    )!
   }
 
   private source(table: A.Expr, alias: string | null, join: RFrom["join"], scope: Scope, node: A.Located): Source {
@@ -271,7 +314,12 @@ export class Resolver {
     const tableName = String(table.chain[0])
     const cte = lookupCte(scope, tableName)
     if (cte?.query) {
-      return this.derived(alias ?? tableName, { kind: "cte", name: tableName, alias: this.nextAlias() }, outputs(cte.query), join)
+      return this.derived(
+        alias ?? tableName,
+        { kind: "cte", name: tableName, alias: this.nextAlias() },
+        outputs(cte.query),
+        join
+      )
     }
     // Own keys only: `FROM constructor` must not find Object.prototype's.
     const virtual = Object.hasOwn(TABLES, tableName) ? TABLES[tableName] : undefined
@@ -303,7 +351,11 @@ export class Resolver {
       lazy: new Map(),
       requested: new Set(),
       // Tables defined in ZedQL are built once every field asked of them is known.
-      from: { source: table.source.kind === "table" ? { kind: "table", table: table.source.table, alias } : null, join, on: null }
+      from: {
+        source: table.source.kind === "table" ? { kind: "table", table: table.source.table, alias } : null,
+        join,
+        on: null
+      }
     }
   }
 
@@ -339,25 +391,43 @@ export class Resolver {
         columns: new Map([[aliased.alias, element]]),
         lazy: new Map(),
         requested: new Set(),
-        from: { source: { kind: "unnest", expr, alias, column: aliased.alias }, join: left ? "LEFT" : "CROSS", on: left ? constant(true) : null }
+        from: {
+          source: { kind: "unnest", expr, alias, column: aliased.alias },
+          join: left ? "LEFT" : "CROSS",
+          on: left ? constant(true) : null
+        }
       })
     }
   }
 
   /** The table a lazy field joins, joined once per source. */
-  private lazy(source: Source, name: string, field: Extract<VirtualField, { kind: "lazy" }>, scope: Scope, node: A.Located): Source {
+  private lazy(
+    source: Source,
+    name: string,
+    field: Extract<VirtualField, { kind: "lazy" }>,
+    scope: Scope,
+    node: A.Located
+  ): Source {
     const known = source.lazy.get(name)
     if (known) return known
     const target = this.tableSource(TABLES[field.table]!, `${source.name}.${name}`, "LEFT", node)
     const on = and([
-      { kind: "compare", op: "==", left: this.sourceField(target, [field.to], BASE_ENV, scope, node), right: this.sourceField(source, [field.from], BASE_ENV, scope, node), type: T.Bool },
-      ...Object.entries(field.where ?? {}).map(([key, value]): RExpr => ({
+      {
         kind: "compare",
         op: "==",
-        left: this.sourceField(target, [key], BASE_ENV, scope, node),
-        right: constant(value),
+        left: this.sourceField(target, [field.to], BASE_ENV, scope, node),
+        right: this.sourceField(source, [field.from], BASE_ENV, scope, node),
         type: T.Bool
-      }))
+      },
+      ...Object.entries(field.where ?? {}).map(
+        ([key, value]): RExpr => ({
+          kind: "compare",
+          op: "==",
+          left: this.sourceField(target, [key], BASE_ENV, scope, node),
+          right: constant(value),
+          type: T.Bool
+        })
+      )
     ])
     target.from.on = on
     source.lazy.set(name, target)
@@ -385,7 +455,8 @@ export class Resolver {
       const named = s.sources.find((src) => src.name === head)
       if (named && rest.length > 0) return this.sourceField(named, rest, env, s, node)
       const owners = s.sources.filter((src) => hasField(src, head, this.internal))
-      if (owners.length > 1) refuse(`Field "${head}" is ambiguous: say which table (${owners.map((o) => o.name).join(", ")})`, node)
+      if (owners.length > 1)
+        refuse(`Field "${head}" is ambiguous: say which table (${owners.map((o) => o.name).join(", ")})`, node)
       if (owners.length === 1) return this.sourceField(owners[0]!, chain, env, s, node)
       if (named) refuse(`"${head}" is a table: select its fields, as ${head}.field or ${head}.*`, node)
     }
@@ -425,8 +496,16 @@ export class Resolver {
         return { kind: "property", source: source.alias, column: field!.column, path: [field!.key], type: field!.type }
       case "json": {
         if (rest.length === 0) return { kind: "column", source: source.alias, column: field!.column, type: T.JSON }
-        const property: RExpr = { kind: "property", source: source.alias, column: field!.column, path: rest, type: nullable(T.String) }
-        return rest.length === 1 && field!.owner !== null && !env.raw ? this.typed(property, field!.owner, rest[0]!) : property
+        const property: RExpr = {
+          kind: "property",
+          source: source.alias,
+          column: field!.column,
+          path: rest,
+          type: nullable(T.String)
+        }
+        return rest.length === 1 && field!.owner !== null && !env.raw
+          ? this.typed(property, field!.owner, rest[0]!)
+          : property
       }
       case "lazy": {
         if (rest.length === 0) refuse(`${name} is a table: select its fields, as ${name}.field`, node)
@@ -452,7 +531,8 @@ export class Resolver {
     if (item.node === "Field" && item.chain[item.chain.length - 1] === "*") {
       const prefix = item.chain.slice(0, -1).map(String)
       const sources = prefix.length === 0 ? scope.sources : scope.sources.filter((s) => s.name === prefix.join("."))
-      if (sources.length === 0) refuse(prefix.length === 0 ? "SELECT * needs a table" : `Unknown table alias "${prefix.join(".")}"`, item)
+      if (sources.length === 0)
+        refuse(prefix.length === 0 ? "SELECT * needs a table" : `Unknown table alias "${prefix.join(".")}"`, item)
       return sources.flatMap((source) =>
         (source.table ? source.table.star : [...source.columns!.keys()]).map((name) => ({
           name,
@@ -471,7 +551,10 @@ export class Resolver {
       : null
     return {
       partitionBy: (w.partition_by ?? []).map((e) => this.expr(e, scope, env, new Set())),
-      orderBy: (w.order_by ?? []).map((o) => ({ expr: this.expr(o.expr, scope, env, new Set()), descending: o.order === "DESC" })),
+      orderBy: (w.order_by ?? []).map((o) => ({
+        expr: this.expr(o.expr, scope, env, new Set()),
+        descending: o.order === "DESC"
+      })),
       frame
     }
   }
@@ -494,7 +577,14 @@ export class Resolver {
       case "And":
       case "Or": {
         const exprs = node.exprs.map((e) => recurse(e))
-        return { kind: node.node === "And" ? "and" : "or", exprs, type: nullable(T.Bool, exprs.some((e) => e.type.nullable)) }
+        return {
+          kind: node.node === "And" ? "and" : "or",
+          exprs,
+          type: nullable(
+            T.Bool,
+            exprs.some((e) => e.type.nullable)
+          )
+        }
       }
       case "Not": {
         const expr = recurse(node.expr)
@@ -513,7 +603,11 @@ export class Resolver {
       }
       case "Array": {
         const exprs = node.exprs.map((e) => recurse(e))
-        return { kind: "array", exprs, type: T.array(exprs.length === 0 ? T.Unknown : exprs.map((e) => e.type).reduce(unify)) }
+        return {
+          kind: "array",
+          exprs,
+          type: T.array(exprs.length === 0 ? T.Unknown : exprs.map((e) => e.type).reduce(unify))
+        }
       }
       case "Tuple": {
         const exprs = node.exprs.map((e) => recurse(e))
@@ -531,7 +625,18 @@ export class Resolver {
       case "Lambda":
         return refuse("A lambda (x -> …) can only be a function's argument", node)
       case "TypeCast":
-        return this.call({ node: "Call", name: castFunction(node.type_name, node), args: [node.expr], start: node.start, end: node.end }, scope, env, windows)
+        return this.call(
+          {
+            node: "Call",
+            name: castFunction(node.type_name, node),
+            args: [node.expr],
+            start: node.start,
+            end: node.end
+          },
+          scope,
+          env,
+          windows
+        )
       case "Call":
         return this.call(node, scope, env, windows)
       case "WindowFunction":
@@ -562,14 +667,38 @@ export class Resolver {
   private arithmetic(node: A.ArithmeticOperation, left: RExpr, right: RExpr): RExpr {
     const either = left.type.nullable || right.type.nullable
     if (node.op === "+" || node.op === "-") {
-      if (isTemporal(left.type) && right.type.kind === "Interval") return { kind: "arith", op: node.op, left, right, type: nullable(T.DateTime, either) }
-      if (node.op === "+" && left.type.kind === "Interval" && isTemporal(right.type)) return { kind: "arith", op: node.op, left: right, right: left, type: nullable(T.DateTime, either) }
-      if (node.op === "-" && isTemporal(left.type) && isTemporal(right.type)) return { kind: "arith", op: node.op, left, right: coerce(right, left.type, node), type: nullable(T.Int, either) }
-      if (left.type.kind === "Interval" && right.type.kind === "Interval") return { kind: "arith", op: node.op, left, right, type: T.Interval }
+      if (isTemporal(left.type) && right.type.kind === "Interval")
+        return { kind: "arith", op: node.op, left, right, type: nullable(T.DateTime, either) }
+      if (node.op === "+" && left.type.kind === "Interval" && isTemporal(right.type))
+        return { kind: "arith", op: node.op, left: right, right: left, type: nullable(T.DateTime, either) }
+      if (node.op === "-" && isTemporal(left.type) && isTemporal(right.type))
+        return {
+          kind: "arith",
+          op: node.op,
+          left,
+          right: coerce(right, left.type, node),
+          type: nullable(T.Int, either)
+        }
+      if (left.type.kind === "Interval" && right.type.kind === "Interval")
+        return { kind: "arith", op: node.op, left, right, type: T.Interval }
       if (isTemporal(left.type) && isNumeric(right.type)) {
         // ClickHouse: a date plus a number shifts it by days, a date-time by seconds.
         const unit = left.type.kind === "Date" ? "toIntervalDay" : "toIntervalSecond"
-        return { kind: "arith", op: node.op, left, right: { kind: "call", name: unit, args: [right], params: [], distinct: false, filter: null, type: T.Interval }, type: left.type }
+        return {
+          kind: "arith",
+          op: node.op,
+          left,
+          right: {
+            kind: "call",
+            name: unit,
+            args: [right],
+            params: [],
+            distinct: false,
+            filter: null,
+            type: T.Interval
+          },
+          type: left.type
+        }
       }
     }
     const l = coerce(left, T.Float, node)
@@ -580,7 +709,13 @@ export class Resolver {
       }
     }
     const type = node.op === "/" ? T.Float : l.type.kind === "Int" && r.type.kind === "Int" ? T.Int : T.Float
-    return { kind: "arith", op: node.op, left: l, right: r, type: nullable(type, either || node.op === "/" || node.op === "%") }
+    return {
+      kind: "arith",
+      op: node.op,
+      left: l,
+      right: r,
+      type: nullable(type, either || node.op === "/" || node.op === "%")
+    }
   }
 
   private compare(node: A.CompareOperation, scope: Scope, env: Env, windows: ReadonlySet<string>): RExpr {
@@ -588,10 +723,16 @@ export class Resolver {
     if (node.op === "in cohort" || node.op === "not in cohort") return refuse("IN COHORT is not supported yet", node)
     if (node.op === "in" || node.op === "not in" || node.op === "global in" || node.op === "global not in") {
       const op = node.op.endsWith("not in") ? "not in" : "in"
-      const right = node.right.node === "Tuple" || node.right.node === "Array"
-        ? { kind: "tuple" as const, exprs: node.right.exprs.map((e) => coerce(this.expr(e, scope, env, windows), left.type, e)), type: T.Unknown }
-        : this.expr(node.right, scope, env, windows)
-      if (right.kind !== "tuple" && right.kind !== "subquery" && right.type.kind !== "Array") refuse("IN takes a list, an array or a subquery", node.right)
+      const right =
+        node.right.node === "Tuple" || node.right.node === "Array"
+          ? {
+              kind: "tuple" as const,
+              exprs: node.right.exprs.map((e) => coerce(this.expr(e, scope, env, windows), left.type, e)),
+              type: T.Unknown
+            }
+          : this.expr(node.right, scope, env, windows)
+      if (right.kind !== "tuple" && right.kind !== "subquery" && right.type.kind !== "Array")
+        refuse("IN takes a list, an array or a subquery", node.right)
       return { kind: "compare", op, left, right, type: T.Bool }
     }
     const right = coerce(this.expr(node.right, scope, env, windows), left.type, node.right)
@@ -601,9 +742,19 @@ export class Resolver {
   private access(node: A.ArrayAccess, array: RExpr, index: RExpr): RExpr {
     // properties['$x'], properties.a[1]: a step into the JSON, 1-based for arrays as in ClickHouse.
     if (array.kind === "property" || (array.kind === "column" && array.type.kind === "JSON")) {
-      const step = isConst(index) && (typeof index.value === "string" || typeof index.value === "number") ? index.value : index
+      const step =
+        isConst(index) && (typeof index.value === "string" || typeof index.value === "number") ? index.value : index
       if (step === 0) refuse("Array indexes start at 1 in ZedQL", node.property)
-      const base = array.kind === "property" ? array : { kind: "property" as const, source: array.source, column: array.column, path: [], type: nullable(T.String) }
+      const base =
+        array.kind === "property"
+          ? array
+          : {
+              kind: "property" as const,
+              source: array.source,
+              column: array.column,
+              path: [],
+              type: nullable(T.String)
+            }
       return { ...base, path: [...base.path, step], type: nullable(T.String) }
     }
     if (array.kind === "cast" && array.expr.kind === "property") return this.access(node, array.expr, index)
@@ -612,37 +763,64 @@ export class Resolver {
       if (type === undefined) refuse(`Tuple index ${index.value} is out of range`, node)
       return { kind: "tupleAccess", tuple: array, index: index.value, type: type! }
     }
-    if (array.type.kind !== "Array" && array.type.kind !== "Unknown") refuse("Only arrays, tuples and properties can be indexed", node)
+    if (array.type.kind !== "Array" && array.type.kind !== "Unknown")
+      refuse("Only arrays, tuples and properties can be indexed", node)
     if (isConst(index) && index.value === 0) refuse("Array indexes start at 1 in ZedQL", node.property)
-    return { kind: "arrayAccess", array, index, type: nullable(array.type.kind === "Array" ? array.type.of : T.Unknown) }
+    return {
+      kind: "arrayAccess",
+      array,
+      index,
+      type: nullable(array.type.kind === "Array" ? array.type.of : T.Unknown)
+    }
   }
 
   private call(node: A.Call, scope: Scope, env: Env, windows: ReadonlySet<string>): RExpr {
     const name = canonicalName(node.name)
     if (name === undefined) {
       const hint = suggest(node.name)
-      return refuse(`Unsupported function call '${node.name}(...)'${hint ? `. Perhaps you meant '${hint}(...)'?` : ""}`, node)
+      return refuse(
+        `Unsupported function call '${node.name}(...)'${hint ? `. Perhaps you meant '${hint}(...)'?` : ""}`,
+        node
+      )
     }
     const signature = SIGNATURES[name]!
     if (signature.windowOnly) refuse(`${node.name}() needs an OVER clause`, node)
     const args = countStarArgs(name, node.args)
     if (args.length < signature.minArgs || args.length > signature.maxArgs) {
-      const expects = signature.minArgs === signature.maxArgs
-        ? `${signature.minArgs}`
-        : signature.maxArgs === Number.POSITIVE_INFINITY
-        ? `at least ${signature.minArgs}`
-        : `${signature.minArgs} to ${signature.maxArgs}`
-      refuse(`Function '${node.name}' expects ${expects} argument${expects === "1" ? "" : "s"}, found ${args.length}`, node)
+      const expects =
+        signature.minArgs === signature.maxArgs
+          ? `${signature.minArgs}`
+          : signature.maxArgs === Number.POSITIVE_INFINITY
+            ? `at least ${signature.minArgs}`
+            : `${signature.minArgs} to ${signature.maxArgs}`
+      refuse(
+        `Function '${node.name}' expects ${expects} argument${expects === "1" ? "" : "s"}, found ${args.length}`,
+        node
+      )
     }
     const params = node.params ?? []
     if (params.length < (signature.minParams ?? 0) || params.length > (signature.maxParams ?? 0)) {
-      refuse(signature.maxParams ? `Function '${node.name}' takes ${signature.minParams} parameter(s): ${node.name}(p)(x)` : `Function '${node.name}' takes no parameters`, node)
+      refuse(
+        signature.maxParams
+          ? `Function '${node.name}' takes ${signature.minParams} parameter(s): ${node.name}(p)(x)`
+          : `Function '${node.name}' takes no parameters`,
+        node
+      )
     }
     if (signature.aggregate) {
-      if (env.inAggregate) refuse(`Aggregation '${node.name}' cannot be nested inside another aggregation '${env.inAggregate}'`, node)
-      if (!env.aggregates) refuse(`Aggregation '${node.name}' is not allowed here (WHERE, GROUP BY and join conditions run before aggregation)`, node)
+      if (env.inAggregate)
+        refuse(`Aggregation '${node.name}' cannot be nested inside another aggregation '${env.inAggregate}'`, node)
+      if (!env.aggregates)
+        refuse(
+          `Aggregation '${node.name}' is not allowed here (WHERE, GROUP BY and join conditions run before aggregation)`,
+          node
+        )
     }
-    const inner: Env = { ...env, inAggregate: signature.aggregate ? node.name : env.inAggregate, raw: env.raw || signature.rawArgs === true }
+    const inner: Env = {
+      ...env,
+      inAggregate: signature.aggregate ? node.name : env.inAggregate,
+      raw: env.raw || signature.rawArgs === true
+    }
     const resolveArgs = (): ReadonlyArray<RExpr> => {
       if (!signature.lambda) return args.map((a) => this.expr(a, scope, inner, windows))
       // The lambda comes first; its parameters take the types of the arrays after it.
@@ -650,7 +828,8 @@ export class Resolver {
       const bound = signature.lambda([T.Unknown, ...rest.map((r) => r.type)])
       const lambda = args[0]!
       if (lambda.node !== "Lambda") return [this.expr(lambda, scope, inner, windows), ...rest]
-      if (lambda.args.length !== bound.length) refuse(`The lambda of ${node.name} takes ${bound.length} parameter(s)`, lambda)
+      if (lambda.args.length !== bound.length)
+        refuse(`The lambda of ${node.name} takes ${bound.length} parameter(s)`, lambda)
       const lambdas = new Map(inner.lambdas)
       lambda.args.forEach((a, i) => lambdas.set(a, bound[i]!))
       const body = this.expr(lambda.expr, scope, { ...inner, lambdas }, windows)
@@ -672,7 +851,10 @@ export class Resolver {
       params: paramExprs,
       distinct: node.distinct === true,
       filter,
-      type: signature.returns(resolved.map((a) => a.type), paramExprs.map((p) => p.type))
+      type: signature.returns(
+        resolved.map((a) => a.type),
+        paramExprs.map((p) => p.type)
+      )
     }
   }
 
@@ -683,7 +865,11 @@ export class Resolver {
       return refuse(`'${node.name}' is not a window function`, node)
     }
     const args = countStarArgs(name, [...(node.exprs ?? []), ...(node.args ?? [])])
-    if (args.length < signature.minArgs || args.length > signature.maxArgs) refuse(`Function '${node.name}' expects ${signature.minArgs} to ${signature.maxArgs} arguments, found ${args.length}`, node)
+    if (args.length < signature.minArgs || args.length > signature.maxArgs)
+      refuse(
+        `Function '${node.name}' expects ${signature.minArgs} to ${signature.maxArgs} arguments, found ${args.length}`,
+        node
+      )
     // Windows run after GROUP BY, so their arguments may be aggregates (`sum(count()) OVER …`), as in ClickHouse.
     const resolved = args.map((a) => this.expr(a, scope, env, windows))
     let over: RWindow | string
@@ -693,13 +879,28 @@ export class Resolver {
     } else {
       over = node.over_expr ? this.window(node.over_expr, scope) : { partitionBy: [], orderBy: [], frame: null }
     }
-    return { kind: "window", name, args: resolved, over, type: signature.returns(resolved.map((a) => a.type), []) }
+    return {
+      kind: "window",
+      name,
+      args: resolved,
+      over,
+      type: signature.returns(
+        resolved.map((a) => a.type),
+        []
+      )
+    }
   }
 }
 
 /** `count(*)` is `count()`, as in SQL and ClickHouse. */
 const countStarArgs = (name: string, args: ReadonlyArray<A.Expr>): ReadonlyArray<A.Expr> =>
-  name === "count" && args.length === 1 && args[0]!.node === "Field" && args[0]!.chain.length === 1 && args[0]!.chain[0] === "*" ? [] : args
+  name === "count" &&
+  args.length === 1 &&
+  args[0]!.node === "Field" &&
+  args[0]!.chain.length === 1 &&
+  args[0]!.chain[0] === "*"
+    ? []
+    : args
 
 const isWholeSample = (sample: unknown) => {
   const ratio = (sample as { sample_value?: { left?: { value?: unknown }; right?: unknown } }).sample_value
@@ -752,7 +953,11 @@ const valueExpr = (value: unknown, node: A.Located): RExpr => {
   if (typeof value === "number" && Number.isFinite(value)) return constant(value)
   if (Array.isArray(value)) {
     const exprs = value.map((v) => valueExpr(v, node))
-    return { kind: "array", exprs, type: T.array(exprs.length === 0 ? T.Unknown : exprs.map((e) => e.type).reduce(unify)) }
+    return {
+      kind: "array",
+      exprs,
+      type: T.array(exprs.length === 0 ? T.Unknown : exprs.map((e) => e.type).reduce(unify))
+    }
   }
   return refuse("Placeholder values must be text, numbers, booleans, null or lists of them", node)
 }
@@ -762,7 +967,8 @@ const and = (exprs: ReadonlyArray<RExpr>): RExpr | null => {
   return kept.length === 0 ? null : kept.length === 1 ? kept[0]! : { kind: "and", exprs: kept, type: T.Bool }
 }
 
-const outputs = (query: RQuery): ReadonlyArray<RColumn> => (query.kind === "select" ? query.columns : outputs(query.first))
+const outputs = (query: RQuery): ReadonlyArray<RColumn> =>
+  query.kind === "select" ? query.columns : outputs(query.first)
 
 const lookupCte = (scope: Scope, name: string): Cte | undefined => scope.ctes.get(name)
 
@@ -781,7 +987,8 @@ const hasField = (source: Source, name: string, internal: boolean) =>
   source.table ? resolveAlias(source.table, name, internal) !== undefined : source.columns!.has(name)
 
 const ownerOf = (scope: Scope, source: Source): Scope => {
-  for (let s: Scope | null = scope; s !== null; s = s.parent) if (s.sources.includes(source) || s.lazyJoins.includes(source)) return s
+  for (let s: Scope | null = scope; s !== null; s = s.parent)
+    if (s.sources.includes(source) || s.lazyJoins.includes(source)) return s
   return scope
 }
 
@@ -793,7 +1000,8 @@ const containsAggregate = (expr: RExpr): boolean => {
   )
 }
 
-const isExpr = (value: unknown): value is RExpr => typeof value === "object" && value !== null && "kind" in value && "type" in value
+const isExpr = (value: unknown): value is RExpr =>
+  typeof value === "object" && value !== null && "kind" in value && "type" in value
 
 /** The name a select column reports: its alias, a field's last name, or the expression as written. */
 const columnName = (node: A.Expr): string => {

@@ -30,5 +30,8 @@ export const jsonValue = (value: unknown, type: ZType): unknown => {
 }
 
 /** Rows of driver values as JSON rows, by the columns' types. */
-export const jsonRows = (rows: ReadonlyArray<ReadonlyArray<unknown>>, types: ReadonlyArray<ZType>): Array<Array<unknown>> =>
+export const jsonRows = (
+  rows: ReadonlyArray<ReadonlyArray<unknown>>,
+  types: ReadonlyArray<ZType>
+): Array<Array<unknown>> =>
   rows.map((row) => row.map((value, i) => jsonValue(value, types[i] ?? { kind: "Unknown", nullable: true })))

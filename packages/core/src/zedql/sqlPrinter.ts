@@ -60,27 +60,38 @@ export abstract class SqlPrinter {
       return { names, body: this.expr(lambda.expr), n }
     } finally {
       this.lambdaDepth = n
-      lambda.args.forEach((arg, i) => (previous[i] === undefined ? this.lambdas.delete(arg) : this.lambdas.set(arg, previous[i]!)))
+      lambda.args.forEach((arg, i) =>
+        previous[i] === undefined ? this.lambdas.delete(arg) : this.lambdas.set(arg, previous[i]!)
+      )
     }
   }
 
   // --- Queries
 
   protected limits(query: { readonly limit: RExpr | null; readonly offset: RExpr | null }): string {
-    return (query.limit ? ` LIMIT ${this.expr(query.limit)}` : "") + (query.offset ? ` OFFSET ${this.expr(query.offset)}` : "")
+    return (
+      (query.limit ? ` LIMIT ${this.expr(query.limit)}` : "") +
+      (query.offset ? ` OFFSET ${this.expr(query.offset)}` : "")
+    )
   }
 
   /** A SELECT; `top` for the statement's own, whose columns are shaped for the API. */
   protected select(q: RSelect, top: boolean): string {
     const quote = (name: string) => this.quote(name)
-    const ctes = q.ctes.length === 0 ? "" : `WITH ${q.ctes.map((c) => `${quote(c.name)} AS (${this.query(c.query, false)})`).join(", ")} `
+    const ctes =
+      q.ctes.length === 0
+        ? ""
+        : `WITH ${q.ctes.map((c) => `${quote(c.name)} AS (${this.query(c.query, false)})`).join(", ")} `
     // FROM first: it brings the names (of unnested elements) the columns may read.
     const from = q.from.length === 0 ? "" : ` FROM ${q.from.map((f, i) => this.from(f, i)).join(" ")}`
     const columns = q.columns.length === 0 ? "1" : q.columns.map((c, i) => this.column(c, i, top)).join(", ")
     const where = q.where ? ` WHERE ${this.condition(q.where)}` : ""
     const groupBy = q.groupBy.length === 0 ? "" : ` GROUP BY ${q.groupBy.map((e) => this.expr(e)).join(", ")}`
     const having = q.having ? ` HAVING ${this.condition(q.having)}` : ""
-    const windows = q.windows.length === 0 ? "" : ` WINDOW ${q.windows.map((w) => `${quote(w.name)} AS (${this.window(w.window)})`).join(", ")}`
+    const windows =
+      q.windows.length === 0
+        ? ""
+        : ` WINDOW ${q.windows.map((w) => `${quote(w.name)} AS (${this.window(w.window)})`).join(", ")}`
     const orderBy = q.orderBy.length === 0 ? "" : ` ORDER BY ${q.orderBy.map((o) => this.order(o, q, top)).join(", ")}`
     return `${ctes}SELECT ${q.distinct ? "DISTINCT " : ""}${columns}${from}${where}${groupBy}${having}${windows}${orderBy}${this.limits(q)}`
   }
@@ -173,8 +184,14 @@ export abstract class SqlPrinter {
   }
 
   /** A window function: the call with its OVER clause. */
-  protected windowCall(e: Of<"window">, over = ` OVER ${typeof e.over === "string" ? this.quote(e.over) : `(${this.window(e.over)})`}`): string {
-    return this.call({ kind: "call", name: e.name, args: e.args, params: [], distinct: false, filter: null, type: e.type }, over)
+  protected windowCall(
+    e: Of<"window">,
+    over = ` OVER ${typeof e.over === "string" ? this.quote(e.over) : `(${this.window(e.over)})`}`
+  ): string {
+    return this.call(
+      { kind: "call", name: e.name, args: e.args, params: [], distinct: false, filter: null, type: e.type },
+      over
+    )
   }
 
   /** A function call; `over` is its OVER clause when it is used as a window function. */
@@ -195,7 +212,10 @@ export abstract class SqlPrinter {
     const both = left.type.nullable && right.type.nullable
     const isNull = (e: RExpr) => e.kind === "const" && e.value === null
     // A UUID compared with text compares as text.
-    const textual = (e: RExpr, other: RExpr) => (e.type.kind === "UUID" && other.type.kind === "String" && other.kind !== "cast" ? this.cast(e, T.String) : this.expr(e))
+    const textual = (e: RExpr, other: RExpr) =>
+      e.type.kind === "UUID" && other.type.kind === "String" && other.kind !== "cast"
+        ? this.cast(e, T.String)
+        : this.expr(e)
     const l = textual(left, right)
     const r = right.kind === "tuple" ? "" : textual(right, left)
     switch (op) {
@@ -222,7 +242,9 @@ export abstract class SqlPrinter {
         } else {
           test = this.arrayHas(r, l, negated)
         }
-        return (left.type.nullable || right.kind === "subquery") && !(filter && !negated) ? this.orElse(test, negated) : `(${test})`
+        return (left.type.nullable || right.kind === "subquery") && !(filter && !negated)
+          ? this.orElse(test, negated)
+          : `(${test})`
       }
       default: {
         const negative = op === "not like" || op === "not ilike" || op === "!~" || op === "!~*"

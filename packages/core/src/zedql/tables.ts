@@ -14,20 +14,22 @@ export type VirtualField =
   | { readonly kind: "property"; readonly column: string; readonly key: string; readonly type: ZType }
   /** Another table joined on demand (`person.properties.email`), on this field = its field. */
   | {
-    readonly kind: "lazy"
-    readonly table: string
-    readonly from: string
-    readonly to: string
-    /** Further conditions on the joined table: field = constant. */
-    readonly where?: Readonly<Record<string, number>>
-  }
+      readonly kind: "lazy"
+      readonly table: string
+      readonly from: string
+      readonly to: string
+      /** Further conditions on the joined table: field = constant. */
+      readonly where?: Readonly<Record<string, number>>
+    }
   /** Another name for a field. */
   | { readonly kind: "alias"; readonly of: string }
 
 export interface VirtualTable {
   readonly name: string
   /** A physical table, or a query in ZedQL (with `{fields}` standing for the fields asked for). */
-  readonly source: { readonly kind: "table"; readonly table: string } | { readonly kind: "zedql"; readonly build: (fields: ReadonlyArray<string>) => string }
+  readonly source:
+    | { readonly kind: "table"; readonly table: string }
+    | { readonly kind: "zedql"; readonly build: (fields: ReadonlyArray<string>) => string }
   readonly fields: Readonly<Record<string, VirtualField>>
   /** What `*` expands to. */
   readonly star: ReadonlyArray<string>
@@ -39,10 +41,15 @@ const column = (name: string, type: ZType): VirtualField => ({ kind: "column", c
 const String = T.String
 const NString = nullable(T.String)
 
-const groupFields = Object.fromEntries([0, 1, 2, 3, 4].flatMap((i) => [
-  [`$group_${i}`, column(`group_${i}`, NString)],
-  [`group_${i}`, { kind: "lazy", table: "groups", from: `$group_${i}`, to: "key", where: { index: i } } satisfies VirtualField]
-]))
+const groupFields = Object.fromEntries(
+  [0, 1, 2, 3, 4].flatMap((i) => [
+    [`$group_${i}`, column(`group_${i}`, NString)],
+    [
+      `group_${i}`,
+      { kind: "lazy", table: "groups", from: `$group_${i}`, to: "key", where: { index: i } } satisfies VirtualField
+    ]
+  ])
+)
 
 const events: VirtualTable = {
   name: "events",
@@ -64,7 +71,23 @@ const events: VirtualTable = {
     pdi: { kind: "lazy", table: "person_distinct_ids", from: "distinct_id", to: "distinct_id" },
     session: { kind: "lazy", table: "sessions", from: "$session_id", to: "session_id" }
   },
-  star: ["uuid", "event", "properties", "timestamp", "distinct_id", "elements_chain", "created_at", "$session_id", "$window_id", "person_id", "$group_0", "$group_1", "$group_2", "$group_3", "$group_4"]
+  star: [
+    "uuid",
+    "event",
+    "properties",
+    "timestamp",
+    "distinct_id",
+    "elements_chain",
+    "created_at",
+    "$session_id",
+    "$window_id",
+    "person_id",
+    "$group_0",
+    "$group_1",
+    "$group_2",
+    "$group_3",
+    "$group_4"
+  ]
 }
 
 const persons: VirtualTable = {
@@ -99,7 +122,8 @@ const personDistinctIds: VirtualTable = {
   name: "person_distinct_ids",
   source: {
     kind: "zedql",
-    build: () => "SELECT d.distinct_id AS distinct_id, p.id AS person_id FROM _person_distinct_ids AS d JOIN persons AS p ON p._id = d._person"
+    build: () =>
+      "SELECT d.distinct_id AS distinct_id, p.id AS person_id FROM _person_distinct_ids AS d JOIN persons AS p ON p._id = d._person"
   },
   fields: {
     distinct_id: column("distinct_id", String),
@@ -147,8 +171,19 @@ export const SESSION_FIELDS: Readonly<Record<string, { readonly zedql: string; r
     $end_hostname: { zedql: exit("$host"), type: NString },
     $entry_referrer: { zedql: entry("$referrer"), type: NString },
     $entry_referring_domain: { zedql: entry("$referring_domain"), type: NString },
-    ...Object.fromEntries(["utm_source", "utm_campaign", "utm_medium", "utm_term", "utm_content", "gclid", "gad_source", "fbclid", "msclkid"]
-      .map((key) => [`$entry_${key}`, { zedql: entry(key), type: NString }])),
+    ...Object.fromEntries(
+      [
+        "utm_source",
+        "utm_campaign",
+        "utm_medium",
+        "utm_term",
+        "utm_content",
+        "gclid",
+        "gad_source",
+        "fbclid",
+        "msclkid"
+      ].map((key) => [`$entry_${key}`, { zedql: entry(key), type: NString }])
+    ),
     // PostHog: no pageview, no verdict; else a bounce unless more than one pageview, any autocapture,
     // or at least 10 seconds.
     $is_bounce: {
@@ -164,7 +199,10 @@ const sessions: VirtualTable = {
     kind: "zedql",
     build: (fields) => {
       const computed = fields.filter((f) => f !== "session_id" && Object.hasOwn(SESSION_FIELDS, f))
-      const columns = ["properties.$session_id AS session_id", ...computed.map((f) => `${SESSION_FIELDS[f]!.zedql} AS \`${f}\``)]
+      const columns = [
+        "properties.$session_id AS session_id",
+        ...computed.map((f) => `${SESSION_FIELDS[f]!.zedql} AS \`${f}\``)
+      ]
       return `SELECT ${columns.join(", ")} FROM events WHERE properties.$session_id IS NOT NULL GROUP BY session_id`
     }
   },
@@ -177,7 +215,16 @@ const sessions: VirtualTable = {
     $exit_pathname: { kind: "alias", of: "$end_pathname" },
     recording: { kind: "lazy", table: "session_replay_events", from: "session_id", to: "session_id" }
   },
-  star: ["session_id", "distinct_id", "$start_timestamp", "$end_timestamp", "$session_duration", "$pageview_count", "$entry_current_url", "$end_current_url"]
+  star: [
+    "session_id",
+    "distinct_id",
+    "$start_timestamp",
+    "$end_timestamp",
+    "$session_duration",
+    "$pageview_count",
+    "$entry_current_url",
+    "$end_current_url"
+  ]
 }
 
 /** One row per recorded session: what `/s/` has received of it (PostHog's `session_replay_events`). */
@@ -205,9 +252,29 @@ const sessionReplayEvents: VirtualTable = {
     pdi: { kind: "lazy", table: "person_distinct_ids", from: "distinct_id", to: "distinct_id" },
     session: { kind: "lazy", table: "sessions", from: "session_id", to: "session_id" }
   },
-  star: ["session_id", "distinct_id", "min_first_timestamp", "max_last_timestamp", "first_url", "click_count", "keypress_count", "mouse_activity_count", "active_milliseconds", "console_log_count", "console_warn_count", "console_error_count", "size", "event_count", "message_count", "snapshot_source"]
+  star: [
+    "session_id",
+    "distinct_id",
+    "min_first_timestamp",
+    "max_last_timestamp",
+    "first_url",
+    "click_count",
+    "keypress_count",
+    "mouse_activity_count",
+    "active_milliseconds",
+    "console_log_count",
+    "console_warn_count",
+    "console_error_count",
+    "size",
+    "event_count",
+    "message_count",
+    "snapshot_source"
+  ]
 }
 
 export const TABLES: Readonly<Record<string, VirtualTable>> = Object.fromEntries(
-  [events, persons, rawPersonDistinctIds, personDistinctIds, groups, sessions, sessionReplayEvents].map((t) => [t.name, t])
+  [events, persons, rawPersonDistinctIds, personDistinctIds, groups, sessions, sessionReplayEvents].map((t) => [
+    t.name,
+    t
+  ])
 )

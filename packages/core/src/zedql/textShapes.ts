@@ -4,7 +4,8 @@
 export const NUMBER_TEXT = "^\\s*[-+]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][-+]?[0-9]+)?\\s*$"
 export const INTEGER_TEXT = "^\\s*[-+]?[0-9]+\\s*$"
 export const DATE_TEXT = "^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}"
-export const DATETIME_TEXT = "^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*(Z|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$"
+export const DATETIME_TEXT =
+  "^\\s*[0-9]{4}-[0-9]{2}-[0-9]{2}([ T][0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]+)?)?)?\\s*(Z|[+-][0-9]{2}(:?[0-9]{2})?)?\\s*$"
 export const EPOCH_TEXT = "^\\s*[0-9]{9,10}(\\.[0-9]+)?\\s*$"
 /** The same shapes without surrounding spaces, to recognize constants. */
 export const PLAIN_DATE = new RegExp(DATE_TEXT.replaceAll("\\s*", ""))

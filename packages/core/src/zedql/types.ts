@@ -2,7 +2,18 @@
 // (a string against a date is parsed as a date), how results are formatted, and the `types` the
 // query API reports (in ClickHouse's names, as PostHog does).
 
-export type ScalarKind = "String" | "Int" | "Float" | "Bool" | "DateTime" | "Date" | "UUID" | "JSON" | "Interval" | "Null" | "Unknown"
+export type ScalarKind =
+  | "String"
+  | "Int"
+  | "Float"
+  | "Bool"
+  | "DateTime"
+  | "Date"
+  | "UUID"
+  | "JSON"
+  | "Interval"
+  | "Null"
+  | "Unknown"
 
 export type ZType =
   | { readonly kind: ScalarKind; readonly nullable: boolean }

@@ -47,6 +47,9 @@ const UNITS: Readonly<Record<string, string>> = {
 
 export const unitOf = (e: RExpr | undefined): string => {
   const unit = UNITS[constantText(e, "The unit").toLowerCase()]
-  if (unit === undefined) throw new ZedQLPrintError(`Unknown unit '${constantText(e, "The unit")}': use second, minute, hour, day, week, month, quarter or year`)
+  if (unit === undefined)
+    throw new ZedQLPrintError(
+      `Unknown unit '${constantText(e, "The unit")}': use second, minute, hour, day, week, month, quarter or year`
+    )
   return unit
 }

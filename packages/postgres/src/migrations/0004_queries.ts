@@ -4,7 +4,7 @@ import { Effect } from "effect"
 // Responses and results are kept as `json`, not `jsonb`: they are only ever returned whole, and
 // `json` returns them as they were written (key order included) and accepts the \u0000 escapes that
 // `jsonb` refuses. Both tables hold derived data, so they go with their project.
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   yield* sql`CREATE TABLE query_cache (
     project_id integer NOT NULL REFERENCES projects (id) ON DELETE CASCADE,

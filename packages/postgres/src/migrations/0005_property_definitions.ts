@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // Only group properties have a group type index: NULL elsewhere, which a unique constraint would
   // treat as distinct from every other NULL, so the key is a unique index over it coalesced.

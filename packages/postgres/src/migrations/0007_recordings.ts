@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // One row per session, folded from its chunks as they arrive (PostHog's session_replay_events).
   yield* sql`CREATE TABLE session_recordings (

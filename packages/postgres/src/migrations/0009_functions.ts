@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // Zed functions (PostHog's hog_functions); secret input values live apart from the others.
   yield* sql`CREATE TABLE zed_functions (

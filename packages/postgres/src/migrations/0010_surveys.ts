@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // Surveys: questions, conditions and appearance as validated JSON; the flags that target them.
   yield* sql`CREATE TABLE surveys (

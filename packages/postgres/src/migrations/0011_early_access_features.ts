@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // Early access features, each released through its own feature flag (one feature per flag).
   yield* sql`CREATE TABLE early_access_features (

@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // Heatmap points from posthog-js's $$heatmap events and scroll depths, as PostHog keeps them:
   // coordinates and viewport divided by scale_factor. event_uuid and ordinal make a point land once.

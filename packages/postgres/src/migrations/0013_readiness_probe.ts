@@ -1,7 +1,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
-export default Effect.gen(function*() {
+export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   // One row every instance writes and reads back to tell load balancers it is ready (/_readyz).
   yield* sql`CREATE TABLE readiness_probe (

@@ -39,15 +39,17 @@ const run = Migrator.make({})({
  * table (as the migrator defines it) is made first: the migrator's own probe for it fails the
  * transaction when it is missing.
  */
-export const migrate = Effect.gen(function*() {
+export const migrate = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  return yield* sql.withTransaction(Effect.gen(function*() {
-    yield* sql`SELECT pg_advisory_xact_lock(hashtext('zed.migrations'))`
-    yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
+  return yield* sql.withTransaction(
+    Effect.gen(function* () {
+      yield* sql`SELECT pg_advisory_xact_lock(hashtext('zed.migrations'))`
+      yield* sql`CREATE TABLE IF NOT EXISTS effect_sql_migrations (
       migration_id integer PRIMARY KEY,
       created_at timestamptz NOT NULL DEFAULT now(),
       name text NOT NULL
     )`
-    return yield* run
-  }))
+      return yield* run
+    })
+  )
 })

@@ -4,11 +4,12 @@ import { Array as Arr, Effect, Layer, Option } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 import { userColumns } from "./UserStoreSql.js"
 
-const keyColumns = "k.id, k.user_id, k.label, k.mask_value, k.secure_value, k.scopes, k.scoped_teams, k.created_at, k.last_used_at"
+const keyColumns =
+  "k.id, k.user_id, k.label, k.mask_value, k.secure_value, k.scopes, k.scoped_teams, k.created_at, k.last_used_at"
 
 export const ApiKeyStoreSql = Layer.effect(
   ApiKeyStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const keyPrefix = "key__"
     return ApiKeyStore.of({
@@ -27,17 +28,20 @@ export const ApiKeyStoreSql = Layer.effect(
           FROM personal_api_keys k JOIN users u ON u.id = k.user_id
           WHERE k.secure_value = ${secureValue}`).pipe(
           Effect.map(Arr.head),
-          Effect.map(Option.map((row) => {
-            const key: Record<string, unknown> = {}
-            const user: Record<string, unknown> = {}
-            for (const [column, value] of Object.entries(row)) {
-              if (column.startsWith(keyPrefix)) key[column.slice(keyPrefix.length)] = value
-              else user[column] = value
-            }
-            return { key: key as unknown as PersonalApiKey, user: user as unknown as User }
-          }))
+          Effect.map(
+            Option.map((row) => {
+              const key: Record<string, unknown> = {}
+              const user: Record<string, unknown> = {}
+              for (const [column, value] of Object.entries(row)) {
+                if (column.startsWith(keyPrefix)) key[column.slice(keyPrefix.length)] = value
+                else user[column] = value
+              }
+              return { key: key as unknown as PersonalApiKey, user: user as unknown as User }
+            })
+          )
         ),
-      markUsed: (id, at) => orStorageError(sql`UPDATE personal_api_keys SET last_used_at = ${at} WHERE id = ${id}`).pipe(Effect.asVoid)
+      markUsed: (id, at) =>
+        orStorageError(sql`UPDATE personal_api_keys SET last_used_at = ${at} WHERE id = ${id}`).pipe(Effect.asVoid)
     })
   })
 )

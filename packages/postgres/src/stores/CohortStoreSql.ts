@@ -11,7 +11,9 @@ type Row = Omit<StoredCohort, "properties"> & { readonly filters: { readonly pro
 // `filters: {properties: <group>}`; a static cohort's count is its members'.
 const column = (field: string) => (field === "properties" ? "filters" : field)
 const selected = (field: string) =>
-  field === "count" ? "CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count" : `c.${column(field)}`
+  field === "count"
+    ? "CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count"
+    : `c.${column(field)}`
 const COLUMNS = Object.keys(Cohort.fields).map(selected).join(", ")
 const INSERTED = Object.keys(CohortInsert.fields)
 
@@ -19,21 +21,26 @@ const toCohort = ({ filters, ...row }: Row): StoredCohort => ({ ...row, properti
 
 export const CohortStoreSql = Layer.effect(
   CohortStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     const value = (field: string, v: unknown): Statement.Fragment =>
       field === "properties" ? sql`${v === null ? null : JSON.stringify({ properties: v })}::jsonb` : sql`${v}`
     return CohortStore.of({
       list: (projectId, page) =>
-        orStorageError(Effect.all([
-          sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted
+        orStorageError(
+          Effect.all([
+            sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted
             ORDER BY c.created_at DESC, c.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM cohorts WHERE project_id = ${projectId} AND NOT deleted`
-        ])).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toCohort) }))),
+            sql<{
+              total: number
+            }>`SELECT count(*)::int AS total FROM cohorts WHERE project_id = ${projectId} AND NOT deleted`
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toCohort) }))),
       get: (projectId, id) =>
-        orStorageError(sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND c.id = ${id} AND NOT c.deleted`)
-          .pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort))),
+        orStorageError(
+          sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND c.id = ${id} AND NOT c.deleted`
+        ).pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort))),
       create: (projectId, cohort) =>
         orStorageError(sql<Row>`
           WITH c AS (
@@ -53,8 +60,9 @@ export const CohortStoreSql = Layer.effect(
           ) SELECT ${columns} FROM c`).pipe(Effect.map((rows) => Option.map(Arr.head(rows), toCohort)))
       },
       all: (projectId) =>
-        orStorageError(sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted ORDER BY c.id`)
-          .pipe(Effect.map((rows) => rows.map(toCohort))),
+        orStorageError(
+          sql<Row>`SELECT ${columns} FROM cohorts c WHERE c.project_id = ${projectId} AND NOT c.deleted ORDER BY c.id`
+        ).pipe(Effect.map((rows) => rows.map(toCohort))),
       addPersons: (projectId, cohortId, uuids) =>
         uuids.length === 0
           ? Effect.succeed(0)
@@ -66,13 +74,17 @@ export const CohortStoreSql = Layer.effect(
                 ON CONFLICT DO NOTHING RETURNING 1
               ) SELECT count(*)::int AS added FROM added`).pipe(Effect.map((rows) => rows[0]!.added)),
       persons: (projectId, cohortId, page) =>
-        orStorageError(Effect.all([
-          sql<PersonRow>`SELECT ${sql.literal(personColumns)} FROM cohort_people m JOIN persons p ON p.id = m.person_id
+        orStorageError(
+          Effect.all([
+            sql<PersonRow>`SELECT ${sql.literal(personColumns)} FROM cohort_people m JOIN persons p ON p.id = m.person_id
             WHERE m.cohort_id = ${cohortId} AND p.project_id = ${projectId}
             ORDER BY p.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM cohort_people m JOIN persons p ON p.id = m.person_id
+            sql<{
+              total: number
+            }>`SELECT count(*)::int AS total FROM cohort_people m JOIN persons p ON p.id = m.person_id
             WHERE m.cohort_id = ${cohortId} AND p.project_id = ${projectId}`
-        ])).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toPerson) })))
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toPerson) })))
     })
   })
 )

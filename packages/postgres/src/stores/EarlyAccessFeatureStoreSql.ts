@@ -8,26 +8,33 @@ const COLUMNS = "id, feature_flag_id, name, description, stage, documentation_ur
 
 export const EarlyAccessFeatureStoreSql = Layer.effect(
   EarlyAccessFeatureStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
     return EarlyAccessFeatureStore.of({
       list: (projectId, page) =>
-        orStorageError(Effect.all([
-          sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId}
+        orStorageError(
+          Effect.all([
+            sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId}
             ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM early_access_features WHERE project_id = ${projectId}`
-        ])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results }))),
+            sql<{
+              total: number
+            }>`SELECT count(*)::int AS total FROM early_access_features WHERE project_id = ${projectId}`
+          ])
+        ).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results }))),
       atStages: (projectId, stages) =>
-        stages.length === 0 ? Effect.succeed([]) : orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features
+        stages.length === 0
+          ? Effect.succeed([])
+          : orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features
           WHERE project_id = ${projectId} AND stage IN ${sql.in(stages)} ORDER BY created_at, id`),
       // An id that is no UUID names no feature here, as in memory, rather than failing the uuid cast.
       get: (projectId, id) =>
         !isUuid(id)
           ? Effect.succeed(Option.none())
-          : orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`)
-            .pipe(Effect.map(Arr.head)),
+          : orStorageError(
+              sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
+            ).pipe(Effect.map(Arr.head)),
       // clock_timestamp: features created in one transaction still list in the order they were made.
       create: (projectId, f) =>
         orStorageError(sql<StoredEarlyAccessFeature>`
@@ -37,14 +44,19 @@ export const EarlyAccessFeatureStoreSql = Layer.effect(
       update: (projectId, id, patch) => {
         if (!isUuid(id)) return Effect.succeed(Option.none())
         const sets = patchSets(sql, patch)
-        if (sets.length === 0) return orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head))
+        if (sets.length === 0)
+          return orStorageError(
+            sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
+          ).pipe(Effect.map(Arr.head))
         return orStorageError(sql<StoredEarlyAccessFeature>`UPDATE early_access_features SET ${sql.csv(sets)}
           WHERE project_id = ${projectId} AND id = ${id} RETURNING ${columns}`).pipe(Effect.map(Arr.head))
       },
       remove: (projectId, id) =>
         !isUuid(id)
           ? Effect.succeed(false)
-          : orStorageError(sql`DELETE FROM early_access_features WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`).pipe(Effect.map((rows) => rows.length > 0))
+          : orStorageError(
+              sql`DELETE FROM early_access_features WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`
+            ).pipe(Effect.map((rows) => rows.length > 0))
     })
   })
 )

@@ -17,7 +17,7 @@ interface Row {
  */
 export const FlagInputsSql = Layer.effect(
   FlagInputs,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return FlagInputs.of({
       load: (projectId, query) => {

@@ -7,13 +7,17 @@ import { orStorageError } from "./sqlErrors.js"
 // PostHog's column name; experiments are not kept, so no flag has one.
 const column = (field: string) => (field === "evaluation_contexts" ? "evaluation_tags" : field)
 const selected = (field: string) =>
-  field === "has_experiment" ? "false AS has_experiment" : column(field) === field ? field : `${column(field)} AS ${field}`
+  field === "has_experiment"
+    ? "false AS has_experiment"
+    : column(field) === field
+      ? field
+      : `${column(field)} AS ${field}`
 const COLUMNS = Object.keys(Flag.fields).map(selected).join(", ")
 const INSERTED = Object.keys(FlagInsert.fields)
 
 export const FlagStoreSql = Layer.effect(
   FlagStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     // Arrays and objects (filters, tags) are kept as jsonb.
@@ -25,20 +29,26 @@ export const FlagStoreSql = Layer.effect(
           sql`project_id = ${projectId}`,
           sql`NOT deleted`,
           ...(query.active === undefined ? [] : [sql`active = ${query.active}`]),
-          ...(query.search === undefined ? [] : [sql`(key ILIKE ${`%${query.search}%`} OR name ILIKE ${`%${query.search}%`})`])
+          ...(query.search === undefined
+            ? []
+            : [sql`(key ILIKE ${`%${query.search}%`} OR name ILIKE ${`%${query.search}%`})`])
         ])
-        return orStorageError(Effect.all([
-          sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE ${where}
+        return orStorageError(
+          Effect.all([
+            sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE ${where}
             ORDER BY created_at DESC, id DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM feature_flags WHERE ${where}`
-        ])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM feature_flags WHERE ${where}`
+          ])
+        ).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
       },
       get: (projectId, id) =>
-        orStorageError(sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND id = ${id} AND NOT deleted`)
-          .pipe(Effect.map(Arr.head)),
+        orStorageError(
+          sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND id = ${id} AND NOT deleted`
+        ).pipe(Effect.map(Arr.head)),
       findByKey: (projectId, key) =>
-        orStorageError(sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND key = ${key} AND NOT deleted`)
-          .pipe(Effect.map(Arr.head)),
+        orStorageError(
+          sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND key = ${key} AND NOT deleted`
+        ).pipe(Effect.map(Arr.head)),
       create: (projectId, flag) =>
         orStorageError(sql<StoredFlag>`
           INSERT INTO feature_flags (project_id, ${sql.literal(INSERTED.map(column).join(", "))}, last_modified_by)
@@ -54,7 +64,9 @@ export const FlagStoreSql = Layer.effect(
           RETURNING ${columns}`).pipe(Effect.map(Arr.head))
       },
       all: (projectId) =>
-        orStorageError(sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND NOT deleted ORDER BY id`)
+        orStorageError(
+          sql<StoredFlag>`SELECT ${columns} FROM feature_flags WHERE project_id = ${projectId} AND NOT deleted ORDER BY id`
+        )
     })
   })
 )

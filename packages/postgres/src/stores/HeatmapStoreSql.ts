@@ -11,7 +11,7 @@ const BATCH = 2000
 
 export const HeatmapStoreSql = Layer.effect(
   HeatmapStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const where = (projectId: number, s: HeatmapSelection) =>
       sql.and([
@@ -23,17 +23,24 @@ export const HeatmapStoreSql = Layer.effect(
         ...(s.viewportWidthMin === undefined ? [] : [sql`viewport_width >= ${s.viewportWidthMin}`]),
         ...(s.viewportWidthMax === undefined ? [] : [sql`viewport_width <= ${s.viewportWidthMax}`])
       ])
-    const counted = (s: HeatmapSelection) => sql.literal(s.aggregation === "total_count" ? "count(*)::int" : "count(DISTINCT distinct_id)::int")
+    const counted = (s: HeatmapSelection) =>
+      sql.literal(s.aggregation === "total_count" ? "count(*)::int" : "count(DISTINCT distinct_id)::int")
 
     return HeatmapStore.of({
       insert: (projectId, points) =>
-        Effect.forEach(Array.from({ length: Math.ceil(points.length / BATCH) }, (_, i) => points.slice(i * BATCH, (i + 1) * BATCH)), (batch) =>
-          orStorageError(sql`INSERT INTO heatmaps ${sql.insert(batch.map((p) => ({ ...p, project_id: projectId })))}
-            ON CONFLICT (project_id, event_uuid, ordinal) DO NOTHING`), { discard: true }),
+        Effect.forEach(
+          Array.from({ length: Math.ceil(points.length / BATCH) }, (_, i) => points.slice(i * BATCH, (i + 1) * BATCH)),
+          (batch) =>
+            orStorageError(sql`INSERT INTO heatmaps ${sql.insert(batch.map((p) => ({ ...p, project_id: projectId })))}
+            ON CONFLICT (project_id, event_uuid, ordinal) DO NOTHING`),
+          { discard: true }
+        ),
       urls: (projectId, range, limit) =>
         orStorageError(sql<{ current_url: string }>`SELECT current_url FROM heatmaps
           WHERE project_id = ${projectId} AND type = ${range.type} AND timestamp >= ${range.from} AND timestamp < ${range.to}
-          GROUP BY current_url ORDER BY current_url COLLATE "C" LIMIT ${limit}`).pipe(Effect.map((rows) => rows.map((r) => r.current_url))),
+          GROUP BY current_url ORDER BY current_url COLLATE "C" LIMIT ${limit}`).pipe(
+          Effect.map((rows) => rows.map((r) => r.current_url))
+        ),
       points: (projectId, s) =>
         orStorageError(sql<PointCount>`SELECT pointer_target_fixed, pointer_relative_x, pointer_y, ${counted(s)} AS count FROM (
             SELECT distinct_id, pointer_target_fixed,

@@ -1,5 +1,13 @@
 import { SqlClient, type Statement } from "@effect/sql"
-import { type ActivityEntry, type Dashboard, type DashboardTile, InsightStore, type SharingConfiguration, type StoredInsight, uuidv7 } from "@zed/core/storage"
+import {
+  type ActivityEntry,
+  type Dashboard,
+  type DashboardTile,
+  InsightStore,
+  type SharingConfiguration,
+  type StoredInsight,
+  uuidv7
+} from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 
@@ -11,7 +19,7 @@ const TILE_COLUMNS = "id, dashboard_id, insight_id, deleted"
 
 export const InsightStoreSql = Layer.effect(
   InsightStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const insightColumns = sql.literal(INSIGHT_COLUMNS)
     const dashboardColumns = sql.literal(DASHBOARD_COLUMNS)
@@ -19,7 +27,9 @@ export const InsightStoreSql = Layer.effect(
     const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`
     const value = (field: string, v: unknown): Statement.Fragment => (JSON_COLUMNS.has(field) ? json(v) : sql`${v}`)
     const counted = <A extends object>(rows: Statement.Statement<A>, total: Statement.Statement<{ total: number }>) =>
-      orStorageError(Effect.all([rows, total])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
+      orStorageError(Effect.all([rows, total])).pipe(
+        Effect.map(([results, [count]]) => ({ count: count!.total, results }))
+      )
 
     return InsightStore.of({
       list: (projectId, query) => {
@@ -29,12 +39,20 @@ export const InsightStoreSql = Layer.effect(
           ...(query.created_by === undefined ? [] : [sql`created_by = ${query.created_by}`]),
           ...(query.short_id === undefined ? [] : [sql`short_id = ${query.short_id}`]),
           ...(query.favorited === undefined ? [] : [sql`favorited = ${query.favorited}`]),
-          ...(query.saved === undefined ? [] : query.saved
-            ? [sql`(saved OR EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND NOT t.deleted))`]
-            : [sql`NOT saved`]),
-          ...(query.search === undefined ? [] : [sql`(
+          ...(query.saved === undefined
+            ? []
+            : query.saved
+              ? [
+                  sql`(saved OR EXISTS (SELECT 1 FROM dashboard_tiles t WHERE t.insight_id = insights.id AND NOT t.deleted))`
+                ]
+              : [sql`NOT saved`]),
+          ...(query.search === undefined
+            ? []
+            : [
+                sql`(
             name ILIKE ${`%${query.search}%`} OR derived_name ILIKE ${`%${query.search}%`} OR description ILIKE ${`%${query.search}%`}
-            OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags) tag WHERE tag ILIKE ${`%${query.search}%`}))`])
+            OR EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags) tag WHERE tag ILIKE ${`%${query.search}%`}))`
+              ])
         ])
         return counted(
           sql<StoredInsight>`SELECT ${insightColumns} FROM insights WHERE ${where} ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
@@ -43,7 +61,9 @@ export const InsightStoreSql = Layer.effect(
       },
       get: (projectId, id, includeDeleted = false) =>
         orStorageError(sql<StoredInsight>`SELECT ${insightColumns} FROM insights
-          WHERE project_id = ${projectId} AND id = ${id} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(Effect.map(Arr.head)),
+          WHERE project_id = ${projectId} AND id = ${id} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(
+          Effect.map(Arr.head)
+        ),
       create: (projectId, i) =>
         orStorageError(sql<StoredInsight>`
           INSERT INTO insights (project_id, short_id, name, derived_name, description, filters, query, "order", deleted, favorited,
@@ -64,20 +84,28 @@ export const InsightStoreSql = Layer.effect(
       tiles: (insightIds) =>
         insightIds.length === 0
           ? Effect.succeed([])
-          : orStorageError(sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE ${sql.in("insight_id", insightIds)} ORDER BY id`),
+          : orStorageError(
+              sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE ${sql.in("insight_id", insightIds)} ORDER BY id`
+            ),
       dashboardTiles: (dashboardId) =>
-        orStorageError(sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE dashboard_id = ${dashboardId} ORDER BY id`),
+        orStorageError(
+          sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE dashboard_id = ${dashboardId} ORDER BY id`
+        ),
       placeOn: (insightId, dashboardIds) =>
-        orStorageError(Effect.gen(function*() {
-          const onThem = dashboardIds.length === 0 ? sql`false` : sql.in("dashboard_id", dashboardIds)
-          yield* sql`UPDATE dashboard_tiles SET deleted = NOT ${onThem} WHERE insight_id = ${insightId}`
-          if (dashboardIds.length === 0) return
-          yield* sql`INSERT INTO dashboard_tiles (dashboard_id, insight_id)
+        orStorageError(
+          Effect.gen(function* () {
+            const onThem = dashboardIds.length === 0 ? sql`false` : sql.in("dashboard_id", dashboardIds)
+            yield* sql`UPDATE dashboard_tiles SET deleted = NOT ${onThem} WHERE insight_id = ${insightId}`
+            if (dashboardIds.length === 0) return
+            yield* sql`INSERT INTO dashboard_tiles (dashboard_id, insight_id)
             VALUES ${sql.csv(dashboardIds.map((d) => sql`(${d}, ${insightId})`))}
             ON CONFLICT (insight_id, dashboard_id) DO NOTHING`
-        })),
+          })
+        ),
       markTiles: (insightId, deleted) =>
-        Effect.asVoid(orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)),
+        Effect.asVoid(
+          orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)
+        ),
       createDashboard: (projectId, d) =>
         orStorageError(sql<Dashboard>`
           INSERT INTO dashboards (project_id, name, description, filters, created_by)
@@ -107,9 +135,11 @@ export const InsightStoreSql = Layer.effect(
           SELECT i.project_id, i.id AS insight_id FROM sharing_configurations s JOIN insights i ON i.id = s.insight_id
           WHERE s.access_token = ${accessToken} AND s.enabled`).pipe(Effect.map(Arr.head)),
       logActivity: (projectId, a) =>
-        Effect.asVoid(orStorageError(sql`
+        Effect.asVoid(
+          orStorageError(sql`
           INSERT INTO activity_log (id, project_id, scope, item_id, activity, user_id, detail)
-          VALUES (${uuidv7()}, ${projectId}, ${a.scope}, ${a.item_id}, ${a.activity}, ${a.user_id}, ${json(a.detail)})`)),
+          VALUES (${uuidv7()}, ${projectId}, ${a.scope}, ${a.item_id}, ${a.activity}, ${a.user_id}, ${json(a.detail)})`)
+        ),
       activity: (projectId, scope, itemId, page) => {
         const where = sql`project_id = ${projectId} AND scope = ${scope} ${itemId === undefined ? sql`` : sql`AND item_id = ${itemId}`}`
         return counted(

@@ -14,7 +14,7 @@ export const toPerson = (row: Row): Person => ({ ...row, distinct_ids: row.disti
 
 export const PersonStoreSql = Layer.effect(
   PersonStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(personColumns)
 
@@ -52,7 +52,8 @@ export const PersonStoreSql = Layer.effect(
                 JOIN person_distinct_ids w ON w.project_id = ${projectId} AND w.distinct_id = wanted.distinct_id
               )
               ORDER BY p.id, d.distinct_id
-              FOR UPDATE OF p`).pipe(Effect.map((rows) => {
+              FOR UPDATE OF p`).pipe(
+              Effect.map((rows) => {
                 const persons = new Map<number, Person & { distinct_ids: Array<string> }>()
                 for (const { distinct_id, ...person } of rows) {
                   const found = persons.get(person.id) ?? { ...person, distinct_ids: [] }
@@ -60,16 +61,24 @@ export const PersonStoreSql = Layer.effect(
                   persons.set(person.id, found)
                 }
                 return [...persons.values()]
-              })),
+              })
+            ),
       save: (projectId, changes) =>
-        Effect.gen(function*() {
+        Effect.gen(function* () {
           const ids = new Map<string, number>()
           if (changes.created.length > 0) {
             const inserted = yield* orStorageError(sql<{ id: number; uuid: string }>`
               INSERT INTO persons (project_id, uuid, properties, is_identified, created_at, version)
               SELECT ${projectId}, uuid, properties, is_identified, created_at, version
-              FROM json_to_recordset(${JSON.stringify(changes.created.map(({ uuid, properties, is_identified, created_at, version }) =>
-                ({ uuid, properties, is_identified, created_at, version })))}::json)
+              FROM json_to_recordset(${JSON.stringify(
+                changes.created.map(({ uuid, properties, is_identified, created_at, version }) => ({
+                  uuid,
+                  properties,
+                  is_identified,
+                  created_at,
+                  version
+                }))
+              )}::json)
                 AS r(uuid uuid, properties jsonb, is_identified boolean, created_at timestamptz, version bigint)
               RETURNING id, uuid`)
             for (const row of inserted) ids.set(row.uuid, row.id)
@@ -77,8 +86,15 @@ export const PersonStoreSql = Layer.effect(
           if (changes.updated.length > 0) {
             yield* orStorageError(sql`
               UPDATE persons p SET properties = r.properties, is_identified = r.is_identified, created_at = r.created_at, version = r.version
-              FROM json_to_recordset(${JSON.stringify(changes.updated.map(({ id, properties, is_identified, created_at, version }) =>
-                ({ id, properties, is_identified, created_at, version })))}::json)
+              FROM json_to_recordset(${JSON.stringify(
+                changes.updated.map(({ id, properties, is_identified, created_at, version }) => ({
+                  id,
+                  properties,
+                  is_identified,
+                  created_at,
+                  version
+                }))
+              )}::json)
                 AS r(id bigint, properties jsonb, is_identified boolean, created_at timestamptz, version bigint)
               WHERE p.id = r.id AND p.project_id = ${projectId}`)
           }
@@ -87,7 +103,9 @@ export const PersonStoreSql = Layer.effect(
           yield* claimIds(projectId, rows(changes.claimed))
           yield* moveIds(projectId, rows(changes.moved))
           if (changes.deleted.length > 0) {
-            const merges = JSON.stringify(changes.deleted.map((d) => ({ from_id: d.id, into_id: d.into.id ?? ids.get(d.into.uuid)! })))
+            const merges = JSON.stringify(
+              changes.deleted.map((d) => ({ from_id: d.id, into_id: d.into.id ?? ids.get(d.into.uuid)! }))
+            )
             // Experience continuity follows the person: hash keys move to the survivor (its own win).
             yield* orStorageError(sql`
               INSERT INTO feature_flag_hash_key_overrides (project_id, person_id, feature_flag_key, hash_key)
@@ -103,12 +121,20 @@ export const PersonStoreSql = Layer.effect(
       list: (projectId, query) => {
         const where = sql.and([
           sql`p.project_id = ${projectId}`,
-          ...(query.distinct_id === undefined ? [] : [sql`EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id AND d.distinct_id = ${query.distinct_id})`]),
+          ...(query.distinct_id === undefined
+            ? []
+            : [
+                sql`EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id AND d.distinct_id = ${query.distinct_id})`
+              ]),
           ...(query.email === undefined ? [] : [sql`p.properties ->> 'email' = ${query.email}`]),
-          ...(query.search === undefined ? [] : [sql`(
+          ...(query.search === undefined
+            ? []
+            : [
+                sql`(
             EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id AND lower(d.distinct_id) = lower(${query.search}))
             OR p.properties ->> 'email' ILIKE ${`%${escapeLike(query.search)}%`}
-            OR p.properties ->> 'name' ILIKE ${`%${escapeLike(query.search)}%`})`]),
+            OR p.properties ->> 'name' ILIKE ${`%${escapeLike(query.search)}%`})`
+              ]),
           ...query.properties.map(condition)
         ])
         return orStorageError(sql<Row & { total: number }>`
@@ -117,23 +143,30 @@ export const PersonStoreSql = Layer.effect(
           Effect.flatMap((rows) =>
             rows.length > 0 || query.offset === 0
               ? Effect.succeed({ count: rows[0]?.total ?? 0, rows })
-              : orStorageError(sql<{ total: number }>`SELECT count(*)::int AS total FROM persons p WHERE ${where}`)
-                .pipe(Effect.map((r) => ({ count: r[0]!.total, rows })))
+              : orStorageError(
+                  sql<{ total: number }>`SELECT count(*)::int AS total FROM persons p WHERE ${where}`
+                ).pipe(Effect.map((r) => ({ count: r[0]!.total, rows })))
           ),
           Effect.map(({ count, rows }) => ({ count, results: rows.map(({ total: _, ...row }) => toPerson(row)) }))
         )
       },
       get: (projectId, ref) =>
-        orStorageError(sql<Row>`SELECT ${columns} FROM persons p WHERE p.project_id = ${projectId} AND ${
-          "id" in ref ? sql`p.id = ${ref.id}` : sql`p.uuid = ${ref.uuid}`
-        }`).pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPerson))),
+        orStorageError(
+          sql<Row>`SELECT ${columns} FROM persons p WHERE p.project_id = ${projectId} AND ${
+            "id" in ref ? sql`p.id = ${ref.id}` : sql`p.uuid = ${ref.uuid}`
+          }`
+        ).pipe(Effect.map((rows) => Option.map(Option.fromNullable(rows[0]), toPerson))),
       getMany: (projectId, uuids) =>
         uuids.length === 0
           ? Effect.succeed([])
           : orStorageError(sql<Row>`SELECT ${columns} FROM persons p
-              WHERE p.project_id = ${projectId} AND p.uuid IN (SELECT unnest(${uuids}::uuid[]))`).pipe(Effect.map((rows) => rows.map(toPerson))),
+              WHERE p.project_id = ${projectId} AND p.uuid IN (SELECT unnest(${uuids}::uuid[]))`).pipe(
+              Effect.map((rows) => rows.map(toPerson))
+            ),
       remove: (projectId, personId) =>
-        orStorageError(sql`DELETE FROM persons WHERE project_id = ${projectId} AND id = ${personId}`).pipe(Effect.asVoid),
+        orStorageError(sql`DELETE FROM persons WHERE project_id = ${projectId} AND id = ${personId}`).pipe(
+          Effect.asVoid
+        ),
       // Ties in code-point order (COLLATE "C"), as the in-memory store sorts.
       values: (projectId, key, search) =>
         orStorageError(sql<{ value: unknown; count: number }>`

@@ -11,13 +11,15 @@ const JSON_COLUMNS = new Set(["filters"])
 
 export const PlaylistStoreSql = Layer.effect(
   PlaylistStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const playlistColumns = sql.literal(PLAYLIST_COLUMNS)
     const json = (v: unknown) => jsonb(sql, v)
     const find = (projectId: number, shortId: string, includeDeleted: boolean) =>
       orStorageError(sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists
-        WHERE project_id = ${projectId} AND short_id = ${shortId} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(Effect.map(Arr.head))
+        WHERE project_id = ${projectId} AND short_id = ${shortId} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(
+        Effect.map(Arr.head)
+      )
 
     return PlaylistStore.of({
       list: (projectId, query) => {
@@ -28,21 +30,31 @@ export const PlaylistStoreSql = Layer.effect(
           ...(query.short_id === undefined ? [] : [sql`short_id = ${query.short_id}`]),
           ...(query.type === undefined ? [] : [sql`type = ${query.type}`]),
           ...(query.pinned === undefined ? [] : [sql`pinned = ${query.pinned}`]),
-          ...(query.search === undefined ? [] : [sql`(name ILIKE ${`%${query.search}%`} OR derived_name ILIKE ${`%${query.search}%`})`]),
+          ...(query.search === undefined
+            ? []
+            : [sql`(name ILIKE ${`%${query.search}%`} OR derived_name ILIKE ${`%${query.search}%`})`]),
           ...(query.modified_after === undefined ? [] : [sql`last_modified_at > ${query.modified_after}`]),
           ...(query.modified_before === undefined ? [] : [sql`last_modified_at < ${query.modified_before}`]),
-          ...(query.session_recording_id === undefined ? [] : [sql`EXISTS (SELECT 1 FROM session_recording_playlist_items i
-            WHERE i.playlist_id = session_recording_playlists.id AND i.session_id = ${query.session_recording_id} AND NOT i.deleted)`])
+          ...(query.session_recording_id === undefined
+            ? []
+            : [
+                sql`EXISTS (SELECT 1 FROM session_recording_playlist_items i
+            WHERE i.playlist_id = session_recording_playlists.id AND i.session_id = ${query.session_recording_id} AND NOT i.deleted)`
+              ])
         ])
         // The order is one of PLAYLIST_ORDERS; names compare by code point, as in memory, whatever the database's collation.
         const descending = query.order.startsWith("-")
         const column = descending ? query.order.slice(1) : query.order
-        const order = sql.literal(`${column === "name" ? `name COLLATE "C"` : column} ${descending ? "DESC" : "ASC"}, id DESC`)
-        return orStorageError(Effect.all([
-          sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists WHERE ${where}
+        const order = sql.literal(
+          `${column === "name" ? `name COLLATE "C"` : column} ${descending ? "DESC" : "ASC"}, id DESC`
+        )
+        return orStorageError(
+          Effect.all([
+            sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists WHERE ${where}
             ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM session_recording_playlists WHERE ${where}`
-        ])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM session_recording_playlists WHERE ${where}`
+          ])
+        ).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
       },
       get: (projectId, shortId, includeDeleted = false) => find(projectId, shortId, includeDeleted),
       create: (projectId, p) =>
@@ -67,17 +79,21 @@ export const PlaylistStoreSql = Layer.effect(
         orStorageError(sql<PinnedRecording>`SELECT session_id, created_at FROM session_recording_playlist_items
           WHERE playlist_id = ${playlistId} AND NOT deleted ORDER BY created_at`),
       addItem: (playlistId, sessionId) =>
-        Effect.asVoid(orStorageError(sql`
+        Effect.asVoid(
+          orStorageError(sql`
           INSERT INTO session_recording_playlist_items AS i (playlist_id, session_id, created_at)
           VALUES (${playlistId}, ${sessionId}, clock_timestamp())
-          ON CONFLICT (playlist_id, session_id) DO UPDATE SET deleted = false, created_at = excluded.created_at WHERE i.deleted`)),
+          ON CONFLICT (playlist_id, session_id) DO UPDATE SET deleted = false, created_at = excluded.created_at WHERE i.deleted`)
+        ),
       removeItem: (playlistId, sessionId) =>
         orStorageError(sql`UPDATE session_recording_playlist_items SET deleted = true
           WHERE playlist_id = ${playlistId} AND session_id = ${sessionId} AND NOT deleted
           RETURNING 1`).pipe(Effect.map((rows) => rows.length > 0)),
       saveFiltersCount: (playlistId, count, at) =>
-        Effect.asVoid(orStorageError(sql`UPDATE session_recording_playlists SET filters_count = ${count}, filters_counted_at = ${at}
-          WHERE id = ${playlistId}`))
+        Effect.asVoid(
+          orStorageError(sql`UPDATE session_recording_playlists SET filters_count = ${count}, filters_counted_at = ${at}
+          WHERE id = ${playlistId}`)
+        )
     })
   })
 )

@@ -7,7 +7,7 @@ const COLUMNS = `id, plugin_id, enabled, "order", config, created_at, updated_at
 
 export const PluginConfigStoreSql = Layer.effect(
   PluginConfigStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
 
@@ -17,18 +17,22 @@ export const PluginConfigStoreSql = Layer.effect(
       // per plugin through, and inserting in plugin order keeps them from deadlocking.
       list: (projectId, defaults) => {
         const select = sql<StoredPluginConfig>`SELECT ${columns} FROM plugin_configs WHERE project_id = ${projectId} ORDER BY "order", id`
-        return orStorageError(Effect.gen(function*() {
-          const stored = yield* select
-          const have = new Set(stored.map((c) => c.plugin_id))
-          const rows = defaults
-            .filter((d) => !have.has(d.plugin_id))
-            .sort((a, b) => a.plugin_id - b.plugin_id)
-            .map((d) => sql`(${projectId}, ${d.plugin_id}, ${d.enabled}, ${d.order}, ${JSON.stringify(d.config)}::jsonb)`)
-          if (rows.length === 0) return stored
-          yield* sql`INSERT INTO plugin_configs (project_id, plugin_id, enabled, "order", config) VALUES ${sql.csv(rows)}
+        return orStorageError(
+          Effect.gen(function* () {
+            const stored = yield* select
+            const have = new Set(stored.map((c) => c.plugin_id))
+            const rows = defaults
+              .filter((d) => !have.has(d.plugin_id))
+              .sort((a, b) => a.plugin_id - b.plugin_id)
+              .map(
+                (d) => sql`(${projectId}, ${d.plugin_id}, ${d.enabled}, ${d.order}, ${JSON.stringify(d.config)}::jsonb)`
+              )
+            if (rows.length === 0) return stored
+            yield* sql`INSERT INTO plugin_configs (project_id, plugin_id, enabled, "order", config) VALUES ${sql.csv(rows)}
             ON CONFLICT (project_id, plugin_id) DO NOTHING`
-          return yield* select
-        }))
+            return yield* select
+          })
+        )
       },
       update: (projectId, id, patch) => {
         const sets = [

@@ -5,7 +5,7 @@ import { orStorageError } from "./sqlErrors.js"
 
 export const PropertyDefinitionsSql = Layer.effect(
   PropertyDefinitions,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return PropertyDefinitions.of({
       // The first type recorded stays, also between duplicates in one call (by their position). Rows

@@ -5,7 +5,7 @@ import { orStorageError } from "./sqlErrors.js"
 
 export const QueryCacheSql = Layer.effect(
   QueryCache,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return QueryCache.of({
       get: (projectId, key) =>
@@ -17,8 +17,9 @@ export const QueryCacheSql = Layer.effect(
           INSERT INTO query_cache (project_id, key, response, last_refresh, expires_at)
           VALUES (${projectId}, ${entry.key}, ${JSON.stringify(entry.response)}::json, ${entry.lastRefresh}, ${entry.expiresAt})
           ON CONFLICT (project_id, key) DO UPDATE
-            SET response = excluded.response, last_refresh = excluded.last_refresh, expires_at = excluded.expires_at`)
-          .pipe(Effect.asVoid),
+            SET response = excluded.response, last_refresh = excluded.last_refresh, expires_at = excluded.expires_at`).pipe(
+          Effect.asVoid
+        ),
       removeExpired: (now) =>
         orStorageError(sql<{ removed: number }>`
           WITH gone AS (DELETE FROM query_cache WHERE expires_at <= ${now} RETURNING 1)

@@ -13,7 +13,7 @@ import { orStorageError } from "./sqlErrors.js"
  */
 export const QueryExecutorPg = Layer.effect(
   QueryExecutor,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
     // As @effect/sql-pg does for its own statements when their fiber is interrupted: a cancel request
@@ -21,19 +21,22 @@ export const QueryExecutorPg = Layer.effect(
     const cancelBackend = (pid: number) => Effect.ignore(sql`SELECT pg_cancel_backend(${pid})`)
 
     const execute = (request: ExecuteRequest) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const lead = yield* markerOf(request.executionId)
         // @effect/sql-pg's connection carries its pg client: the statement needs pg's array rows and
         // field types, which @effect/sql's Connection does not give.
         // Uninterruptible: @effect/sql-pg would lose a connection the pool hands over after interruption.
-        const client = ((yield* orStorageError(Effect.uninterruptible(sql.reserve))) as { readonly pg?: pg.PoolClient }).pg
-        if (client === undefined) return yield* Effect.dieMessage("@effect/sql-pg's connection no longer exposes its pg client")
+        const client = ((yield* orStorageError(Effect.uninterruptible(sql.reserve))) as { readonly pg?: pg.PoolClient })
+          .pg
+        if (client === undefined)
+          return yield* Effect.dieMessage("@effect/sql-pg's connection no longer exposes its pg client")
         // The backend's pid, once known, to stop its statement if this fiber is interrupted.
         let pid: number | undefined
         const run = (text: string, values: ReadonlyArray<unknown> = [], rowMode?: "array") =>
           Effect.async<pg.QueryResult<any>, Error>((resume) => {
             client.query({ text, values: values as Array<unknown>, ...(rowMode && { rowMode }) }, (error, result) =>
-              resume(error ? Effect.fail(error) : Effect.succeed(result)))
+              resume(error ? Effect.fail(error) : Effect.succeed(result))
+            )
             return pid === undefined ? Effect.void : cancelBackend(pid)
           })
 
@@ -43,11 +46,14 @@ export const QueryExecutorPg = Layer.effect(
           () => Effect.catchAll(run("ROLLBACK"), () => Effect.promise(() => client.end().catch(() => {})))
         )
         const settings = yield* Effect.mapError(
-          run("SELECT pg_backend_pid() AS pid, set_config('TimeZone', $1, true), set_config('statement_timeout', $2, true)", [
-            request.timezone,
-            // 0 would mean no limit at all.
-            String(Math.max(1, Math.ceil(request.timeoutMs)))
-          ]),
+          run(
+            "SELECT pg_backend_pid() AS pid, set_config('TimeZone', $1, true), set_config('statement_timeout', $2, true)",
+            [
+              request.timezone,
+              // 0 would mean no limit at all.
+              String(Math.max(1, Math.ceil(request.timeoutMs)))
+            ]
+          ),
           queryFailure
         )
         pid = settings.rows[0].pid
@@ -55,11 +61,12 @@ export const QueryExecutorPg = Layer.effect(
         const result = yield* Effect.mapError(run(lead + request.sql, request.params, "array"), (error) =>
           sqlState(error) !== QUERY_CANCELED
             ? queryFailure(error)
-            // The server's timeout counts from when the statement began there, after it was sent: a
-            // stop short of the time limit was a cancel, from this instance or another.
-            : performance.now() - started >= request.timeoutMs
-            ? new QueryTimeout({ timeoutMs: request.timeoutMs })
-            : new QueryCancelled())
+            : // The server's timeout counts from when the statement began there, after it was sent: a
+              // stop short of the time limit was a cancel, from this instance or another.
+              performance.now() - started >= request.timeoutMs
+              ? new QueryTimeout({ timeoutMs: request.timeoutMs })
+              : new QueryCancelled()
+        )
         return { columns: columnsOf(result.fields), rows: result.rows }
       }).pipe(Effect.scoped)
 

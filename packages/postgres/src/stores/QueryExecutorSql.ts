@@ -7,13 +7,16 @@ import { Effect } from "effect"
  * The comment that leads an execution's statement, naming it in `pg_stat_activity`. Only a uuid
  * makes one, so it never carries anything but hex digits and dashes into the SQL.
  */
-export const marker = (executionId: string) => isUuid(executionId) ? `/* zed-query:${executionId.toLowerCase()} */ ` : undefined
+export const marker = (executionId: string) =>
+  isUuid(executionId) ? `/* zed-query:${executionId.toLowerCase()} */ ` : undefined
 
 /** The marker of an execution, or a defect: execution ids are made by Zed, never taken from a client. */
 export const markerOf = (executionId: string) =>
   Effect.suspend(() => {
     const made = marker(executionId)
-    return made === undefined ? Effect.dieMessage(`execution id ${JSON.stringify(executionId)} is not a uuid`) : Effect.succeed(made)
+    return made === undefined
+      ? Effect.dieMessage(`execution id ${JSON.stringify(executionId)} is not a uuid`)
+      : Effect.succeed(made)
   })
 
 // SQLSTATE classes and codes that mean the statement itself is at fault, whatever the data: what
@@ -40,5 +43,6 @@ export const queryFailure = (error: unknown): QueryFailed | StorageError => {
     : new StorageError({ message: `query failed: ${message}`, cause: error })
 }
 
-export const columnsOf = (fields: ReadonlyArray<{ readonly name: string; readonly dataTypeID: number }>): Array<ResultColumn> =>
-  fields.map(({ dataTypeID, name }) => ({ name, typeOid: dataTypeID }))
+export const columnsOf = (
+  fields: ReadonlyArray<{ readonly name: string; readonly dataTypeID: number }>
+): Array<ResultColumn> => fields.map(({ dataTypeID, name }) => ({ name, typeOid: dataTypeID }))

@@ -30,25 +30,30 @@ const UPDATED = Object.keys(row({} as QueryStatus))
 
 export const QueryStatusStoreSql = Layer.effect(
   QueryStatusStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     return QueryStatusStore.of({
       put: (s) =>
         orStorageError(sql`
           INSERT INTO query_statuses ${sql.insert({ project_id: s.team_id, id: s.id, ...row(s) })}
-          ON CONFLICT (project_id, id) DO UPDATE SET ${sql.literal(UPDATED.map((c) => `${c} = excluded.${c}`).join(", "))}`)
-          .pipe(Effect.asVoid),
+          ON CONFLICT (project_id, id) DO UPDATE SET ${sql.literal(UPDATED.map((c) => `${c} = excluded.${c}`).join(", "))}`).pipe(
+          Effect.asVoid
+        ),
       update: (s) =>
-        orStorageError(sql`UPDATE query_statuses SET ${sql.update(row(s))} WHERE project_id = ${s.team_id} AND id = ${s.id} RETURNING 1`)
-          .pipe(Effect.map((rows) => rows.length > 0)),
+        orStorageError(
+          sql`UPDATE query_statuses SET ${sql.update(row(s))} WHERE project_id = ${s.team_id} AND id = ${s.id} RETURNING 1`
+        ).pipe(Effect.map((rows) => rows.length > 0)),
       get: (projectId, id, now) =>
         orStorageError(sql<QueryStatus>`
           SELECT ${columns} FROM query_statuses
-          WHERE project_id = ${projectId} AND id = ${id} AND (expiration_time IS NULL OR expiration_time > ${now})`)
-          .pipe(Effect.map(Arr.head)),
+          WHERE project_id = ${projectId} AND id = ${id} AND (expiration_time IS NULL OR expiration_time > ${now})`).pipe(
+          Effect.map(Arr.head)
+        ),
       remove: (projectId, id) =>
-        orStorageError(sql`DELETE FROM query_statuses WHERE project_id = ${projectId} AND id = ${id}`).pipe(Effect.asVoid),
+        orStorageError(sql`DELETE FROM query_statuses WHERE project_id = ${projectId} AND id = ${id}`).pipe(
+          Effect.asVoid
+        ),
       removeExpired: (now) =>
         orStorageError(sql<{ removed: number }>`
           WITH gone AS (DELETE FROM query_statuses WHERE expiration_time <= ${now} RETURNING 1)

@@ -10,7 +10,7 @@ const CHUNK_COLUMNS = `seq, first_timestamp AS "firstTimestamp", last_timestamp 
 
 export const RecordingStoreSql = Layer.effect(
   RecordingStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const recordingColumns = sql.literal(RECORDING_COLUMNS)
     const chunkColumns = sql.literal(CHUNK_COLUMNS)
@@ -18,16 +18,19 @@ export const RecordingStoreSql = Layer.effect(
     return RecordingStore.of({
       // The chunk's key decides whether anything happens: a retry inserts no chunk and folds nothing.
       append: (projectId, { sessionId, key, distinctId, source, library, data, summary: s }) =>
-        transactionFailures(orStorageError(sql.withTransaction(Effect.gen(function*() {
-          const inserted = yield* sql`
+        transactionFailures(
+          orStorageError(
+            sql.withTransaction(
+              Effect.gen(function* () {
+                const inserted = yield* sql`
             INSERT INTO recording_chunks (project_id, session_id, key, first_timestamp, last_timestamp, event_count, bytes, data)
             VALUES (${projectId}, ${sessionId}, ${key}, ${s.firstTimestamp}, ${s.lastTimestamp}, ${s.eventCount}, ${s.bytes}, ${data})
             ON CONFLICT (project_id, session_id, key) DO NOTHING
             RETURNING seq`
-          if (inserted.length === 0) return false
-          // Milliseconds from the session's last interaction to this chunk's first; null when either has none.
-          const gap = sql`(extract(epoch FROM ${s.firstActive}::timestamptz - r.last_active) * 1000)`
-          yield* sql`
+                if (inserted.length === 0) return false
+                // Milliseconds from the session's last interaction to this chunk's first; null when either has none.
+                const gap = sql`(extract(epoch FROM ${s.firstActive}::timestamptz - r.last_active) * 1000)`
+                yield* sql`
             INSERT INTO session_recordings AS r (project_id, session_id, distinct_id, start_time, end_time, active_ms, last_active,
               first_url, first_url_at, click_count, keypress_count, mouse_activity_count, console_log_count, console_warn_count,
               console_error_count, size, message_count, event_count, snapshot_source, snapshot_library)
@@ -51,8 +54,11 @@ export const RecordingStoreSql = Layer.effect(
               size = r.size + excluded.size,
               message_count = r.message_count + 1,
               event_count = r.event_count + excluded.event_count`
-          return true
-        })))),
+                return true
+              })
+            )
+          )
+        ),
       get: (projectId, sessionId) =>
         orStorageError(sql<RecordingMeta>`SELECT ${recordingColumns} FROM session_recordings
           WHERE project_id = ${projectId} AND session_id = ${sessionId}`).pipe(Effect.map(Arr.head)),
@@ -65,7 +71,9 @@ export const RecordingStoreSql = Layer.effect(
         distinctIds.length === 0
           ? Effect.succeed([])
           : orStorageError(sql<{ readonly session_id: string }>`SELECT session_id FROM session_recordings
-              WHERE project_id = ${projectId} AND ${sql.in("distinct_id", distinctIds)}`).pipe(Effect.map((rows) => rows.map((r) => r.session_id))),
+              WHERE project_id = ${projectId} AND ${sql.in("distinct_id", distinctIds)}`).pipe(
+              Effect.map((rows) => rows.map((r) => r.session_id))
+            ),
       chunks: (projectId, sessionId) =>
         orStorageError(sql<ChunkInfo>`SELECT ${chunkColumns} FROM recording_chunks
           WHERE project_id = ${projectId} AND session_id = ${sessionId} ORDER BY first_timestamp, seq`),
@@ -87,9 +95,11 @@ export const RecordingStoreSql = Layer.effect(
           DELETE FROM session_recordings WHERE project_id = ${projectId} AND session_id = ${sessionId}
           RETURNING 1`).pipe(Effect.map((rows) => rows.length > 0)),
       markViewed: (projectId, sessionId, userId) =>
-        Effect.asVoid(orStorageError(sql`
+        Effect.asVoid(
+          orStorageError(sql`
           INSERT INTO recording_views (project_id, session_id, user_id) VALUES (${projectId}, ${sessionId}, ${userId})
-          ON CONFLICT DO NOTHING`)),
+          ON CONFLICT DO NOTHING`)
+        ),
       viewed: (projectId, userId, sessionIds) =>
         sessionIds.length === 0
           ? Effect.succeed(new Set())

@@ -13,15 +13,20 @@ const reasonOf = (error: StorageError): ProbeFailureReason => {
 
 export const StorageProbeSql = Layer.effect(
   StorageProbe,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return StorageProbe.of({
       probe: orStorageError(sql`
         INSERT INTO readiness_probe (id, checked_at) VALUES (1, now())
         ON CONFLICT (id) DO UPDATE SET checked_at = excluded.checked_at
         RETURNING checked_at`).pipe(
-        Effect.mapError((error) => new ProbeFailed({ reason: reasonOf(error), message: error.message, cause: error.cause })),
-        Effect.filterOrFail((rows) => rows.length === 1, () => new ProbeFailed({ reason: "failed", message: "the probe's row was not read back" })),
+        Effect.mapError(
+          (error) => new ProbeFailed({ reason: reasonOf(error), message: error.message, cause: error.cause })
+        ),
+        Effect.filterOrFail(
+          (rows) => rows.length === 1,
+          () => new ProbeFailed({ reason: "failed", message: "the probe's row was not read back" })
+        ),
         Effect.asVoid
       )
     })

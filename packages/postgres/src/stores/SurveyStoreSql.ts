@@ -11,7 +11,7 @@ const JSON_COLUMNS = new Set(["questions", "conditions", "appearance"])
 
 export const SurveyStoreSql = Layer.effect(
   SurveyStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     const json = (v: unknown) => jsonb(sql, v)
@@ -23,20 +23,28 @@ export const SurveyStoreSql = Layer.effect(
         const where = sql.and([
           sql`project_id = ${projectId}`,
           ...(query.archived === undefined ? [] : [sql`archived = ${query.archived}`]),
-          ...(query.search === undefined ? [] : [sql`(name ILIKE ${`%${query.search}%`} OR description ILIKE ${`%${query.search}%`})`])
+          ...(query.search === undefined
+            ? []
+            : [sql`(name ILIKE ${`%${query.search}%`} OR description ILIKE ${`%${query.search}%`})`])
         ])
-        return orStorageError(Effect.all([
-          sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE ${where} ORDER BY ${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM surveys WHERE ${where}`
-        ])).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
+        return orStorageError(
+          Effect.all([
+            sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE ${where} ORDER BY ${newestFirst} LIMIT ${query.limit} OFFSET ${query.offset}`,
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM surveys WHERE ${where}`
+          ])
+        ).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
       },
       unarchived: (projectId) =>
-        orStorageError(sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE project_id = ${projectId} AND NOT archived ORDER BY ${newestFirst}`),
+        orStorageError(
+          sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE project_id = ${projectId} AND NOT archived ORDER BY ${newestFirst}`
+        ),
       // An id that is no UUID names no survey here, as in memory, rather than failing the uuid cast.
       get: (projectId, id) =>
         !isUuid(id)
           ? Effect.succeed(Option.none())
-          : orStorageError(sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head)),
+          : orStorageError(
+              sql<StoredSurvey>`SELECT ${columns} FROM surveys WHERE project_id = ${projectId} AND id = ${id}`
+            ).pipe(Effect.map(Arr.head)),
       create: (projectId, s) =>
         orStorageError(sql<StoredSurvey>`
           INSERT INTO surveys (id, project_id, name, description, type, schedule, questions, conditions, appearance, linked_flag_id,
@@ -55,7 +63,9 @@ export const SurveyStoreSql = Layer.effect(
       remove: (projectId, id) =>
         !isUuid(id)
           ? Effect.succeed(false)
-          : orStorageError(sql`DELETE FROM surveys WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`).pipe(Effect.map((rows) => rows.length > 0))
+          : orStorageError(sql`DELETE FROM surveys WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`).pipe(
+              Effect.map((rows) => rows.length > 0)
+            )
     })
   })
 )

@@ -5,7 +5,7 @@ import { orStorageError } from "./sqlErrors.js"
 
 export const UsageStoreSql = Layer.effect(
   UsageStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return UsageStore.of({
       addFlagEvaluations: (organizationId, period, count) =>

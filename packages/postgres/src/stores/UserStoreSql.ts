@@ -9,7 +9,7 @@ export const userColumns = `u.id, u.uuid, u.distinct_id, u.first_name, u.last_na
 
 export const UserStoreSql = Layer.effect(
   UserStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(userColumns)
     const one = (where: Statement.Fragment) =>

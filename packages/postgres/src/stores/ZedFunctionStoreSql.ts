@@ -11,7 +11,7 @@ const JSON_COLUMNS = new Set(["bytecode", "inputs_schema", "inputs", "secrets", 
 
 export const ZedFunctionStoreSql = Layer.effect(
   ZedFunctionStore,
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const columns = sql.literal(COLUMNS)
     const json = (v: unknown) => jsonb(sql, v)
@@ -23,14 +23,17 @@ export const ZedFunctionStoreSql = Layer.effect(
           ORDER BY execution_order ASC NULLS LAST, created_at, id`),
       // An id that is no UUID names no function here, as in memory, rather than failing the uuid cast.
       get: (projectId, id, includeDeleted = false) =>
-        !isUuid(id) ? Effect.succeed(Option.none()) : orStorageError(sql<StoredFunction>`SELECT ${columns} FROM zed_functions
+        !isUuid(id)
+          ? Effect.succeed(Option.none())
+          : orStorageError(sql<StoredFunction>`SELECT ${columns} FROM zed_functions
           WHERE project_id = ${projectId} AND id = ${id} ${live(includeDeleted)}`).pipe(Effect.map(Arr.head)),
       create: (projectId, f) => {
         // A transformation without an order goes after the project's others.
-        const order = f.execution_order === null && f.type === "transformation"
-          ? sql`(SELECT coalesce(max(execution_order), 0) + 1 FROM zed_functions
+        const order =
+          f.execution_order === null && f.type === "transformation"
+            ? sql`(SELECT coalesce(max(execution_order), 0) + 1 FROM zed_functions
               WHERE project_id = ${projectId} AND type = 'transformation' AND NOT deleted)`
-          : sql`${f.execution_order}`
+            : sql`${f.execution_order}`
         // clock_timestamp: functions created in one transaction still list in the order they were made.
         return orStorageError(sql<StoredFunction>`
           INSERT INTO zed_functions (id, project_id, type, name, description, enabled, deleted, code, bytecode, inputs_schema, inputs,

@@ -1,5 +1,15 @@
 import type { SqlClient, Statement } from "@effect/sql"
-import { asInstant, asNumber, DATE_TEXT, filterTexts, isPattern, NEGATES, NUMERIC_TEXT, type PropertyFilter, type PropertyOperator } from "@zed/core/domain"
+import {
+  asInstant,
+  asNumber,
+  DATE_TEXT,
+  filterTexts,
+  isPattern,
+  NEGATES,
+  NUMERIC_TEXT,
+  type PropertyFilter,
+  type PropertyOperator
+} from "@zed/core/domain"
 
 export const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`)
 
@@ -48,7 +58,10 @@ export const propertyCondition = (sql: SqlClient.SqlClient, column: string) => {
     if (Array.isArray(filter.value) && filter.value.length === 0) return sql`true`
     const positive = NEGATES[operator]
     const texts = filterTexts(filter)
-    const any = (op: PropertyOperator) => (texts.length === 0 ? sql`false` : sql`(${sql.or(texts.map((value) => one(op, value)))})`)
-    return positive === undefined ? sql`coalesce(${any(operator)}, false)` : sql`(${text} IS NULL OR NOT coalesce(${any(positive)}, false))`
+    const any = (op: PropertyOperator) =>
+      texts.length === 0 ? sql`false` : sql`(${sql.or(texts.map((value) => one(op, value)))})`
+    return positive === undefined
+      ? sql`coalesce(${any(operator)}, false)`
+      : sql`(${text} IS NULL OR NOT coalesce(${any(positive)}, false))`
   }
 }

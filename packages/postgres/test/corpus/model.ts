@@ -49,7 +49,15 @@ export const zone = (timeZone: string) => {
   const wall = (ms: number) => {
     const part = Object.fromEntries(format.formatToParts(new Date(ms)).map((p) => [p.type, Number(p.value)]))
     const millis = ((ms % 1000) + 1000) % 1000
-    const asUtc = Date.UTC(part["year"]!, part["month"]! - 1, part["day"]!, part["hour"]!, part["minute"]!, part["second"]!, millis)
+    const asUtc = Date.UTC(
+      part["year"]!,
+      part["month"]! - 1,
+      part["day"]!,
+      part["hour"]!,
+      part["minute"]!,
+      part["second"]!,
+      millis
+    )
     return {
       year: part["year"]!,
       month: part["month"]!,
@@ -75,8 +83,10 @@ export const zone = (timeZone: string) => {
   const iso = (ms: number) => {
     const w = wall(ms)
     const offset = Math.abs(w.offsetMinutes)
-    return `${date(ms)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}.${pad(w.millis, 3)}000` +
+    return (
+      `${date(ms)}T${pad(w.hour)}:${pad(w.minute)}:${pad(w.second)}.${pad(w.millis, 3)}000` +
       `${w.offsetMinutes < 0 ? "-" : "+"}${pad(Math.floor(offset / 60))}:${pad(offset % 60)}`
+    )
   }
   /** Monday = 1 … Sunday = 7, as ClickHouse's `toDayOfWeek`. */
   const dayOfWeek = (ms: number) => {
@@ -140,7 +150,13 @@ export const demoModel = (generated: ReadonlyArray<DemoEvent>, timeZone: string)
     uuid: e.uuid,
     properties: e.properties
   }))
-  return { events, ...demoPersons(generated), sessions: sessionsOf(events), companies: demoCompanies(generated), tz: zone(timeZone) }
+  return {
+    events,
+    ...demoPersons(generated),
+    sessions: sessionsOf(events),
+    companies: demoCompanies(generated),
+    tz: zone(timeZone)
+  }
 }
 
 export type DemoModel = ReturnType<typeof demoModel>

@@ -43,10 +43,12 @@ export const text = (value: unknown): string | null =>
   value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value)
 
 export const sum = (values: ReadonlyArray<number>): number => values.reduce((a, b) => a + b, 0)
-export const avg = (values: ReadonlyArray<number>): number | null => values.length === 0 ? null : sum(values) / values.length
+export const avg = (values: ReadonlyArray<number>): number | null =>
+  values.length === 0 ? null : sum(values) / values.length
 export const min = (values: ReadonlyArray<number>): number => values.reduce((a, b) => Math.min(a, b))
 export const max = (values: ReadonlyArray<number>): number => values.reduce((a, b) => Math.max(a, b))
-export const sortedText = (values: ReadonlyArray<string>): Array<string> => [...values].sort((a, b) => compareValues(a, b))
+export const sortedText = (values: ReadonlyArray<string>): Array<string> =>
+  [...values].sort((a, b) => compareValues(a, b))
 
 /** Equal, with numbers equal up to rounding (sums and averages of floats differ in the last bits). */
 export const closeTo = (actual: unknown, expected: unknown): boolean => {

@@ -9,7 +9,7 @@ import type { ZedRequest } from "../request.js"
 
 /** The events of a capture request, normalized, with its project. */
 const readCapture = (request: ZedRequest, kind: keyof BodyLimits, defaultEvent: string | undefined) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { batch, decoded, project } = yield* readBatch(request, kind)
     const { trustProxy } = yield* ZedConfig
     const events = yield* Effect.mapError(
@@ -29,7 +29,9 @@ const readCapture = (request: ZedRequest, kind: keyof BodyLimits, defaultEvent: 
 
 const captureHandler = (kind: keyof BodyLimits, defaultEvent?: string) =>
   captureEndpoint((request) =>
-    Effect.flatMap(readCapture(request, kind, defaultEvent), ({ events, historical, project }) => ingestEvents(project, events, historical))
+    Effect.flatMap(readCapture(request, kind, defaultEvent), ({ events, historical, project }) =>
+      ingestEvents(project, events, historical)
+    )
   )
 
 const description = `Takes events from PostHog SDKs and curl: a single event, an array of events, or \`{api_key, batch, sent_at, historical_migration}\`;
@@ -41,6 +43,18 @@ than \`limits.eventsPerBatch\` (nothing is stored), 401 for a missing or unknown
 
 export const captureRouteList = [
   ...captureRoutes("/i/v0/e", ["/e", "/capture", "/track"], "Capture events", description, captureHandler("capture")),
-  ...captureRoutes("/batch", [], "Capture a batch of events (also historical imports)", description, captureHandler("batch")),
-  ...captureRoutes("/engage", [], "Capture person updates (an event without a name is `$identify`)", description, captureHandler("capture", "$identify"))
+  ...captureRoutes(
+    "/batch",
+    [],
+    "Capture a batch of events (also historical imports)",
+    description,
+    captureHandler("batch")
+  ),
+  ...captureRoutes(
+    "/engage",
+    [],
+    "Capture person updates (an event without a name is `$identify`)",
+    description,
+    captureHandler("capture", "$identify")
+  )
 ]

@@ -24,20 +24,32 @@ interface GroupInput {
 const CohortFilter = Schema.Struct({
   key: Schema.String,
   value: Schema.optional(Schema.Unknown),
-  operator: Schema.optional(Schema.String.pipe(
-    check((op: string) => op === "in" || op === "not_in" || (FLAG_OPERATORS as ReadonlyArray<string>).includes(op),
-      "invalid_input", (op: string) => `Unknown operator "${op}".`)
-  )),
+  operator: Schema.optional(
+    Schema.String.pipe(
+      check(
+        (op: string) => op === "in" || op === "not_in" || (FLAG_OPERATORS as ReadonlyArray<string>).includes(op),
+        "invalid_input",
+        (op: string) => `Unknown operator "${op}".`
+      )
+    )
+  ),
   type: Schema.optional(Schema.Literal("person", "cohort")),
   negation: Schema.optional(Schema.Boolean)
 })
 
 const Group: Schema.Schema<GroupInput> = Schema.Struct({
   type: Schema.Literal("AND", "OR"),
-  values: Schema.Array(Schema.Union(Schema.suspend((): Schema.Schema<GroupInput> => Group), CohortFilter))
+  values: Schema.Array(
+    Schema.Union(
+      Schema.suspend((): Schema.Schema<GroupInput> => Group),
+      CohortFilter
+    )
+  )
 }).annotations({ identifier: "PropertyGroup" })
 
-const Filters = Schema.Struct({ properties: Group }).annotations({ description: "`{properties: {type: AND|OR, values: [...]}}`" })
+const Filters = Schema.Struct({ properties: Group }).annotations({
+  description: "`{properties: {type: AND|OR, values: [...]}}`"
+})
 
 const Cohort = Schema.Struct({
   ...Struct.pick(Entity.fields, "id", "name", "description"),
@@ -56,10 +68,13 @@ const wire = (cohort: StoredCohort): typeof Cohort.Type => ({
 const Ref = Schema.Struct({ id: PathId })
 
 const find = (projectId: number, id: number) =>
-  Effect.flatMap(Effect.flatMap(CohortStore, (s) => s.get(projectId, id)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    Effect.flatMap(CohortStore, (s) => s.get(projectId, id)),
+    Option.match({
+      onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+      onSome: Effect.succeed
+    })
+  )
 
 const invalidate = (projectId: number) => Effect.flatMap(FlagDefinitions, (d) => d.invalidate(projectId))
 
@@ -72,7 +87,7 @@ const list = environmentRoute({
   query: PageParams,
   response: Paginated(Cohort, "PaginatedCohortList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* CohortStore).list(project.id, page)
       return paginated(request.url, page, count, results.map(wire))
@@ -95,19 +110,26 @@ const create = environmentRoute({
   response: Cohort,
   status: 201,
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const is_static = body.is_static ?? false
       if (!is_static && body.filters === undefined) {
-        return yield* new ValidationError({ code: "required", detail: "A dynamic cohort needs filters.", attr: "filters" })
+        return yield* new ValidationError({
+          code: "required",
+          detail: "A dynamic cohort needs filters.",
+          attr: "filters"
+        })
       }
       if (!is_static) yield* checkCohortReferences(project.id, filtersIn(body.filters!.properties), "filters")
-      const cohort = yield* (yield* CohortStore).create(project.id, newCohort({
-        name: body.name,
-        description: body.description,
-        properties: is_static ? null : (body.filters!.properties satisfies PropertyGroup),
-        is_static,
-        created_by: principal.user.id
-      }))
+      const cohort = yield* (yield* CohortStore).create(
+        project.id,
+        newCohort({
+          name: body.name,
+          description: body.description,
+          properties: is_static ? null : (body.filters!.properties satisfies PropertyGroup),
+          is_static,
+          created_by: principal.user.id
+        })
+      )
       yield* invalidate(project.id)
       return wire(cohort)
     })
@@ -128,7 +150,7 @@ const update = environmentRoute({
   method: "PATCH",
   path: "/cohorts/:id",
   tag: "cohorts",
-  summary: "Update a cohort (also soft-deletes it with {\"deleted\": true})",
+  summary: 'Update a cohort (also soft-deletes it with {"deleted": true})',
   scope: "cohort:write",
   params: Ref,
   body: Schema.Struct({
@@ -139,12 +161,17 @@ const update = environmentRoute({
   }).annotations({ identifier: "CohortUpdate" }),
   response: Cohort,
   handler: ({ body, params, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cohort = yield* find(project.id, params.id)
       if (cohort.is_static && body.filters !== undefined) {
-        return yield* new ValidationError({ code: "invalid_input", detail: "A static cohort has members, not filters.", attr: "filters" })
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "A static cohort has members, not filters.",
+          attr: "filters"
+        })
       }
-      if (body.filters !== undefined) yield* checkCohortReferences(project.id, filtersIn(body.filters.properties), "filters")
+      if (body.filters !== undefined)
+        yield* checkCohortReferences(project.id, filtersIn(body.filters.properties), "filters")
       const updated = yield* (yield* CohortStore).update(project.id, params.id, {
         name: body.name,
         description: body.description,
@@ -177,18 +204,23 @@ const members = environmentRoute({
   query: PageParams,
   response: Paginated(Member, "PaginatedCohortMemberList"),
   handler: ({ params, project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* find(project.id, params.id)
       const page = toPage(query)
       const { count, results } = yield* (yield* CohortStore).persons(project.id, params.id, page)
-      return paginated(request.url, page, count, results.map((p) => ({
-        id: p.id,
-        uuid: p.uuid,
-        name: displayName(p),
-        distinct_ids: sortDistinctIds(p.distinct_ids),
-        properties: p.properties,
-        created_at: p.created_at
-      })))
+      return paginated(
+        request.url,
+        page,
+        count,
+        results.map((p) => ({
+          id: p.id,
+          uuid: p.uuid,
+          name: displayName(p),
+          distinct_ids: sortDistinctIds(p.distinct_ids),
+          properties: p.properties,
+          created_at: p.created_at
+        }))
+      )
     })
 })
 
@@ -203,10 +235,14 @@ const addPersons = environmentRoute({
   body: Schema.Struct({ person_ids: Schema.Array(Schema.UUID) }),
   response: Schema.Struct({ success: Schema.Boolean, added: Schema.Int }),
   handler: ({ body, params, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const cohort = yield* find(project.id, params.id)
       if (!cohort.is_static) {
-        return yield* new ValidationError({ code: "invalid_input", detail: "Only static cohorts have members added.", attr: null })
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "Only static cohorts have members added.",
+          attr: null
+        })
       }
       const added = yield* (yield* CohortStore).addPersons(project.id, params.id, body.person_ids)
       return { success: true, added }

@@ -12,7 +12,9 @@ import { Insight, presentInsights } from "../wire/insights.js"
 // to insights viewed from them, and tiles placing insights on them. Insights are placed through
 // the insight's `dashboards` field, as PostHog clients do.
 
-const DateText = Schema.NullOr(Schema.String).annotations({ description: "Absolute (ISO) or relative (`-7d`, `mStart`) date." })
+const DateText = Schema.NullOr(Schema.String).annotations({
+  description: "Absolute (ISO) or relative (`-7d`, `mStart`) date."
+})
 
 const Filters = Schema.Struct(
   {
@@ -43,13 +45,22 @@ const Fields = {
 
 const DashboardBasic = Schema.Struct(Fields).annotations({ identifier: "DashboardBasic" })
 const DashboardTile = Schema.Struct({ id: Schema.Int, insight: Insight }).annotations({ identifier: "DashboardTile" })
-const Dashboard = Schema.Struct({ ...Fields, tiles: Schema.Array(DashboardTile) }).annotations({ identifier: "Dashboard" })
+const Dashboard = Schema.Struct({ ...Fields, tiles: Schema.Array(DashboardTile) }).annotations({
+  identifier: "Dashboard"
+})
 
-const dateOf = (filters: Record<string, unknown>, key: string) => (typeof filters[key] === "string" ? filters[key] : null)
+const dateOf = (filters: Record<string, unknown>, key: string) =>
+  typeof filters[key] === "string" ? filters[key] : null
 
 const basics = (dashboards: ReadonlyArray<StoredDashboard>) =>
   Effect.map(userLookup(dashboards.map((d) => d.created_by)), (user) =>
-    dashboards.map((d) => ({ ...d, date_from: dateOf(d.filters, "date_from"), date_to: dateOf(d.filters, "date_to"), created_by: user(d.created_by) })))
+    dashboards.map((d) => ({
+      ...d,
+      date_from: dateOf(d.filters, "date_from"),
+      date_to: dateOf(d.filters, "date_to"),
+      created_by: user(d.created_by)
+    }))
+  )
 
 const DashboardRef = Schema.Struct({ id: PathId })
 
@@ -62,7 +73,7 @@ const list = environmentRoute({
   query: PageParams,
   response: Paginated(DashboardBasic, "PaginatedDashboardList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* InsightStore).listDashboards(project.id, page)
       return paginated(request.url, page, count, yield* basics(results))
@@ -79,7 +90,7 @@ const create = environmentRoute({
   response: Dashboard,
   status: 201,
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const dashboard = yield* (yield* InsightStore).createDashboard(project.id, {
         name: body.name ?? "",
         description: body.description ?? "",
@@ -95,19 +106,24 @@ const retrieve = environmentRoute({
   path: "/dashboards/:id",
   tag: "dashboards",
   summary: "Retrieve a dashboard with its tiles",
-  description: "Each tile holds its insight as seen from the dashboard: with the dashboard's filters applied to its query.",
+  description:
+    "Each tile holds its insight as seen from the dashboard: with the dashboard's filters applied to its query.",
   scope: "dashboard:read",
   params: DashboardRef,
   response: Dashboard,
   handler: ({ params, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const store = yield* InsightStore
       const [dashboard] = yield* store.getDashboards(project.id, [params.id])
       if (dashboard === undefined) return yield* new NotFound({ detail: "Not found." })
       const tiles = (yield* store.dashboardTiles(dashboard.id)).filter((t) => !t.deleted)
       const insights = yield* Effect.forEach(tiles, (t) => store.get(project.id, t.insight_id))
-      const live = insights.flatMap((i, n) => Option.isSome(i) ? [{ tile: tiles[n]!.id, insight: i.value }] : [])
-      const shown = yield* presentInsights(project, live.map((l) => l.insight), { refresh: "force_cache", viewer: "member", dashboardFilters: dashboard.filters })
+      const live = insights.flatMap((i, n) => (Option.isSome(i) ? [{ tile: tiles[n]!.id, insight: i.value }] : []))
+      const shown = yield* presentInsights(
+        project,
+        live.map((l) => l.insight),
+        { refresh: "force_cache", viewer: "member", dashboardFilters: dashboard.filters }
+      )
       return { ...(yield* basics([dashboard]))[0]!, tiles: live.map((l, n) => ({ id: l.tile, insight: shown[n]! })) }
     })
 })

@@ -1,6 +1,12 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../../domain/models.js"
-import { DEFAULT_PUBLIC_STAGES, filtersAtStage, flagKeyOf, newFeatureFilters, STAGES } from "../../earlyAccess/stages.js"
+import {
+  DEFAULT_PUBLIC_STAGES,
+  filtersAtStage,
+  flagKeyOf,
+  newFeatureFilters,
+  STAGES
+} from "../../earlyAccess/stages.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import { EarlyAccessFeatureStore, type StoredEarlyAccessFeature } from "../../services/EarlyAccessFeatureStore.js"
 import { newFlag } from "../../flags/flagEntity.js"
@@ -31,7 +37,11 @@ const notFound = () => new NotFound({ detail: "Not found." })
 
 const Stage = Schema.Literal(...STAGES)
 const DocumentationUrl = Schema.String.pipe(
-  check((s: string) => s === "" || (URL.canParse(s) && /^https?:/.test(s) && s.length <= 800), "invalid_input", "Enter a valid URL.")
+  check(
+    (s: string) => s === "" || (URL.canParse(s) && /^https?:/.test(s) && s.length <= 800),
+    "invalid_input",
+    "Enter a valid URL."
+  )
 )
 
 const FeatureFields = {
@@ -43,7 +53,11 @@ const FeatureFields = {
 
 const FeatureCreate = Schema.Struct({
   ...FeatureFields,
-  feature_flag_id: Schema.optional(IntIn(1).annotations({ description: "Release through this existing flag (not group-based, not multivariate) instead of a new one." }))
+  feature_flag_id: Schema.optional(
+    IntIn(1).annotations({
+      description: "Release through this existing flag (not group-based, not multivariate) instead of a new one."
+    })
+  )
 }).annotations({ identifier: "EarlyAccessFeatureCreate" })
 
 const FeatureUpdate = Schema.Struct({
@@ -64,25 +78,39 @@ const Feature = Schema.Struct({
 }).annotations({ identifier: "EarlyAccessFeature" })
 
 const present = (projectId: number, features: ReadonlyArray<StoredEarlyAccessFeature>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const flags = yield* flagsById(projectId)
-    return features.map(({ feature_flag_id, ...feature }): typeof Feature.Type => ({ ...feature, feature_flag: minimalFlag(projectId, flags.get(feature_flag_id)) }))
+    return features.map(({ feature_flag_id, ...feature }): typeof Feature.Type => ({
+      ...feature,
+      feature_flag: minimalFlag(projectId, flags.get(feature_flag_id))
+    }))
   })
 
 const Ref = Schema.Struct({ id: Schema.String })
 
 const findFeature = (projectId: number, id: string) =>
-  Effect.flatMap(Effect.flatMap(EarlyAccessFeatureStore, (s) => s.get(projectId, id)), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
+  Effect.flatMap(
+    Effect.flatMap(EarlyAccessFeatureStore, (s) => s.get(projectId, id)),
+    Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+  )
 
 /** The flag an existing feature flag id names, if it can release a feature (PostHog's rules). */
 const releasableFlag = (projectId: number, id: number) =>
-  Effect.gen(function*() {
-    const flag = yield* Effect.flatMap((yield* FlagStore).get(projectId, id), Option.match({
-      onNone: () => Effect.fail(invalid("Feature Flag with this ID does not exist", "feature_flag_id")),
-      onSome: Effect.succeed
-    }))
-    if (flag.filters.aggregation_group_type_index != null) return yield* invalid("Group-based feature flags are not supported for Early Access Features.", "feature_flag_id")
-    if ((flag.filters.multivariate?.variants ?? []).length > 0) return yield* invalid("Multivariate feature flags are not supported for Early Access Features.", "feature_flag_id")
+  Effect.gen(function* () {
+    const flag = yield* Effect.flatMap(
+      (yield* FlagStore).get(projectId, id),
+      Option.match({
+        onNone: () => Effect.fail(invalid("Feature Flag with this ID does not exist", "feature_flag_id")),
+        onSome: Effect.succeed
+      })
+    )
+    if (flag.filters.aggregation_group_type_index != null)
+      return yield* invalid("Group-based feature flags are not supported for Early Access Features.", "feature_flag_id")
+    if ((flag.filters.multivariate?.variants ?? []).length > 0)
+      return yield* invalid(
+        "Multivariate feature flags are not supported for Early Access Features.",
+        "feature_flag_id"
+      )
     return flag
   })
 
@@ -91,11 +119,19 @@ const stageFlag = (project: Project, flag: StoredFlag, stage: string, userId: nu
   updateFlag(project, flag.id, { filters: filtersAtStage(flag.key, flag.filters, stage), last_modified_by: userId })
 
 const flagOf = (projectId: number, feature: StoredEarlyAccessFeature) =>
-  Effect.map(Effect.flatMap(FlagStore, (s) => s.get(projectId, feature.feature_flag_id)), Option.getOrUndefined)
+  Effect.map(
+    Effect.flatMap(FlagStore, (s) => s.get(projectId, feature.feature_flag_id)),
+    Option.getOrUndefined
+  )
 
 /** A conflict storing the feature is its flag releasing another one already. */
 const flagTaken = <A>(flag: StoredFlag, effect: Effect.Effect<A, StorageError>) =>
-  Effect.catchIf(effect, (e) => e.conflict === true, () => Effect.fail(invalid(`Linked feature flag ${flag.key} already has a feature attached to it.`, "feature_flag_id")))
+  Effect.catchIf(
+    effect,
+    (e) => e.conflict === true,
+    () =>
+      Effect.fail(invalid(`Linked feature flag ${flag.key} already has a feature attached to it.`, "feature_flag_id"))
+  )
 
 const list = environmentRoute({
   method: "GET",
@@ -106,7 +142,7 @@ const list = environmentRoute({
   query: PageParams,
   response: Paginated(Feature, "PaginatedEarlyAccessFeatureList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* EarlyAccessFeatureStore).list(project.id, page)
       return paginated(request.url, page, count, yield* present(project.id, results))
@@ -118,37 +154,56 @@ const create = environmentRoute({
   path: "/early_access_feature",
   tag: TAG,
   summary: "Create an early access feature",
-  description: "Without `feature_flag_id`, a flag keyed by the slug of the name is made with it, off for everyone but those who opt in. At a release stage (`concept`, `alpha`, `beta`, `general-availability`) the flag turns on for people whose `$feature_enrollment/<key>` is true.",
+  description:
+    "Without `feature_flag_id`, a flag keyed by the slug of the name is made with it, off for everyone but those who opt in. At a release stage (`concept`, `alpha`, `beta`, `general-availability`) the flag turns on for people whose `$feature_enrollment/<key>` is true.",
   scope: "early_access_feature:write",
   body: FeatureCreate,
   response: Feature,
   status: 201,
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
-      const existing = body.feature_flag_id === undefined ? undefined : yield* releasableFlag(project.id, body.feature_flag_id)
+    Effect.gen(function* () {
+      const existing =
+        body.feature_flag_id === undefined ? undefined : yield* releasableFlag(project.id, body.feature_flag_id)
       const key = existing?.key ?? flagKeyOf(body.name)
-      if (key === "") return yield* invalid("The name needs letters or digits to make the feature's flag key from.", "name")
-      const feature = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const flag = existing !== undefined
-          ? yield* stageFlag(project, existing, body.stage, principal.user.id)
-          : yield* Effect.mapError(createFlag(project, newFlag({
-            key,
-            name: `Feature Flag for Feature ${body.name}`,
-            filters: newFeatureFilters(key, body.stage),
-            active: true,
-            created_by: principal.user.id
-          })), (e) => e._tag === "ValidationError" && e.attr === "key"
-            ? invalid(`There is already a feature flag with the key "${key}": name the feature otherwise, or release it through that flag with feature_flag_id.`, "name")
-            : e)
-        return yield* flagTaken(flag, (yield* EarlyAccessFeatureStore).create(project.id, {
-          id: uuidv7(),
-          feature_flag_id: flag.id,
-          name: body.name,
-          description: body.description ?? "",
-          stage: body.stage,
-          documentation_url: body.documentation_url ?? ""
-        }))
-      }))
+      if (key === "")
+        return yield* invalid("The name needs letters or digits to make the feature's flag key from.", "name")
+      const feature = yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const flag =
+            existing !== undefined
+              ? yield* stageFlag(project, existing, body.stage, principal.user.id)
+              : yield* Effect.mapError(
+                  createFlag(
+                    project,
+                    newFlag({
+                      key,
+                      name: `Feature Flag for Feature ${body.name}`,
+                      filters: newFeatureFilters(key, body.stage),
+                      active: true,
+                      created_by: principal.user.id
+                    })
+                  ),
+                  (e) =>
+                    e._tag === "ValidationError" && e.attr === "key"
+                      ? invalid(
+                          `There is already a feature flag with the key "${key}": name the feature otherwise, or release it through that flag with feature_flag_id.`,
+                          "name"
+                        )
+                      : e
+                )
+          return yield* flagTaken(
+            flag,
+            (yield* EarlyAccessFeatureStore).create(project.id, {
+              id: uuidv7(),
+              feature_flag_id: flag.id,
+              name: body.name,
+              description: body.description ?? "",
+              stage: body.stage,
+              documentation_url: body.documentation_url ?? ""
+            })
+          )
+        })
+      )
       // Flags written inside the transaction may have been read back before it committed.
       yield* (yield* FlagDefinitions).invalidate(project.id)
       return (yield* present(project.id, [feature]))[0]!
@@ -163,7 +218,8 @@ const retrieve = environmentRoute({
   scope: "early_access_feature:read",
   params: Ref,
   response: Feature,
-  handler: ({ params, project }) => Effect.flatMap(findFeature(project.id, params.id), (f) => Effect.map(present(project.id, [f]), (r) => r[0]!))
+  handler: ({ params, project }) =>
+    Effect.flatMap(findFeature(project.id, params.id), (f) => Effect.map(present(project.id, [f]), (r) => r[0]!))
 })
 
 const update = environmentRoute({
@@ -171,20 +227,27 @@ const update = environmentRoute({
   path: "/early_access_feature/:id",
   tag: TAG,
   summary: "Update an early access feature (moving it between stages)",
-  description: "Entering a release stage adds the flag's opt-in condition; leaving them (`draft`, `archived`) removes it.",
+  description:
+    "Entering a release stage adds the flag's opt-in condition; leaving them (`draft`, `archived`) removes it.",
   scope: "early_access_feature:write",
   params: Ref,
   body: FeatureUpdate,
   response: Feature,
   handler: ({ body, params, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* findFeature(project.id, params.id)
-      const feature = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const saved = yield* Effect.flatMap((yield* EarlyAccessFeatureStore).update(project.id, params.id, body), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
-        const flag = yield* flagOf(project.id, saved)
-        if (body.stage !== undefined && flag !== undefined) yield* stageFlag(project, flag, body.stage, principal.user.id)
-        return saved
-      }))
+      const feature = yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const saved = yield* Effect.flatMap(
+            (yield* EarlyAccessFeatureStore).update(project.id, params.id, body),
+            Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+          )
+          const flag = yield* flagOf(project.id, saved)
+          if (body.stage !== undefined && flag !== undefined)
+            yield* stageFlag(project, flag, body.stage, principal.user.id)
+          return saved
+        })
+      )
       yield* (yield* FlagDefinitions).invalidate(project.id)
       return (yield* present(project.id, [feature]))[0]!
     })
@@ -199,13 +262,15 @@ const remove = environmentRoute({
   scope: "early_access_feature:write",
   params: Ref,
   handler: ({ params, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const feature = yield* findFeature(project.id, params.id)
-      yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const flag = yield* flagOf(project.id, feature)
-        if (flag !== undefined) yield* stageFlag(project, flag, "archived", principal.user.id)
-        yield* (yield* EarlyAccessFeatureStore).remove(project.id, feature.id)
-      }))
+      yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const flag = yield* flagOf(project.id, feature)
+          if (flag !== undefined) yield* stageFlag(project, flag, "archived", principal.user.id)
+          yield* (yield* EarlyAccessFeatureStore).remove(project.id, feature.id)
+        })
+      )
       yield* (yield* FlagDefinitions).invalidate(project.id)
       return Reply.empty(204)
     })
@@ -225,28 +290,40 @@ const publicList = publicRoute({
   path: "/api/early_access_features",
   tag: TAG,
   summary: "The early access features posthog-js lists (project API key in `token`)",
-  description: "Those at the stages named by `stage` (repeatable; `beta` when none), in posthog-js's shape. 401 without a project's token.",
+  description:
+    "Those at the stages named by `stage` (repeatable; `beta` when none), in posthog-js's shape. 401 without a project's token.",
   query: Schema.Struct({ token: Schema.optional(Schema.String), stage: Schema.optional(Stage) }),
-  response: Schema.Struct({ earlyAccessFeatures: Schema.Array(PublicFeature) }).annotations({ identifier: "PublicEarlyAccessFeatures" }),
+  response: Schema.Struct({ earlyAccessFeatures: Schema.Array(PublicFeature) }).annotations({
+    identifier: "PublicEarlyAccessFeatures"
+  }),
   handler: ({ request }) =>
-    publicJson(request, Effect.gen(function*() {
-      const project = yield* tokenProject(request)
-      const asked = request.url.searchParams.getAll("stage")
-      const unknown = asked.find((s) => !(STAGES as ReadonlyArray<string>).includes(s))
-      if (unknown !== undefined) return yield* Effect.fail(failure(request, "invalid_payload", `Unknown stage "${unknown}": one of ${STAGES.join(", ")}.`))
-      const features = yield* (yield* EarlyAccessFeatureStore).atStages(project.id, asked.length === 0 ? DEFAULT_PUBLIC_STAGES : asked)
-      const flags = yield* flagsById(project.id)
-      return {
-        earlyAccessFeatures: features.map((f) => ({
-          id: f.id,
-          name: f.name,
-          description: f.description,
-          stage: f.stage,
-          documentationUrl: f.documentation_url,
-          flagKey: flags.get(f.feature_flag_id)?.key ?? null
-        }))
-      }
-    }))
+    publicJson(
+      request,
+      Effect.gen(function* () {
+        const project = yield* tokenProject(request)
+        const asked = request.url.searchParams.getAll("stage")
+        const unknown = asked.find((s) => !(STAGES as ReadonlyArray<string>).includes(s))
+        if (unknown !== undefined)
+          return yield* Effect.fail(
+            failure(request, "invalid_payload", `Unknown stage "${unknown}": one of ${STAGES.join(", ")}.`)
+          )
+        const features = yield* (yield* EarlyAccessFeatureStore).atStages(
+          project.id,
+          asked.length === 0 ? DEFAULT_PUBLIC_STAGES : asked
+        )
+        const flags = yield* flagsById(project.id)
+        return {
+          earlyAccessFeatures: features.map((f) => ({
+            id: f.id,
+            name: f.name,
+            description: f.description,
+            stage: f.stage,
+            documentationUrl: f.documentation_url,
+            flagKey: flags.get(f.feature_flag_id)?.key ?? null
+          }))
+        }
+      })
+    )
 })
 
 export const earlyAccessFeatureRoutes = [list, create, retrieve, update, remove, publicList]

@@ -18,16 +18,26 @@ const MAX_OFFSET = 50_000
 const DAY_MS = 24 * 60 * 60 * 1000
 
 const ListParams = Schema.Struct({
-  event: Schema.optional(Schema.String.annotations({ description: "Only events with this name, e.g. `$feature_flag_called`." })),
+  event: Schema.optional(
+    Schema.String.annotations({ description: "Only events with this name, e.g. `$feature_flag_called`." })
+  ),
   distinct_id: Schema.optional(Schema.String),
   person_id: Schema.optional(Schema.String.annotations({ description: "A person's numeric id or uuid." })),
   after: Schema.optional(Instant.annotations({ description: "Only events after this time (default: 24 hours ago)." })),
   before: Schema.optional(Instant.annotations({ description: "Only events before this time." })),
   properties: Schema.optional(PropertyFiltersParam),
-  limit: Schema.optional(IntFromString(1).annotations({ description: `Results per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` })),
-  offset: Schema.optional(IntFromString(0).pipe(
-    check((n: number) => n <= MAX_OFFSET, "max_value", `Offsets above ${MAX_OFFSET} are not served: page with \`before\` (the \`next\` link does).`)
-  ))
+  limit: Schema.optional(
+    IntFromString(1).annotations({ description: `Results per page (default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT}).` })
+  ),
+  offset: Schema.optional(
+    IntFromString(0).pipe(
+      check(
+        (n: number) => n <= MAX_OFFSET,
+        "max_value",
+        `Offsets above ${MAX_OFFSET} are not served: page with \`before\` (the \`next\` link does).`
+      )
+    )
+  )
 })
 
 const EventPerson = Schema.Struct({
@@ -52,7 +62,7 @@ const EventList = Schema.Struct({
 
 /** Events with the persons they belong to now (one lookup for the page). */
 const present = (projectId: number, events: ReadonlyArray<StoredEvent>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const persons = yield* (yield* PersonStore).getMany(projectId, [...new Set(events.map((e) => e.person_id))])
     const byUuid = new Map(persons.map((p) => [p.uuid, p]))
     return events.map((e): typeof Event.Type => {
@@ -63,9 +73,14 @@ const present = (projectId: number, events: ReadonlyArray<StoredEvent>) =>
         distinct_id: e.distinct_id,
         properties: e.properties,
         timestamp: e.timestamp,
-        person: person === undefined
-          ? null
-          : { is_identified: person.is_identified, distinct_ids: sortDistinctIds(person.distinct_ids), properties: person.properties }
+        person:
+          person === undefined
+            ? null
+            : {
+                is_identified: person.is_identified,
+                distinct_ids: sortDistinctIds(person.distinct_ids),
+                properties: person.properties
+              }
       }
     })
   })
@@ -90,19 +105,21 @@ const list = environmentRoute({
   path: "/events",
   tag: "events",
   summary: "List events",
-  description: "Newest first; filters combine with AND. Without `after`, only the last 24 hours. " +
+  description:
+    "Newest first; filters combine with AND. Without `after`, only the last 24 hours. " +
     "Follow `next` for older events. For aggregates, use the query API.",
   scope: "query:read",
   query: ListParams,
   response: EventList,
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
-      const person = query.person_id === undefined
-        ? undefined
-        : yield* findPerson(project.id, query.person_id).pipe(
-          Effect.map(Option.some),
-          Effect.catchTag("NotFound", () => Effect.succeed(Option.none()))
-        )
+    Effect.gen(function* () {
+      const person =
+        query.person_id === undefined
+          ? undefined
+          : yield* findPerson(project.id, query.person_id).pipe(
+              Effect.map(Option.some),
+              Effect.catchTag("NotFound", () => Effect.succeed(Option.none()))
+            )
       // A person that does not exist (any more) has no events.
       if (person !== undefined && Option.isNone(person)) return { next: null, results: [] }
       const limit = Math.min(query.limit ?? DEFAULT_LIMIT, MAX_LIMIT)
@@ -134,7 +151,7 @@ const retrieve = environmentRoute({
   params: Schema.Struct({ id: Schema.String }),
   response: Event,
   handler: ({ params, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const found = isUuid(params.id)
         ? (yield* (yield* EventStore).list(project.id, { uuid: params.id.toLowerCase(), limit: 1, offset: 0 }))[0]
         : undefined

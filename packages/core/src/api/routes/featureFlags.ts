@@ -16,16 +16,21 @@ import { PathId } from "../../schema/fields.js"
 // flagWrites, which validates them and invalidates the project's cached definitions.
 
 // The entity's fields as written: filters validated, evaluation contexts called evaluation tags.
-const FlagFields = Schema.partial(Schema.Struct({
-  ...Struct.pick(Flag.fields, "name"),
-  filters: FlagFiltersSchema,
-  ...Struct.pick(Flag.fields, "active", "ensure_experience_continuity", "bucketing_identifier", "evaluation_runtime"),
-  evaluation_tags: Flag.fields.evaluation_contexts,
-  ...Struct.pick(Flag.fields, "tags")
-}))
+const FlagFields = Schema.partial(
+  Schema.Struct({
+    ...Struct.pick(Flag.fields, "name"),
+    filters: FlagFiltersSchema,
+    ...Struct.pick(Flag.fields, "active", "ensure_experience_continuity", "bucketing_identifier", "evaluation_runtime"),
+    evaluation_tags: Flag.fields.evaluation_contexts,
+    ...Struct.pick(Flag.fields, "tags")
+  })
+)
 
-const FlagCreate = Schema.Struct({ key: FlagKey }).pipe(Schema.extend(FlagFields)).annotations({ identifier: "FeatureFlagCreate" })
-const FlagUpdate = Schema.Struct({ key: Schema.optional(FlagKey), deleted: Schema.optional(Schema.Boolean) }).pipe(Schema.extend(FlagFields))
+const FlagCreate = Schema.Struct({ key: FlagKey })
+  .pipe(Schema.extend(FlagFields))
+  .annotations({ identifier: "FeatureFlagCreate" })
+const FlagUpdate = Schema.Struct({ key: Schema.optional(FlagKey), deleted: Schema.optional(Schema.Boolean) })
+  .pipe(Schema.extend(FlagFields))
   .annotations({ identifier: "FeatureFlagUpdate" })
 
 const FeatureFlag = Schema.Struct({
@@ -50,14 +55,21 @@ const FeatureFlag = Schema.Struct({
 
 const simple = (flag: StoredFlag) => {
   const groups = flag.filters.groups ?? []
-  return groups.length === 1 && (groups[0]!.properties ?? []).length === 0 && !flag.filters.multivariate &&
+  return (
+    groups.length === 1 &&
+    (groups[0]!.properties ?? []).length === 0 &&
+    !flag.filters.multivariate &&
     (flag.filters.aggregation_group_type_index ?? null) === null
+  )
 }
 
 /** Flags as the API shows them, with authors and last calls (one lookup each for the whole page). */
 const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
-  Effect.gen(function*() {
-    const calls = yield* (yield* EventStore).lastFlagCalls(projectId, flags.map((f) => f.key))
+  Effect.gen(function* () {
+    const calls = yield* (yield* EventStore).lastFlagCalls(
+      projectId,
+      flags.map((f) => f.key)
+    )
     const user = yield* userLookup(flags.flatMap((f) => [f.created_by, f.last_modified_by]))
     // The response schema keeps the wire's fields of the stored flag and drops the rest.
     return flags.map((flag): typeof FeatureFlag.Type => ({
@@ -75,10 +87,13 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
 const FlagRef = Schema.Struct({ id: PathId })
 
 const find = (projectId: number, id: number) =>
-  Effect.flatMap(Effect.flatMap(FlagStore, (s) => s.get(projectId, id)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    Effect.flatMap(FlagStore, (s) => s.get(projectId, id)),
+    Option.match({
+      onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+      onSome: Effect.succeed
+    })
+  )
 
 const list = environmentRoute({
   method: "GET",
@@ -86,13 +101,17 @@ const list = environmentRoute({
   tag: "feature flags",
   summary: "List feature flags",
   scope: "feature_flag:read",
-  query: PageParams.pipe(Schema.extend(Schema.Struct({
-    search: Schema.optional(Schema.String.annotations({ description: "Part of the key or name." })),
-    active: Schema.optional(Schema.Literal("true", "false"))
-  }))),
+  query: PageParams.pipe(
+    Schema.extend(
+      Schema.Struct({
+        search: Schema.optional(Schema.String.annotations({ description: "Part of the key or name." })),
+        active: Schema.optional(Schema.Literal("true", "false"))
+      })
+    )
+  ),
   response: Paginated(FeatureFlag, "PaginatedFeatureFlagList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* FlagStore).list(project.id, {
         search: query.search,
@@ -113,9 +132,12 @@ const create = environmentRoute({
   response: FeatureFlag,
   status: 201,
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const { evaluation_tags, ...rest } = body
-      const flag = yield* createFlag(project, newFlag({ ...rest, evaluation_contexts: evaluation_tags, created_by: principal.user.id }))
+      const flag = yield* createFlag(
+        project,
+        newFlag({ ...rest, evaluation_contexts: evaluation_tags, created_by: principal.user.id })
+      )
       return (yield* present(project.id, [flag]))[0]!
     })
 })
@@ -128,23 +150,28 @@ const retrieve = environmentRoute({
   scope: "feature_flag:read",
   params: FlagRef,
   response: FeatureFlag,
-  handler: ({ params, project }) => Effect.flatMap(find(project.id, params.id), (flag) => Effect.map(present(project.id, [flag]), (f) => f[0]!))
+  handler: ({ params, project }) =>
+    Effect.flatMap(find(project.id, params.id), (flag) => Effect.map(present(project.id, [flag]), (f) => f[0]!))
 })
 
 const update = environmentRoute({
   method: "PATCH",
   path: "/feature_flags/:id",
   tag: "feature flags",
-  summary: "Update a feature flag (also soft-deletes it with {\"deleted\": true})",
+  summary: 'Update a feature flag (also soft-deletes it with {"deleted": true})',
   scope: "feature_flag:write",
   params: FlagRef,
   body: FlagUpdate,
   response: FeatureFlag,
   handler: ({ body, params, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* find(project.id, params.id)
       const { evaluation_tags, ...rest } = body
-      const flag = yield* updateFlag(project, params.id, { ...rest, evaluation_contexts: evaluation_tags, last_modified_by: principal.user.id })
+      const flag = yield* updateFlag(project, params.id, {
+        ...rest,
+        evaluation_contexts: evaluation_tags,
+        last_modified_by: principal.user.id
+      })
       return (yield* present(project.id, [flag]))[0]!
     })
 })
@@ -153,7 +180,7 @@ const remove = environmentRoute({
   method: "DELETE",
   path: "/feature_flags/:id",
   tag: "feature flags",
-  summary: "Not allowed: delete with PATCH {\"deleted\": true}",
+  summary: 'Not allowed: delete with PATCH {"deleted": true}',
   description: "Answers 405 with no body, as PostHog does for resources deleted softly.",
   scope: "feature_flag:write",
   handler: () => Effect.succeed(Reply.empty(405, { allow: "GET, PATCH" }))
@@ -164,7 +191,8 @@ const localEvaluation = environmentRoute({
   path: "/feature_flags/local_evaluation",
   tag: "feature flags",
   summary: "Flag definitions for local evaluation in server SDKs",
-  description: "Every live flag (inactive ones too), the group type mapping and, with `send_cohorts`, the cohorts they use. Honors If-None-Match.",
+  description:
+    "Every live flag (inactive ones too), the group type mapping and, with `send_cohorts`, the cohorts they use. Honors If-None-Match.",
   scope: "feature_flag:read",
   handler: ({ project, request }) => definitionsReply(request, project)
 })

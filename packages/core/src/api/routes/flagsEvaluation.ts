@@ -36,7 +36,12 @@ import { hasRunningSurveys, remoteConfig } from "../../sdk/remoteConfig.js"
 /** How long a request waits for the person's stored data before answering without it. */
 const INPUTS_TIMEOUT = "1 second"
 
-const noInputs: FlagInputsResult = { personProperties: null, groupProperties: new Map(), staticCohorts: new Set(), hashKeyOverrides: {} }
+const noInputs: FlagInputsResult = {
+  personProperties: null,
+  groupProperties: new Map(),
+  staticCohorts: new Set(),
+  hashKeyOverrides: {}
+}
 
 const first = (body: Record<string, unknown>, ...names: ReadonlyArray<string>): unknown =>
   names.map((n) => body[n]).find((v) => v !== undefined && v !== null)
@@ -62,28 +67,37 @@ interface Call {
 /** Step 1: the body in any of PostHog's encodings, and the project API key. */
 const readCall = (endpoint: FlagsEndpoint, request: ZedRequest, raw: Uint8Array, limits: ZedLimits): Call | Reply => {
   const query = request.url.searchParams
-  const decoded = raw.length === 0 && !query.has("data")
-    ? { _tag: "Decoded" as const, value: {} }
-    : decodeCapturePayload({
-      method: request.method,
-      query,
-      contentType: request.header("content-type"),
-      contentEncoding: request.header("content-encoding"),
-      body: raw,
-      maxDecodedBytes: limits.decodedBytes.api
-    })
-  if (decoded._tag === "TooLarge") return failure(request, "payload_too_large", `maximum request size exceeded: ${decoded.detail}`)
+  const decoded =
+    raw.length === 0 && !query.has("data")
+      ? { _tag: "Decoded" as const, value: {} }
+      : decodeCapturePayload({
+          method: request.method,
+          query,
+          contentType: request.header("content-type"),
+          contentEncoding: request.header("content-encoding"),
+          body: raw,
+          maxDecodedBytes: limits.decodedBytes.api
+        })
+  if (decoded._tag === "TooLarge")
+    return failure(request, "payload_too_large", `maximum request size exceeded: ${decoded.detail}`)
   if (decoded._tag !== "Decoded" || !isObject(decoded.value)) {
-    return failure(request, "invalid_payload", decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail)
+    return failure(
+      request,
+      "invalid_payload",
+      decoded._tag === "Decoded" ? "the request body must be a JSON object" : decoded.detail
+    )
   }
   const body = decoded.value
   const token = first(body, "token", "api_key", "$token") ?? query.get("token") ?? undefined
-  if (typeof token !== "string" || token === "") return failure(request, "invalid_api_key", "API key is not valid: no project API key in the request")
-  if (!plausibleToken(token)) return failure(request, "invalid_api_key", "API key is not valid: it is not a project API key")
+  if (typeof token !== "string" || token === "")
+    return failure(request, "invalid_api_key", "API key is not valid: no project API key in the request")
+  if (!plausibleToken(token))
+    return failure(request, "invalid_api_key", "API key is not valid: it is not a project API key")
   return { endpoint, request, body, token }
 }
 
-const unknownProject = (call: Call) => failure(call.request, "invalid_api_key", "API key is not valid: no project has this API key")
+const unknownProject = (call: Call) =>
+  failure(call.request, "invalid_api_key", "API key is not valid: no project has this API key")
 
 /** Step 2: the flag request the body describes, with PostHog's aliases; a distinct id is required. */
 const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply => {
@@ -112,10 +126,14 @@ const flagRequest = (call: Call, geoipOf: GeoIp["Type"]): FlagRequest | Reply =>
         .map(([type, key]) => [type, cleanString(String(key))])
     ),
     groupProperties: Object.fromEntries(
-      Object.entries(objectOf(first(body, "group_properties", "$group_properties"))).map(([type, p]) => [type, objectOf(p)])
+      Object.entries(objectOf(first(body, "group_properties", "$group_properties"))).map(([type, p]) => [
+        type,
+        objectOf(p)
+      ])
     ),
     // The cookieless sentinel is not a person.
-    anonDistinctId: typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? cleanString(anon) : undefined,
+    anonDistinctId:
+      typeof anon === "string" && anon !== "" && anon !== "$posthog_cookieless" ? cleanString(anon) : undefined,
     deviceId: typeof device === "string" && device !== "" ? device : undefined,
     geoip: ip === undefined ? {} : geoipOf.lookup(ip),
     runtime: runtime === "server" || runtime === "client" ? runtime : undefined,
@@ -140,19 +158,25 @@ const needsOf = (call: Call, snapshot: FlagSnapshot, request: FlagRequest): Need
     const index = snapshot.groupTypeIndex.get(type)
     return index === undefined ? [] : [{ index, key }]
   })
-  const continuity = request.anonDistinctId !== undefined && snapshot.continuityKeys.length > 0
-    ? { flagKeys: snapshot.continuityKeys, anonDistinctId: request.anonDistinctId }
-    : undefined
+  const continuity =
+    request.anonDistinctId !== undefined && snapshot.continuityKeys.length > 0
+      ? { flagKeys: snapshot.continuityKeys, anonDistinctId: request.anonDistinctId }
+      : undefined
   if (groups.length > 0 || snapshot.staticCohortIds.length > 0 || continuity !== undefined) {
-    return { _tag: "Everything", query: { distinctId: request.distinctId, groups, staticCohortIds: snapshot.staticCohortIds, continuity }, onlyOverrides }
+    return {
+      _tag: "Everything",
+      query: { distinctId: request.distinctId, groups, staticCohortIds: snapshot.staticCohortIds, continuity },
+      onlyOverrides
+    }
   }
   return onlyOverrides ? { _tag: "Nothing" } : { _tag: "Person" }
 }
 
 /** Whether a flag's conditions read stored person or group properties (or cohorts). */
 const needsStoredData = (flag: FlagSnapshot["flags"][number]) =>
-  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])]
-    .some((c) => (c.properties ?? []).some((p) => p.type === undefined || ["person", "group", "cohort"].includes(p.type)))
+  [...(flag.filters.groups ?? []), ...(flag.filters.super_groups ?? [])].some((c) =>
+    (c.properties ?? []).some((p) => p.type === undefined || ["person", "group", "cohort"].includes(p.type))
+  )
 
 const failed = (result: FlagResult): FlagResult => ({
   ...result,
@@ -160,7 +184,11 @@ const failed = (result: FlagResult): FlagResult => ({
   variant: null,
   payload: null,
   failed: true,
-  reason: { code: "evaluation_error", condition_index: null, description: "Could not evaluate: the person's data was unavailable" }
+  reason: {
+    code: "evaluation_error",
+    condition_index: null,
+    description: "Could not evaluate: the person's data was unavailable"
+  }
 })
 
 /** Step 4: the flags evaluated (unless over quota) and the answer in the shape the endpoint and version call for. */
@@ -178,7 +206,11 @@ const answer = (
   let errors = false
   if (!quotaLimited) {
     const inputsFailed = inputs === undefined
-    const context = evaluationContext(snapshot, request, inputs ?? noInputs, { timezone: project.timezone, now, inputsFailed })
+    const context = evaluationContext(snapshot, request, inputs ?? noInputs, {
+      timezone: project.timezone,
+      now,
+      inputsFailed
+    })
     const evaluated = evaluateFlags(snapshot.flags, context)
     results = evaluated.results
     errors = evaluated.errors
@@ -208,7 +240,10 @@ const answer = (
 const preflight = (request: ZedRequest) => Reply.json(200, { status: "Ok" }, corsHeaders(request))
 
 /** What the person's data is read as, for needs other than `Everything`. */
-const personInputs = (properties: Readonly<Record<string, unknown>> | null): FlagInputsResult => ({ ...noInputs, personProperties: properties })
+const personInputs = (properties: Readonly<Record<string, unknown>> | null): FlagInputsResult => ({
+  ...noInputs,
+  personProperties: properties
+})
 
 const loadInputs = (
   project: Project,
@@ -219,7 +254,10 @@ const loadInputs = (
     case "Nothing":
       return Effect.succeed(noInputs)
     case "Person":
-      return Effect.map(Effect.flatMap(FlagPersons, (persons) => persons.get(project.id, distinctId)), personInputs)
+      return Effect.map(
+        Effect.flatMap(FlagPersons, (persons) => persons.get(project.id, distinctId)),
+        personInputs
+      )
     case "Everything":
       return Effect.flatMap(FlagInputs, (inputs) => inputs.load(project.id, needs.query)).pipe(
         Effect.timeout(INPUTS_TIMEOUT),
@@ -228,85 +266,116 @@ const loadInputs = (
   }
 }
 
-const evaluate = (endpoint: FlagsEndpoint) => ({ request }: { readonly request: ZedRequest }) =>
-  Effect.gen(function*() {
-    if (request.method === "OPTIONS") return preflight(request)
-    const { limits } = yield* ZedConfig
-    const read = request.method === "GET" ? undefined : yield* Effect.either(readBody(request, limits.bodyBytes.api))
-    if (read?._tag === "Left" && read.left._tag === "PayloadTooLarge") {
-      return failure(request, "payload_too_large", `maximum request size exceeded: the body is larger than ${read.left.limit} bytes`)
-    }
-    // A body that could not be read (the client went away) is no body.
-    const call = readCall(endpoint, request, read?._tag === "Right" ? read.right : new Uint8Array(), limits)
-    if (call instanceof Reply) return call
-    const found = yield* Effect.either((yield* ProjectTokens).find(call.token))
-    if (found._tag === "Left") return yield* found.left
-    if (Option.isNone(found.right)) return unknownProject(call)
-    const project = found.right.value
-    const parsed = flagRequest(call, yield* GeoIp)
-    if (parsed instanceof Reply) return parsed
-    const snapshot = yield* (yield* FlagDefinitions).get(project.id)
-    const quotaLimited = yield* (yield* FlagQuota).count(project.organization)
-    if (quotaLimited) return answer(call, project, snapshot, parsed, true, undefined)
-    const loaded = yield* Effect.either(loadInputs(project, needsOf(call, snapshot, parsed), parsed.distinctId))
-    if (loaded._tag === "Left") yield* Effect.logWarning("flags: could not read the person's data", String(loaded.left))
-    return answer(call, project, snapshot, parsed, false, loaded._tag === "Right" ? loaded.right : undefined)
-  }).pipe(
-    // Without the project or its flags nothing can be answered: a 503 keeps the SDKs' last values.
-    Effect.catchTag("StorageError", (error) =>
-      Effect.as(Effect.logError("flags: storage failure", error.message), storageFailureReply(error, corsHeaders(request))))
-  )
+const evaluate =
+  (endpoint: FlagsEndpoint) =>
+  ({ request }: { readonly request: ZedRequest }) =>
+    Effect.gen(function* () {
+      if (request.method === "OPTIONS") return preflight(request)
+      const { limits } = yield* ZedConfig
+      const read = request.method === "GET" ? undefined : yield* Effect.either(readBody(request, limits.bodyBytes.api))
+      if (read?._tag === "Left" && read.left._tag === "PayloadTooLarge") {
+        return failure(
+          request,
+          "payload_too_large",
+          `maximum request size exceeded: the body is larger than ${read.left.limit} bytes`
+        )
+      }
+      // A body that could not be read (the client went away) is no body.
+      const call = readCall(endpoint, request, read?._tag === "Right" ? read.right : new Uint8Array(), limits)
+      if (call instanceof Reply) return call
+      const found = yield* Effect.either((yield* ProjectTokens).find(call.token))
+      if (found._tag === "Left") return yield* found.left
+      if (Option.isNone(found.right)) return unknownProject(call)
+      const project = found.right.value
+      const parsed = flagRequest(call, yield* GeoIp)
+      if (parsed instanceof Reply) return parsed
+      const snapshot = yield* (yield* FlagDefinitions).get(project.id)
+      const quotaLimited = yield* (yield* FlagQuota).count(project.organization)
+      if (quotaLimited) return answer(call, project, snapshot, parsed, true, undefined)
+      const loaded = yield* Effect.either(loadInputs(project, needsOf(call, snapshot, parsed), parsed.distinctId))
+      if (loaded._tag === "Left")
+        yield* Effect.logWarning("flags: could not read the person's data", String(loaded.left))
+      return answer(call, project, snapshot, parsed, false, loaded._tag === "Right" ? loaded.right : undefined)
+    }).pipe(
+      // Without the project or its flags nothing can be answered: a 503 keeps the SDKs' last values.
+      Effect.catchTag("StorageError", (error) =>
+        Effect.as(
+          Effect.logError("flags: storage failure", error.message),
+          storageFailureReply(error, corsHeaders(request))
+        )
+      )
+    )
 
 /** The same steps from memory; undefined as soon as one would need storage. */
-const fromMemory = (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefinitions | FlagQuota | FlagPersons | GeoIp | ZedConfig> => (services) => {
-  const { limits } = Context.get(services, ZedConfig)
-  const tokens = Context.get(services, ProjectTokens)
-  const definitions = Context.get(services, FlagDefinitions)
-  const quota = Context.get(services, FlagQuota)
-  const persons = Context.get(services, FlagPersons)
-  const geoip = Context.get(services, GeoIp)
-  const withBody = (request: ZedRequest, raw: Uint8Array): Reply | undefined => {
-    const call = readCall(endpoint, request, raw, limits)
-    if (call instanceof Reply) return call
-    const found = tokens.peek(call.token)
-    if (found === undefined) return undefined
-    if (Option.isNone(found)) return unknownProject(call)
-    const project = found.value
-    const parsed = flagRequest(call, geoip)
-    if (parsed instanceof Reply) return parsed
-    const snapshot = definitions.peek(project.id)
-    if (snapshot === undefined) return undefined
-    const needs = needsOf(call, snapshot, parsed)
-    const properties = needs._tag === "Nothing" ? null : needs._tag === "Person" ? persons.peek(project.id, parsed.distinctId) : undefined
-    if (properties === undefined) return undefined
-    // Counted last: a request sent on to the handler must not be counted twice.
-    const quotaLimited = quota.tally(project.organization)
-    if (quotaLimited === undefined) return undefined
-    return answer(call, project, snapshot, parsed, quotaLimited, quotaLimited ? undefined : personInputs(properties))
+const fromMemory =
+  (endpoint: FlagsEndpoint): FastPath<ProjectTokens | FlagDefinitions | FlagQuota | FlagPersons | GeoIp | ZedConfig> =>
+  (services) => {
+    const { limits } = Context.get(services, ZedConfig)
+    const tokens = Context.get(services, ProjectTokens)
+    const definitions = Context.get(services, FlagDefinitions)
+    const quota = Context.get(services, FlagQuota)
+    const persons = Context.get(services, FlagPersons)
+    const geoip = Context.get(services, GeoIp)
+    const withBody = (request: ZedRequest, raw: Uint8Array): Reply | undefined => {
+      const call = readCall(endpoint, request, raw, limits)
+      if (call instanceof Reply) return call
+      const found = tokens.peek(call.token)
+      if (found === undefined) return undefined
+      if (Option.isNone(found)) return unknownProject(call)
+      const project = found.value
+      const parsed = flagRequest(call, geoip)
+      if (parsed instanceof Reply) return parsed
+      const snapshot = definitions.peek(project.id)
+      if (snapshot === undefined) return undefined
+      const needs = needsOf(call, snapshot, parsed)
+      const properties =
+        needs._tag === "Nothing"
+          ? null
+          : needs._tag === "Person"
+            ? persons.peek(project.id, parsed.distinctId)
+            : undefined
+      if (properties === undefined) return undefined
+      // Counted last: a request sent on to the handler must not be counted twice.
+      const quotaLimited = quota.tally(project.organization)
+      if (quotaLimited === undefined) return undefined
+      return answer(call, project, snapshot, parsed, quotaLimited, quotaLimited ? undefined : personInputs(properties))
+    }
+    return (request) => {
+      if (request.method === "OPTIONS") return preflight(request)
+      if (request.method === "GET") return withBody(request, new Uint8Array())
+      // A body that cannot be read, or is too large, is the handler's to refuse.
+      return request.body(limits.bodyBytes.api).then(
+        (raw) => withBody(request, raw),
+        () => undefined
+      )
+    }
   }
-  return (request) => {
-    if (request.method === "OPTIONS") return preflight(request)
-    if (request.method === "GET") return withBody(request, new Uint8Array())
-    // A body that cannot be read, or is too large, is the handler's to refuse.
-    return request.body(limits.bodyBytes.api).then((raw) => withBody(request, raw), () => undefined)
-  }
-}
 
 // A project's config keys change only with the project (a new object when reloaded), whether it
 // has active flags and whether a survey runs, so their text is made once per project and kept
 // while the object lives.
-const configTexts = new WeakMap<Project, { readonly hasActiveFlags: boolean; readonly surveys: boolean; readonly json: string }>()
+const configTexts = new WeakMap<
+  Project,
+  { readonly hasActiveFlags: boolean; readonly surveys: boolean; readonly json: string }
+>()
 
 const configJson = (project: Project, hasActiveFlags: boolean, surveys: boolean): string => {
   const known = configTexts.get(project)
   if (known !== undefined && known.hasActiveFlags === hasActiveFlags && known.surveys === surveys) return known.json
   const { token: _, ...config } = remoteConfig(project, hasActiveFlags, surveys)
-  const json = JSON.stringify({ ...config, isAuthenticated: false, toolbarParams: {}, config: { enable_collect_everything: true } })
+  const json = JSON.stringify({
+    ...config,
+    isAuthenticated: false,
+    toolbarParams: {},
+    config: { enable_collect_everything: true }
+  })
   configTexts.set(project, { hasActiveFlags, surveys, json })
   return json
 }
 
-const FlagsOk = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "FlagsResponse" })
+const FlagsOk = Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+  identifier: "FlagsResponse"
+})
 
 const description = `Evaluates the project's feature flags for a person: \`{token|api_key, distinct_id, groups?, person_properties?,
 group_properties?, $anon_distinct_id?, $device_id?, geoip_disable?, flag_keys_to_evaluate?}\`, as JSON, gzip, base64 or form
@@ -320,7 +389,10 @@ const routesFor = (endpoint: FlagsEndpoint) =>
       method,
       path: `/${endpoint}`,
       tag: "feature flags",
-      summary: method === "OPTIONS" ? `Evaluate feature flags (/${endpoint}, CORS preflight)` : `Evaluate feature flags (/${endpoint})`,
+      summary:
+        method === "OPTIONS"
+          ? `Evaluate feature flags (/${endpoint}, CORS preflight)`
+          : `Evaluate feature flags (/${endpoint})`,
       description,
       response: FlagsOk,
       handler: evaluate(endpoint),

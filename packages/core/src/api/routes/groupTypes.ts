@@ -18,8 +18,16 @@ export const groupTypesRoute = environmentRoute({
   scope: "group:read",
   response: Schema.Array(GroupType),
   handler: ({ project }) =>
-    Effect.map(Effect.flatMap(GroupStore, (s) => s.types(project.id)), (types) =>
-      [...types]
-        .map(([group_type, group_type_index]) => ({ group_type, group_type_index, name_singular: null, name_plural: null }))
-        .sort((a, b) => a.group_type_index - b.group_type_index))
+    Effect.map(
+      Effect.flatMap(GroupStore, (s) => s.types(project.id)),
+      (types) =>
+        [...types]
+          .map(([group_type, group_type_index]) => ({
+            group_type,
+            group_type_index,
+            name_singular: null,
+            name_plural: null
+          }))
+          .sort((a, b) => a.group_type_index - b.group_type_index)
+    )
 })

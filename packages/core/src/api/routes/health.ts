@@ -9,7 +9,8 @@ export const livenessRoute = publicRoute({
   aliases: ["/_health"],
   tag: "meta",
   summary: "Liveness for load balancers and orchestrators",
-  description: "Answers 200 while the process serves requests, whatever the state of storage: restart the process only when this fails.",
+  description:
+    "Answers 200 while the process serves requests, whatever the state of storage: restart the process only when this fails.",
   response: Schema.Struct({ status: Schema.Literal("ok") }),
   handler: () => Effect.succeed({ status: "ok" as const })
 })
@@ -19,7 +20,8 @@ export const readinessRoute = publicRoute({
   path: "/_readyz",
   tag: "meta",
   summary: "Readiness for load balancers",
-  description: "Answers 200 while storage takes a write within the storage time limit (probed at most once a second) " +
+  description:
+    "Answers 200 while storage takes a write within the storage time limit (probed at most once a second) " +
     "and no shutdown has begun; else 503 with `Retry-After`, its `code` saying why: `storage_unreachable`, " +
     "`storage_read_only`, `storage_full`, `storage_timeout`, `storage_failed` or `shutting_down`.",
   response: Schema.Struct({ status: Schema.Literal("ready") }),
@@ -27,7 +29,9 @@ export const readinessRoute = publicRoute({
   handler: () =>
     Effect.flatMap(Lifecycle, (lifecycle) => lifecycle.readiness).pipe(
       Effect.flatMap((readiness) =>
-        readiness.ready ? Effect.succeed({ status: "ready" as const }) : Effect.fail(new NotReady({ reason: readiness.reason }))
+        readiness.ready
+          ? Effect.succeed({ status: "ready" as const })
+          : Effect.fail(new NotReady({ reason: readiness.reason }))
       )
     )
 })

@@ -17,10 +17,17 @@ import { ActivityPage, ActivityParams, activityPage } from "../activityPage.js"
 // from `InsightCompute` under the request's refresh mode (`force_cache` by default, which never
 // computes). Deleting is soft (PATCH {"deleted": true}); DELETE answers 405.
 
-
 const QueryNode = Schema.Unknown.pipe(
-  check((node: unknown) => queryNodeProblem(node) === undefined, "parse_error", (node: unknown) => queryNodeProblem(node)!)
-).annotations({ identifier: "InsightQueryNode", description: "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)." })
+  check(
+    (node: unknown) => queryNodeProblem(node) === undefined,
+    "parse_error",
+    (node: unknown) => queryNodeProblem(node)!
+  )
+).annotations({
+  identifier: "InsightQueryNode",
+  description:
+    "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)."
+})
 
 const InsightFields = Schema.Struct({
   name: Schema.optional(Schema.NullOr(Schema.String)),
@@ -30,7 +37,11 @@ const InsightFields = Schema.Struct({
   query: Schema.optional(Schema.NullOr(QueryNode)),
   order: Schema.optional(Schema.NullOr(Int4)),
   deleted: Schema.optional(Schema.Boolean),
-  dashboards: Schema.optional(Schema.Array(IntIn(1)).annotations({ description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)." })),
+  dashboards: Schema.optional(
+    Schema.Array(IntIn(1)).annotations({
+      description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)."
+    })
+  ),
   tags: Schema.optional(Tags),
   favorited: Schema.optional(Schema.Boolean),
   saved: Schema.optional(Schema.Boolean)
@@ -49,40 +60,59 @@ const ReadParams = Schema.Struct({
 })
 
 /** JSON as the response schema gives it, or CSV with one row per insight. */
-const respond = <A>(format: "json" | "csv" | undefined, rows: ReadonlyArray<Insight>, json: (rows: ReadonlyArray<Insight>) => A, status = 200) =>
-  format !== "csv" ? Effect.succeed(json(rows)) : csvReply(Insight, rows, status)
+const respond = <A>(
+  format: "json" | "csv" | undefined,
+  rows: ReadonlyArray<Insight>,
+  json: (rows: ReadonlyArray<Insight>) => A,
+  status = 200
+) => (format !== "csv" ? Effect.succeed(json(rows)) : csvReply(Insight, rows, status))
 
 const checkDashboards = (projectId: number, ids: ReadonlyArray<number> | undefined) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     if (ids === undefined) return
     const found = yield* (yield* InsightStore).getDashboards(projectId, ids)
     const missing = ids.find((id) => !found.some((d) => d.id === id))
     if (missing !== undefined) {
-      return yield* new ValidationError({ code: "invalid_input", detail: `Dashboard ${missing} does not exist.`, attr: "dashboards" })
+      return yield* new ValidationError({
+        code: "invalid_input",
+        detail: `Dashboard ${missing} does not exist.`,
+        attr: "dashboards"
+      })
     }
   })
 
 /** The dashboards' names, for activity: PostHog logs them as lists of {id, name}. */
 const dashboardsNamed = (projectId: number, ids: ReadonlyArray<number>) =>
-  Effect.map(Effect.flatMap(InsightStore, (s) => s.getDashboards(projectId, ids)), (ds) => ds.map((d) => ({ id: d.id, name: d.name })))
+  Effect.map(
+    Effect.flatMap(InsightStore, (s) => s.getDashboards(projectId, ids)),
+    (ds) => ds.map((d) => ({ id: d.id, name: d.name }))
+  )
 
 const list = environmentRoute({
   method: "GET",
   path: "/insights",
   tag: "insights",
   summary: "List insights",
-  description: "Live insights, newest first. `favorited` filters by its presence alone; `saved=true` also takes insights on a dashboard.",
+  description:
+    "Live insights, newest first. `favorited` filters by its presence alone; `saved=true` also takes insights on a dashboard.",
   scope: "insight:read",
-  query: PageParams.pipe(Schema.extend(ReadParams), Schema.extend(Schema.Struct({
-    created_by: Schema.optional(IntFromString(0)),
-    short_id: Schema.optional(Schema.String),
-    saved: Schema.optional(Schema.Literal("true", "false")),
-    favorited: Schema.optional(Schema.String),
-    search: Schema.optional(Schema.String.annotations({ description: "Part of the name, derived name, description or a tag." }))
-  }))),
+  query: PageParams.pipe(
+    Schema.extend(ReadParams),
+    Schema.extend(
+      Schema.Struct({
+        created_by: Schema.optional(IntFromString(0)),
+        short_id: Schema.optional(Schema.String),
+        saved: Schema.optional(Schema.Literal("true", "false")),
+        favorited: Schema.optional(Schema.String),
+        search: Schema.optional(
+          Schema.String.annotations({ description: "Part of the name, derived name, description or a tag." })
+        )
+      })
+    )
+  ),
   response: Paginated(Insight, "PaginatedInsightList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* InsightStore).list(project.id, {
         created_by: query.created_by,
@@ -92,7 +122,10 @@ const list = environmentRoute({
         search: query.search,
         ...page
       })
-      const rows = yield* presentInsights(project, results, { refresh: query.refresh ?? "force_cache", viewer: "member" })
+      const rows = yield* presentInsights(project, results, {
+        refresh: query.refresh ?? "force_cache",
+        viewer: "member"
+      })
       return yield* respond(query.format, rows, (rows) => paginated(request.url, page, count, rows))
     })
 })
@@ -108,29 +141,36 @@ const create = environmentRoute({
   response: Insight,
   status: 201,
   handler: ({ body, principal, project, query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* checkDashboards(project.id, body.dashboards)
       const store = yield* InsightStore
-      const insight = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const insight = yield* store.create(project.id, {
-          short_id: shortId(),
-          name: body.name ?? null,
-          derived_name: body.derived_name ?? null,
-          description: body.description ?? "",
-          filters: body.filters ?? {},
-          query: body.query ?? null,
-          order: body.order ?? null,
-          deleted: body.deleted ?? false,
-          favorited: body.favorited ?? false,
-          saved: body.saved ?? false,
-          tags: body.tags ?? [],
-          created_by: principal.user.id
+      const insight = yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const insight = yield* store.create(project.id, {
+            short_id: shortId(),
+            name: body.name ?? null,
+            derived_name: body.derived_name ?? null,
+            description: body.description ?? "",
+            filters: body.filters ?? {},
+            query: body.query ?? null,
+            order: body.order ?? null,
+            deleted: body.deleted ?? false,
+            favorited: body.favorited ?? false,
+            saved: body.saved ?? false,
+            tags: body.tags ?? [],
+            created_by: principal.user.id
+          })
+          if (body.dashboards !== undefined) yield* store.placeOn(insight.id, body.dashboards)
+          yield* logInsightActivity(project.id, principal.user.id, insight, "created", [])
+          return insight
         })
-        if (body.dashboards !== undefined) yield* store.placeOn(insight.id, body.dashboards)
-        yield* logInsightActivity(project.id, principal.user.id, insight, "created", [])
-        return insight
-      }))
-      return yield* respond(query.format, yield* presentInsights(project, [insight], { refresh: "force_cache", viewer: "member" }), (rows) => rows[0]!, 201)
+      )
+      return yield* respond(
+        query.format,
+        yield* presentInsights(project, [insight], { refresh: "force_cache", viewer: "member" }),
+        (rows) => rows[0]!,
+        201
+      )
     })
 })
 
@@ -139,21 +179,31 @@ const retrieve = environmentRoute({
   path: "/insights/:id",
   tag: "insights",
   summary: "Retrieve an insight",
-  description: "With `from_dashboard`, that dashboard's date range and property filters are applied to the returned `query` (and to what is computed).",
+  description:
+    "With `from_dashboard`, that dashboard's date range and property filters are applied to the returned `query` (and to what is computed).",
   scope: "insight:read",
   params: InsightRef,
   query: ReadParams.pipe(Schema.extend(Schema.Struct({ from_dashboard: Schema.optional(IntFromString(1)) }))),
   response: Insight,
   handler: ({ params, project, query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const insight = yield* findInsight(project.id, params.id)
       let dashboardFilters: Record<string, unknown> | undefined
       if (query.from_dashboard !== undefined) {
         const [dashboard] = yield* (yield* InsightStore).getDashboards(project.id, [query.from_dashboard])
-        if (dashboard === undefined) return yield* new ValidationError({ code: "invalid_input", detail: `Dashboard ${query.from_dashboard} does not exist.`, attr: "from_dashboard" })
+        if (dashboard === undefined)
+          return yield* new ValidationError({
+            code: "invalid_input",
+            detail: `Dashboard ${query.from_dashboard} does not exist.`,
+            attr: "from_dashboard"
+          })
         dashboardFilters = dashboard.filters
       }
-      const rows = yield* presentInsights(project, [insight], { refresh: query.refresh ?? "force_cache", viewer: "member", dashboardFilters })
+      const rows = yield* presentInsights(project, [insight], {
+        refresh: query.refresh ?? "force_cache",
+        viewer: "member",
+        dashboardFilters
+      })
       return yield* respond(query.format, rows, (rows) => rows[0]!)
     })
 })
@@ -167,14 +217,14 @@ const update = environmentRoute({
   method: "PATCH",
   path: "/insights/:id",
   tag: "insights",
-  summary: "Update an insight (soft-deletes it with {\"deleted\": true}, restores it with {\"deleted\": false})",
+  summary: 'Update an insight (soft-deletes it with {"deleted": true}, restores it with {"deleted": false})',
   scope: "insight:write",
   params: InsightRef,
   query: Schema.Struct({ format: Format }),
   body: InsightFields,
   response: Insight,
   handler: ({ body, params, principal, project, query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // A deleted insight answers only the PATCH that restores it.
       const before = yield* findInsight(project.id, params.id, body.deleted === false)
       yield* checkDashboards(project.id, body.dashboards)
@@ -183,7 +233,11 @@ const update = environmentRoute({
       const tilesBefore = (yield* store.tiles([before.id])).filter((t) => !t.deleted).map((t) => t.dashboard_id)
       const movedTiles = body.dashboards !== undefined && !same([...tilesBefore].sort(), [...body.dashboards].sort())
       if (movedTiles) {
-        changes.push({ field: "dashboards", before: yield* dashboardsNamed(project.id, tilesBefore), after: yield* dashboardsNamed(project.id, body.dashboards!) })
+        changes.push({
+          field: "dashboards",
+          before: yield* dashboardsNamed(project.id, tilesBefore),
+          after: yield* dashboardsNamed(project.id, body.dashboards!)
+        })
       }
       const { dashboards, ...fields } = body
       const patch: InsightPatch = {
@@ -194,15 +248,24 @@ const update = environmentRoute({
         last_modified_by: principal.user.id,
         material: changes.some((c) => MATERIAL.has(c.field))
       }
-      const updated = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const updated = yield* Effect.flatMap(store.update(project.id, params.id, patch), Option.match({ onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed }))
-        if (dashboards !== undefined && movedTiles) yield* store.placeOn(updated.id, dashboards)
-        if (before.deleted !== updated.deleted) yield* store.markTiles(updated.id, updated.deleted)
-        const activity = before.deleted === updated.deleted ? "updated" : updated.deleted ? "deleted" : "restored"
-        yield* logInsightActivity(project.id, principal.user.id, updated, activity, changes)
-        return updated
-      }))
-      return yield* respond(query.format, yield* presentInsights(project, [updated], { refresh: "force_cache", viewer: "member" }), (rows) => rows[0]!)
+      const updated = yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const updated = yield* Effect.flatMap(
+            store.update(project.id, params.id, patch),
+            Option.match({ onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
+          )
+          if (dashboards !== undefined && movedTiles) yield* store.placeOn(updated.id, dashboards)
+          if (before.deleted !== updated.deleted) yield* store.markTiles(updated.id, updated.deleted)
+          const activity = before.deleted === updated.deleted ? "updated" : updated.deleted ? "deleted" : "restored"
+          yield* logInsightActivity(project.id, principal.user.id, updated, activity, changes)
+          return updated
+        })
+      )
+      return yield* respond(
+        query.format,
+        yield* presentInsights(project, [updated], { refresh: "force_cache", viewer: "member" }),
+        (rows) => rows[0]!
+      )
     })
 })
 
@@ -213,13 +276,16 @@ const activity = environmentRoute({
   path: "/insights/:id/activity",
   tag: "insights",
   summary: "An insight's activity",
-  description: "Creations, updates (the fields that changed, before and after), deletions, restores and sharing changes, with who made them. Newest first, in pages of `limit` (10) numbered from 1 by `page`.",
+  description:
+    "Creations, updates (the fields that changed, before and after), deletions, restores and sharing changes, with who made them. Newest first, in pages of `limit` (10) numbered from 1 by `page`.",
   scope: "activity_log:read",
   params: InsightRef,
   query: ActivityParams,
   response: ActivityPage,
   handler: ({ params, project, query, request }) =>
-    Effect.flatMap(findInsight(project.id, params.id, true), (insight) => activityPage(project.id, insight.id, query, request.url))
+    Effect.flatMap(findInsight(project.id, params.id, true), (insight) =>
+      activityPage(project.id, insight.id, query, request.url)
+    )
 })
 
 const allActivity = environmentRoute({

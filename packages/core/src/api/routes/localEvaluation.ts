@@ -10,7 +10,9 @@ import { definitionsReply } from "../flagDefinitions.js"
 
 const Query = Schema.Struct({
   token: Schema.String.annotations({ description: "The project API key." }),
-  send_cohorts: Schema.optional(Schema.String.annotations({ description: "Present: serve cohorts instead of inlining them." }))
+  send_cohorts: Schema.optional(
+    Schema.String.annotations({ description: "Present: serve cohorts instead of inlining them." })
+  )
 })
 
 const routeAt = (path: string, summary: string) =>
@@ -19,14 +21,18 @@ const routeAt = (path: string, summary: string) =>
     path,
     tag: "feature flags",
     summary,
-    description: "The project's flag definitions for local evaluation (as `…/feature_flags/local_evaluation`), with a weak ETag.",
+    description:
+      "The project's flag definitions for local evaluation (as `…/feature_flags/local_evaluation`), with a weak ETag.",
     scope: "feature_flag:read",
     query: Query,
     handler: ({ principal, query, request }) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const found = yield* (yield* ProjectTokens).find(query.token)
         // A wrong token is a credential problem: 401 makes the SDKs back off instead of polling on.
-        if (Option.isNone(found)) return yield* new AuthenticationFailed({ detail: "Project API key invalid. You can find your project API key in your Zed project settings." })
+        if (Option.isNone(found))
+          return yield* new AuthenticationFailed({
+            detail: "Project API key invalid. You can find your project API key in your Zed project settings."
+          })
         // The same rules as a project route: the key must reach the project.
         const project = yield* resolveProject(principal, String(found.value.id))
         return yield* definitionsReply(request, project)

@@ -13,11 +13,15 @@ import { IntIn, Text } from "../../schema/fields.js"
 const Ref = Schema.Struct({ id: Schema.String })
 
 const own = (principal: Principal, id: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* requireUnscopedKey(principal)
     const wanted = id === "@current" ? principal.user.organization_id : id
-    const found = wanted === principal.user.organization_id ? yield* (yield* OrganizationStore).get(wanted) : Option.none()
-    return yield* Option.match(found, { onNone: () => Effect.fail(new NotFound({ detail: "Organization not found." })), onSome: Effect.succeed })
+    const found =
+      wanted === principal.user.organization_id ? yield* (yield* OrganizationStore).get(wanted) : Option.none()
+    return yield* Option.match(found, {
+      onNone: () => Effect.fail(new NotFound({ detail: "Organization not found." })),
+      onSome: Effect.succeed
+    })
   })
 
 const retrieve = apiRoute({
@@ -36,7 +40,8 @@ const update = apiRoute({
   path: "/api/organizations/:id",
   tag: "organizations",
   summary: "Update an organization",
-  description: "`flag_evaluation_quota`: flag evaluation requests allowed per calendar month (null for no limit); past it, /decide and /flags answer `quotaLimited`.",
+  description:
+    "`flag_evaluation_quota`: flag evaluation requests allowed per calendar month (null for no limit); past it, /decide and /flags answer `quotaLimited`.",
   scope: "organization:write",
   params: Ref,
   body: Schema.Struct({
@@ -45,7 +50,7 @@ const update = apiRoute({
   }).annotations({ identifier: "OrganizationUpdate" }),
   response: Organization,
   handler: ({ body, params, principal }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const org = yield* own(principal, params.id)
       const updated = yield* (yield* OrganizationStore).update(org.id, body)
       // A new quota applies here at once; other instances read it within seconds.

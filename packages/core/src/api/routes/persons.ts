@@ -13,13 +13,20 @@ import { findPerson, Person, toWire } from "../wire/persons.js"
 // Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
 // identify, alias), as in PostHog.
 
-const ListParams = PageParams.pipe(Schema.extend(Schema.Struct({
-  distinct_id: Schema.optional(Schema.String.annotations({ description: "Only the person with this distinct id." })),
-  email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
-  search: Schema.optional(Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })),
-  properties: Schema.optional(PropertyFiltersParam)
-})))
-
+const ListParams = PageParams.pipe(
+  Schema.extend(
+    Schema.Struct({
+      distinct_id: Schema.optional(
+        Schema.String.annotations({ description: "Only the person with this distinct id." })
+      ),
+      email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
+      search: Schema.optional(
+        Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })
+      ),
+      properties: Schema.optional(PropertyFiltersParam)
+    })
+  )
+)
 
 const PersonRef = Schema.Struct({ id: Schema.String })
 
@@ -33,7 +40,7 @@ const list = environmentRoute({
   query: ListParams,
   response: Paginated(Person, "PaginatedPersonList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* PersonStore).list(project.id, {
         distinct_id: query.distinct_id,
@@ -51,17 +58,23 @@ const values = environmentRoute({
   path: "/persons/values",
   tag: "persons",
   summary: "Values of a person property",
-  description: "The most common values of property `key` (up to 100), optionally only those containing `value`, with how many persons have each.",
+  description:
+    "The most common values of property `key` (up to 100), optionally only those containing `value`, with how many persons have each.",
   scope: "person:read",
   query: Schema.Struct({
     key: Schema.String.annotations({ description: "Property name." }),
-    value: Schema.optional(Schema.String.annotations({ description: "Only values containing this text (case-insensitive)." })),
+    value: Schema.optional(
+      Schema.String.annotations({ description: "Only values containing this text (case-insensitive)." })
+    ),
     format: Format
   }),
   response: Schema.Array(Schema.Struct({ name: Schema.Unknown, count: Schema.Int })),
   handler: ({ project, query }) =>
-    Effect.gen(function*() {
-      const rows = (yield* (yield* PersonStore).values(project.id, query.key, query.value)).map(({ count, value }) => ({ name: value, count }))
+    Effect.gen(function* () {
+      const rows = (yield* (yield* PersonStore).values(project.id, query.key, query.value)).map(({ count, value }) => ({
+        name: value,
+        count
+      }))
       if (query.format !== "csv") return rows
       const csv = ["name,count", ...rows.map((r) => `${csvCell(r.name)},${r.count}`)].join("\r\n") + "\r\n"
       return new Reply(200, csv, { "content-type": "text/csv; charset=utf-8" })
@@ -88,17 +101,22 @@ const remove = environmentRoute({
   path: "/persons/:id",
   tag: "persons",
   summary: "Delete a person",
-  description: "Removes the person, their distinct ids and static cohort memberships (a later event with one of them starts a new person). " +
+  description:
+    "Removes the person, their distinct ids and static cohort memberships (a later event with one of them starts a new person). " +
     "With `delete_events=true` their events and session recordings are deleted too, before this answers; `delete_recordings` chooses for recordings on its own.",
   scope: "person:write",
   params: PersonRef,
   query: Schema.Struct({
     delete_events: Schema.optional(Flag.annotations({ description: "Also delete the person's events." })),
-    delete_recordings: Schema.optional(Flag.annotations({ description: "Also delete the recordings made under the person's distinct ids (default: as delete_events)." }))
+    delete_recordings: Schema.optional(
+      Flag.annotations({
+        description: "Also delete the recordings made under the person's distinct ids (default: as delete_events)."
+      })
+    )
   }),
   status: 202,
   handler: ({ params, project, query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const person = yield* findPerson(project.id, params.id)
       const deleteEvents = isTrue(query.delete_events)
       const deleteRecordings = query.delete_recordings === undefined ? deleteEvents : isTrue(query.delete_recordings)
@@ -109,7 +127,12 @@ const remove = environmentRoute({
       yield* (yield* PersonStore).remove(project.id, person.id)
       ;(yield* PersonCache).forget(project.id)
       const events = deleteEvents ? yield* (yield* EventStore).deleteByPerson(project.id, person.uuid) : 0
-      if (deleteEvents || deleteRecordings) yield* Effect.logInfo("person deleted with their data", { person: person.uuid, events, recordings: sessions.length })
+      if (deleteEvents || deleteRecordings)
+        yield* Effect.logInfo("person deleted with their data", {
+          person: person.uuid,
+          events,
+          recordings: sessions.length
+        })
       return Reply.empty(202)
     })
 })

@@ -42,27 +42,36 @@ export const PluginConfig = Schema.Struct({
   updated_at: Schema.Date
 }).annotations({ identifier: "PluginConfig" })
 
-const present = (projectId: number) => (config: StoredPluginConfig): typeof PluginConfig.Type => {
-  const plugin = pluginById(config.plugin_id)!
-  return {
-    id: config.id,
-    plugin: plugin.id,
-    plugin_info: { id: plugin.id, name: plugin.name, description: plugin.description, config_schema: plugin.configSchema },
-    team_id: projectId,
-    name: plugin.name,
-    description: plugin.description,
-    enabled: config.enabled,
-    order: config.order,
-    config: config.config,
-    created_at: config.created_at,
-    updated_at: config.updated_at
+const present =
+  (projectId: number) =>
+  (config: StoredPluginConfig): typeof PluginConfig.Type => {
+    const plugin = pluginById(config.plugin_id)!
+    return {
+      id: config.id,
+      plugin: plugin.id,
+      plugin_info: {
+        id: plugin.id,
+        name: plugin.name,
+        description: plugin.description,
+        config_schema: plugin.configSchema
+      },
+      team_id: projectId,
+      name: plugin.name,
+      description: plugin.description,
+      enabled: config.enabled,
+      order: config.order,
+      config: config.config,
+      created_at: config.created_at,
+      updated_at: config.updated_at
+    }
   }
-}
 
 /** The project's configs of plugins this Zed knows. */
 const configsOf = (projectId: number) =>
-  Effect.map(Effect.flatMap(PluginConfigStore, (s) => s.list(projectId, PLUGIN_DEFAULTS)), (all) =>
-    all.filter((c) => pluginById(c.plugin_id) !== undefined))
+  Effect.map(
+    Effect.flatMap(PluginConfigStore, (s) => s.list(projectId, PLUGIN_DEFAULTS)),
+    (all) => all.filter((c) => pluginById(c.plugin_id) !== undefined)
+  )
 
 const findConfig = (projectId: number, id: number) =>
   Effect.flatMap(configsOf(projectId), (all) => {
@@ -84,7 +93,12 @@ const list = environmentRoute({
   handler: ({ project, query, request }) =>
     Effect.map(configsOf(project.id), (all) => {
       const page = toPage(query)
-      return paginated(request.url, page, all.length, all.slice(page.offset, page.offset + page.limit).map(present(project.id)))
+      return paginated(
+        request.url,
+        page,
+        all.length,
+        all.slice(page.offset, page.offset + page.limit).map(present(project.id))
+      )
     })
 })
 
@@ -114,19 +128,24 @@ const update = environmentRoute({
   path: "/plugin_configs/:id",
   tag: TAG,
   summary: "Update a plugin config",
-  description: "`enabled` switches the plugin on or off for the project's events; `config` replaces its settings (see `plugin_info.config_schema`).",
+  description:
+    "`enabled` switches the plugin on or off for the project's events; `config` replaces its settings (see `plugin_info.config_schema`).",
   scope: "plugin:write",
   params: ConfigParams,
   body: ConfigPatch,
   response: PluginConfig,
   handler: ({ body, params, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const stored = yield* findConfig(project.id, params.id)
       const plugin = pluginById(stored.plugin_id)!
       const config = body.config === undefined ? undefined : yield* readConfig(plugin, body.config)
-      const updated = Option.getOrThrow(yield* (yield* PluginConfigStore).update(project.id, stored.id, { enabled: body.enabled, config }))
+      const updated = Option.getOrThrow(
+        yield* (yield* PluginConfigStore).update(project.id, stored.id, { enabled: body.enabled, config })
+      )
       const changed = [
-        ...(body.enabled !== undefined && body.enabled !== stored.enabled ? [body.enabled ? "enabled" : "disabled"] : []),
+        ...(body.enabled !== undefined && body.enabled !== stored.enabled
+          ? [body.enabled ? "enabled" : "disabled"]
+          : []),
         ...(config === undefined ? [] : ["configured"])
       ]
       if (changed.length > 0) {
@@ -150,7 +169,8 @@ const logs = logRoute({
   summary: "Logs of a plugin config",
   scope: "plugin:read",
   params: ConfigParams,
-  owner: ({ params, project }) => Effect.as(findConfig(project.id, params.id), { kind: "plugin_config" as const, id: String(params.id) }),
+  owner: ({ params, project }) =>
+    Effect.as(findConfig(project.id, params.id), { kind: "plugin_config" as const, id: String(params.id) }),
   fields: { plugin_id: Schema.Int, plugin_config_id: Schema.Int },
   ownerFields: (entry) => ({ plugin_id: entry.plugin_id ?? 0, plugin_config_id: Number(entry.owner.id) }),
   identifier: "PluginConfigLogEntry"

@@ -33,7 +33,7 @@ const list = apiRoute({
   query: PageParams,
   response: Paginated(Project, "PaginatedProjectList"),
   handler: ({ principal, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* ProjectStore).list({
         organization: principal.user.organization_id,
@@ -55,7 +55,7 @@ const create = apiRoute({
   response: Project,
   status: 201,
   handler: ({ body, principal }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       yield* requireUnscopedKey(principal)
       const { name, timezone, ...settings } = body
       const projects = yield* ProjectStore
@@ -90,7 +90,7 @@ const update = environmentRoute({
   body: ProjectUpdate,
   response: Project,
   handler: ({ body, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const updated = yield* (yield* ProjectStore).update(project.id, body)
       yield* (yield* ProjectTokens).invalidate
       return yield* Option.match(updated, {

@@ -17,7 +17,8 @@ const create = environmentRoute({
   path: "/query",
   tag: "query",
   summary: "Run a query",
-  description: "Runs `{\"query\": {\"kind\": \"ZedQLQuery\", \"query\": \"SELECT …\"}}` under the refresh mode asked for (default `blocking`). " +
+  description:
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}` under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,
@@ -34,15 +35,18 @@ const retrieve = environmentRoute({
   path: "/query/:id",
   tag: "query",
   summary: "Status of a background query",
-  description: "202 while it runs, 200 once complete (`results` holds the response), 400 if it failed on the query's account (`error_message`), 500 otherwise; 404 when unknown or expired.",
+  description:
+    "202 while it runs, 200 once complete (`results` holds the response), 400 if it failed on the query's account (`error_message`), 500 otherwise; 404 when unknown or expired.",
   scope: "query:read",
   params: QueryId,
   handler: ({ params, project }) =>
     Effect.flatMap(QueryRunner, (runner) => runner.status(project, params.id)).pipe(
-      Effect.flatMap(Option.match({
-        onNone: () => Effect.fail(new NotFound({ detail: "Query not found." })),
-        onSome: (answer) => Effect.succeed(answerReply(answer))
-      }))
+      Effect.flatMap(
+        Option.match({
+          onNone: () => Effect.fail(new NotFound({ detail: "Query not found." })),
+          onSome: (answer) => Effect.succeed(answerReply(answer))
+        })
+      )
     )
 })
 
@@ -56,7 +60,9 @@ const cancel = environmentRoute({
   params: QueryId,
   handler: ({ params, project }) =>
     Effect.flatMap(QueryRunner, (runner) => runner.cancel(project, params.id)).pipe(
-      Effect.flatMap((found) => found ? Effect.succeed(Reply.empty(204)) : Effect.fail(new NotFound({ detail: "Query not found." })))
+      Effect.flatMap((found) =>
+        found ? Effect.succeed(Reply.empty(204)) : Effect.fail(new NotFound({ detail: "Query not found." }))
+      )
     )
 })
 
@@ -65,7 +71,8 @@ const checkAuthForAsync = environmentRoute({
   path: "/query/check_auth_for_async",
   tag: "query",
   summary: "Check that the caller may run background queries",
-  description: "A pre-flight check before an async query: 200 with no body when the key holds query:read for the project.",
+  description:
+    "A pre-flight check before an async query: 200 with no body when the key holds query:read for the project.",
   scope: "query:read",
   handler: () => Effect.succeed(Reply.empty(200))
 })
@@ -86,7 +93,11 @@ const draftSql = environmentRoute({
   handler: ({ query }) =>
     query.prompt === undefined
       ? Effect.fail(new ValidationError({ code: "required", detail: "A prompt is required.", attr: "prompt" }))
-      : Effect.fail(new NotImplemented({ detail: "Drafting SQL from a prompt needs a language model; none is configured in this install." }))
+      : Effect.fail(
+          new NotImplemented({
+            detail: "Drafting SQL from a prompt needs a language model; none is configured in this install."
+          })
+        )
 })
 
 export const queryRoutes = [create, checkAuthForAsync, draftSql, retrieve, cancel]

@@ -18,28 +18,43 @@ import { queryFailure } from "../queryReplies.js"
 // chunks, listed with their metadata, and replayed from the snapshots API, chunk by chunk.
 
 const recordingCapture = captureEndpoint((request) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const { batch, project } = yield* readBatch(request, "recordings")
     const parsed = parseSnapshots(batch.events)
     if (parsed._tag === "Invalid") return yield* Effect.fail(failure(request, "invalid_payload", parsed.detail))
     const store = yield* RecordingStore
     // Chunk by chunk, each idempotent: a retry after a partial failure stores only what is missing.
     yield* Effect.forEach(toChunks(parsed.batch), (chunk) => store.append(project.id, chunk), { discard: true })
-  }))
+  })
+)
 
 const captureDescription = `Takes posthog-js session recordings: \`$snapshot\` events of one session carrying rrweb events in
 \`$snapshot_data\` (or \`$snapshot_items\`), in any capture encoding. Answers 200 \`{"status":"Ok"}\` once stored; 400 when the
 request has no \`$session_id\`, no \`distinct_id\`, or an event without rrweb events (nothing is stored); a retried request is stored once.`
 
-export const recordingCaptureRoutes = captureRoutes("/s", [], "Capture session recordings", captureDescription, recordingCapture)
+export const recordingCaptureRoutes = captureRoutes(
+  "/s",
+  [],
+  "Capture session recordings",
+  captureDescription,
+  recordingCapture
+)
 
 /** Query parameters holding JSON (as PostHog's clients send filters). */
-const JSON_PARAMS = new Set(["duration", "session_recording_duration", "events", "actions", "properties", "filter_group", "session_ids"])
+const JSON_PARAMS = new Set([
+  "duration",
+  "session_recording_duration",
+  "events",
+  "actions",
+  "properties",
+  "filter_group",
+  "session_ids"
+])
 const PAGE_PARAMS = new Set(["limit", "offset"])
 
 /** The filters a list request's query parameters give, or a 400 naming the parameter. */
 const filtersFromQuery = (params: URLSearchParams) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const raw: Record<string, unknown> = {}
     for (const [key, value] of params) {
       if (PAGE_PARAMS.has(key)) continue
@@ -62,10 +77,13 @@ const SessionRef = Schema.Struct({ id: Schema.String })
 
 /** A recording of the project, or 404. */
 const findRecording = (projectId: number, sessionId: string) =>
-  Effect.flatMap(Effect.flatMap(RecordingStore, (s) => s.get(projectId, sessionId)), Option.match({
-    onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    Effect.flatMap(RecordingStore, (s) => s.get(projectId, sessionId)),
+    Option.match({
+      onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+      onSome: Effect.succeed
+    })
+  )
 
 const optionalText = (description: string) => Schema.optional(Schema.String.annotations({ description }))
 
@@ -74,28 +92,56 @@ const list = environmentRoute({
   path: "/session_recordings",
   tag: "session recordings",
   summary: "List session recordings",
-  description: "Newest first (or by `order`), `limit` (50) at a time from `offset`. Filters as PostHog's clients send them; any parameter Zed does not interpret is refused with 400 naming it.",
+  description:
+    "Newest first (or by `order`), `limit` (50) at a time from `offset`. Filters as PostHog's clients send them; any parameter Zed does not interpret is refused with 400 naming it.",
   scope: "session_recording:read",
-  query: RecordingPageParams.pipe(Schema.extend(Schema.Struct({
-    date_from: optionalText("Recordings started at or after: a date or a relative date (`-3d`)."),
-    date_to: optionalText("Recordings started before."),
-    duration: optionalText("JSON: `[{\"type\": \"recording\", \"key\": \"duration\"|\"active_seconds\"|\"inactive_seconds\", \"operator\": \"gt\"|\"gte\"|\"lt\"|\"lte\"|\"exact\", \"value\": seconds}]`."),
-    session_recording_duration: optionalText("JSON: one duration filter (the older form)."),
-    events: optionalText("JSON: `[{\"id\": \"$pageview\", \"type\": \"events\", \"properties\": [...]}]`: the session has such an event (`id` null: any event)."),
-    properties: optionalText("JSON: person (`type: person`) and event (`type: event`) property filters."),
-    filter_group: optionalText("JSON: PostHog's universal filters, `{\"type\": \"AND\"|\"OR\", \"values\": [groups or filters]}`."),
-    person_uuid: optionalText("Recordings of this person."),
-    session_ids: optionalText("JSON: only these sessions."),
-    filter_test_accounts: optionalText("`true`: leave out the project's test accounts."),
-    order: Schema.optional(Schema.Literal("start_time", "duration", "active_seconds", "inactive_seconds", "click_count", "keypress_count", "mouse_activity_count", "console_error_count")),
-    order_direction: Schema.optional(Schema.Literal("ASC", "DESC"))
-  }))),
+  query: RecordingPageParams.pipe(
+    Schema.extend(
+      Schema.Struct({
+        date_from: optionalText("Recordings started at or after: a date or a relative date (`-3d`)."),
+        date_to: optionalText("Recordings started before."),
+        duration: optionalText(
+          'JSON: `[{"type": "recording", "key": "duration"|"active_seconds"|"inactive_seconds", "operator": "gt"|"gte"|"lt"|"lte"|"exact", "value": seconds}]`.'
+        ),
+        session_recording_duration: optionalText("JSON: one duration filter (the older form)."),
+        events: optionalText(
+          'JSON: `[{"id": "$pageview", "type": "events", "properties": [...]}]`: the session has such an event (`id` null: any event).'
+        ),
+        properties: optionalText("JSON: person (`type: person`) and event (`type: event`) property filters."),
+        filter_group: optionalText(
+          'JSON: PostHog\'s universal filters, `{"type": "AND"|"OR", "values": [groups or filters]}`.'
+        ),
+        person_uuid: optionalText("Recordings of this person."),
+        session_ids: optionalText("JSON: only these sessions."),
+        filter_test_accounts: optionalText("`true`: leave out the project's test accounts."),
+        order: Schema.optional(
+          Schema.Literal(
+            "start_time",
+            "duration",
+            "active_seconds",
+            "inactive_seconds",
+            "click_count",
+            "keypress_count",
+            "mouse_activity_count",
+            "console_error_count"
+          )
+        ),
+        order_direction: Schema.optional(Schema.Literal("ASC", "DESC"))
+      })
+    )
+  ),
   response: RecordingList,
   handler: ({ principal, project, query, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const filters = yield* filtersFromQuery(request.url.searchParams)
-      const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(Effect.catchAll(queryFailure))
-      return { results: yield* presentRecordings(project.id, principal.user.id, recordings), has_next: hasNext, version: 4 as const }
+      const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(
+        Effect.catchAll(queryFailure)
+      )
+      return {
+        results: yield* presentRecordings(project.id, principal.user.id, recordings),
+        has_next: hasNext,
+        version: 4 as const
+      }
     })
 })
 
@@ -108,7 +154,9 @@ const retrieve = environmentRoute({
   params: SessionRef,
   response: Recording,
   handler: ({ params, principal, project }) =>
-    Effect.flatMap(findRecording(project.id, params.id), (r) => Effect.map(presentRecordings(project.id, principal.user.id, [r]), (rows) => rows[0]!))
+    Effect.flatMap(findRecording(project.id, params.id), (r) =>
+      Effect.map(presentRecordings(project.id, principal.user.id, [r]), (rows) => rows[0]!)
+    )
 })
 
 const remove = environmentRoute({
@@ -120,8 +168,10 @@ const remove = environmentRoute({
   scope: "session_recording:write",
   params: SessionRef,
   handler: ({ params, project }) =>
-    Effect.flatMap(Effect.flatMap(RecordingStore, (s) => s.remove(project.id, params.id)), (removed) =>
-      removed ? Effect.succeed(Reply.empty(204)) : Effect.fail(new NotFound({ detail: "Not found." })))
+    Effect.flatMap(
+      Effect.flatMap(RecordingStore, (s) => s.remove(project.id, params.id)),
+      (removed) => (removed ? Effect.succeed(Reply.empty(204)) : Effect.fail(new NotFound({ detail: "Not found." })))
+    )
 })
 
 /** Blobs one snapshots request may ask for: the answer holds them uncompressed. */
@@ -134,9 +184,13 @@ const Source = Schema.Struct({
   blob_key: Schema.String
 })
 
-const Sources = Schema.Struct({ sources: Schema.Array(Source) }).annotations({ identifier: "SessionRecordingSnapshotSources" })
+const Sources = Schema.Struct({ sources: Schema.Array(Source) }).annotations({
+  identifier: "SessionRecordingSnapshotSources"
+})
 
-const BlobKey = Schema.String.pipe(Schema.pattern(/^\d{1,18}$/, { message: () => "A blob key from the recording's sources." }))
+const BlobKey = Schema.String.pipe(
+  Schema.pattern(/^\d{1,18}$/, { message: () => "A blob key from the recording's sources." })
+)
 
 const snapshots = environmentRoute({
   method: "GET",
@@ -155,26 +209,46 @@ events as JSONL, one \`["<window_id>", {rrweb event}]\` per line, in timestamp o
     end_blob_key: Schema.optional(BlobKey)
   }),
   handler: ({ params, principal, project, query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const store = yield* RecordingStore
       yield* findRecording(project.id, params.id)
       const chunks = yield* store.chunks(project.id, params.id)
       yield* store.markViewed(project.id, params.id, principal.user.id)
       if (query.source === undefined) {
-        const sources = chunks.map((c) => ({ source: "blob_v2" as const, start_timestamp: c.firstTimestamp, end_timestamp: c.lastTimestamp, blob_key: String(c.seq) }))
+        const sources = chunks.map((c) => ({
+          source: "blob_v2" as const,
+          start_timestamp: c.firstTimestamp,
+          end_timestamp: c.lastTimestamp,
+          blob_key: String(c.seq)
+        }))
         return Reply.json(200, Schema.encodeSync(Sources)({ sources }))
       }
       const first = query.blob_key ?? query.start_blob_key
       const last = query.blob_key ?? query.end_blob_key ?? first
-      if (first === undefined) return yield* new ValidationError({ code: "required", detail: "blob_key (or start_blob_key and end_blob_key) is required with source.", attr: "blob_key" })
+      if (first === undefined)
+        return yield* new ValidationError({
+          code: "required",
+          detail: "blob_key (or start_blob_key and end_blob_key) is required with source.",
+          attr: "blob_key"
+        })
       const from = chunks.findIndex((c) => String(c.seq) === first)
       const to = chunks.findIndex((c) => String(c.seq) === last)
       if (from < 0 || to < 0) return yield* new NotFound({ detail: "No such blob in this recording." })
       if (to < from || to - from >= MAX_BLOBS) {
-        return yield* new ValidationError({ code: "invalid_input", detail: `Ask for 1 to ${MAX_BLOBS} blobs in replay order.`, attr: "end_blob_key" })
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: `Ask for 1 to ${MAX_BLOBS} blobs in replay order.`,
+          attr: "end_blob_key"
+        })
       }
-      const data = yield* store.chunkData(project.id, params.id, chunks.slice(from, to + 1).map((c) => c.seq))
-      return new Reply(200, Buffer.concat(data.map((d) => gunzipSync(d.data))), { "content-type": "text/plain; charset=utf-8" })
+      const data = yield* store.chunkData(
+        project.id,
+        params.id,
+        chunks.slice(from, to + 1).map((c) => c.seq)
+      )
+      return new Reply(200, Buffer.concat(data.map((d) => gunzipSync(d.data))), {
+        "content-type": "text/plain; charset=utf-8"
+      })
     })
 })
 

@@ -17,8 +17,9 @@ const TOKEN = /^[A-Za-z0-9_-]{1,200}$/
 const Params = Schema.Struct({ token: Schema.String })
 
 const configFor = (token: string) =>
-  Effect.gen(function*() {
-    if (!TOKEN.test(token)) return yield* new ValidationError({ code: "invalid_input", detail: "Invalid token.", attr: "token" })
+  Effect.gen(function* () {
+    if (!TOKEN.test(token))
+      return yield* new ValidationError({ code: "invalid_input", detail: "Invalid token.", attr: "token" })
     const found = yield* (yield* ProjectTokens).find(token)
     if (Option.isNone(found)) return yield* new NotFound({ detail: "No project has this API key." })
     const snapshot = yield* (yield* FlagDefinitions).get(found.value.id)
@@ -41,7 +42,10 @@ export const remoteConfigRoutes = [
     summary: "Remote config of a project (JSON), as posthog-js loads it",
     params: Params,
     handler: ({ params, request }) =>
-      Effect.map(configFor(params.token), (config) => new Reply(200, JSON.stringify(config), headers(request, "application/json")))
+      Effect.map(
+        configFor(params.token),
+        (config) => new Reply(200, JSON.stringify(config), headers(request, "application/json"))
+      )
   }),
   publicRoute({
     method: "GET",

@@ -25,7 +25,11 @@ const Sharing = Schema.Struct({
   share_passwords: Schema.Array(Schema.Unknown)
 }).annotations({ identifier: "SharingConfiguration" })
 
-const wire = (s: { readonly created_at: Date | null; readonly enabled: boolean; readonly access_token: string }): typeof Sharing.Type => ({
+const wire = (s: {
+  readonly created_at: Date | null
+  readonly enabled: boolean
+  readonly access_token: string
+}): typeof Sharing.Type => ({
   created_at: s.created_at,
   enabled: s.enabled,
   access_token: s.access_token,
@@ -42,12 +46,13 @@ const retrieve = environmentRoute({
   path: "/insights/:id/sharing",
   tag: "sharing",
   summary: "An insight's sharing configuration",
-  description: "Before the first PATCH nothing is saved: the answer is disabled, with `created_at` null and a new token each time.",
+  description:
+    "Before the first PATCH nothing is saved: the answer is disabled, with `created_at` null and a new token each time.",
   scope: "sharing_configuration:read",
   params: InsightRef,
   response: Sharing,
   handler: ({ params, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const insight = yield* findShared(project.id, params.id)
       const saved = yield* (yield* InsightStore).sharing(insight.id)
       return wire(Option.getOrElse(saved, () => ({ created_at: null, enabled: false, access_token: newToken() })))
@@ -62,20 +67,23 @@ const save = (
   kind: "toggle" | "rotate",
   next: (saved: Option.Option<SharingConfiguration>) => { enabled: boolean; access_token: string }
 ) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const insight = yield* findShared(projectId, insightId)
     const store = yield* InsightStore
-    return yield* (yield* Transactor).transaction(Effect.gen(function*() {
-      const saved = yield* store.sharing(insight.id)
-      const updated = yield* store.saveSharing(insight.id, next(saved))
-      const wasEnabled = Option.match(saved, { onNone: () => false, onSome: (s) => s.enabled })
-      if (kind === "rotate") yield* logInsightActivity(projectId, userId, insight, "access token refreshed", [])
-      else if (wasEnabled !== updated.enabled) {
-        yield* logInsightActivity(projectId, userId, insight, `sharing ${updated.enabled ? "enabled" : "disabled"}`,
-          [{ field: "sharing", before: wasEnabled, after: updated.enabled }])
-      }
-      return wire(updated)
-    }))
+    return yield* (yield* Transactor).transaction(
+      Effect.gen(function* () {
+        const saved = yield* store.sharing(insight.id)
+        const updated = yield* store.saveSharing(insight.id, next(saved))
+        const wasEnabled = Option.match(saved, { onNone: () => false, onSome: (s) => s.enabled })
+        if (kind === "rotate") yield* logInsightActivity(projectId, userId, insight, "access token refreshed", [])
+        else if (wasEnabled !== updated.enabled) {
+          yield* logInsightActivity(projectId, userId, insight, `sharing ${updated.enabled ? "enabled" : "disabled"}`, [
+            { field: "sharing", before: wasEnabled, after: updated.enabled }
+          ])
+        }
+        return wire(updated)
+      })
+    )
   })
 
 const update = environmentRoute({
@@ -117,21 +125,29 @@ const shared = publicRoute({
   path: "/shared/:access_token",
   tag: "sharing",
   summary: "A shared insight, without credentials",
-  description: "The insight as JSON, or, for `Accept: text/html`, a page that draws its result. 404 unless its sharing is enabled.",
+  description:
+    "The insight as JSON, or, for `Accept: text/html`, a page that draws its result. 404 unless its sharing is enabled.",
   params: Schema.Struct({ access_token: Schema.String }),
   response: Insight,
   handler: ({ params, request }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const html = wantsHtml(request.header("accept"))
-      const found = yield* Effect.gen(function*() {
+      const found = yield* Effect.gen(function* () {
         const target = yield* Effect.flatten((yield* InsightStore).shared(params.access_token))
         const project = yield* Effect.flatten((yield* ProjectStore).get(target.project_id))
         const insight = yield* findInsight(project.id, target.insight_id)
         // Shared views may start a computation in the background; they never wait for one.
         return (yield* presentInsights(project, [insight], { refresh: "lazy_async", viewer: "public" }))[0]!
-      }).pipe(Effect.catchTags({ NoSuchElementException: () => Effect.succeed(undefined), NotFound: () => Effect.succeed(undefined) }))
+      }).pipe(
+        Effect.catchTags({
+          NoSuchElementException: () => Effect.succeed(undefined),
+          NotFound: () => Effect.succeed(undefined)
+        })
+      )
       if (found === undefined) {
-        return html ? new Reply(404, notFoundPage, { "content-type": "text/html; charset=utf-8" }) : yield* new NotFound({ detail: "Not found." })
+        return html
+          ? new Reply(404, notFoundPage, { "content-type": "text/html; charset=utf-8" })
+          : yield* new NotFound({ detail: "Not found." })
       }
       return html ? new Reply(200, sharedInsightPage(found), { "content-type": "text/html; charset=utf-8" }) : found
     })

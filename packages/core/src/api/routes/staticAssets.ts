@@ -17,8 +17,11 @@ const DAY = "public, max-age=86400"
 const notFound = () => new NotFound({ detail: "Not found." })
 
 const serve = (request: ZedRequest, name: string, pinned: boolean) =>
-  Effect.gen(function*() {
-    const asset = yield* Effect.flatMap((yield* PosthogJs).get(name), Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed }))
+  Effect.gen(function* () {
+    const asset = yield* Effect.flatMap(
+      (yield* PosthogJs).get(name),
+      Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
+    )
     const headers = {
       "access-control-allow-origin": "*",
       "cache-control": pinned ? YEAR : DAY,
@@ -61,6 +64,10 @@ export const staticAssetRoutes = [
     params: Schema.Struct({ version: Schema.String, name: Schema.String }),
     owns: (params) => params["version"] === posthogJsFiles().version && ships(params["name"]),
     handler: ({ params, request }) =>
-      Effect.flatMap(PosthogJs, (sdk) => sdk.version !== undefined && params.version === sdk.version ? serve(request, params.name, true) : Effect.fail(notFound()))
+      Effect.flatMap(PosthogJs, (sdk) =>
+        sdk.version !== undefined && params.version === sdk.version
+          ? serve(request, params.name, true)
+          : Effect.fail(notFound())
+      )
   })
 ]

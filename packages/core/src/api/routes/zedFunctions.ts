@@ -7,7 +7,12 @@ import { Inputs, InputsSchema, presentInputs } from "../../functions/inputs.js"
 import { FunctionRegistry } from "../../functions/registry.js"
 import { iconById, searchIcons } from "../../plugins/icons.js"
 import { Transactor } from "../../services/Transactor.js"
-import { type FunctionPatch, type FunctionType, type StoredFunction, ZedFunctionStore } from "../../services/ZedFunctionStore.js"
+import {
+  type FunctionPatch,
+  type FunctionType,
+  type StoredFunction,
+  ZedFunctionStore
+} from "../../services/ZedFunctionStore.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
@@ -26,21 +31,40 @@ const TAG = "zed functions"
 const SCOPE = "ZedFunction"
 const FUNCTION_TYPES = ["transformation", "destination"] as const satisfies ReadonlyArray<FunctionType>
 
-const invalid = (detail: string, attr: string | null = null) => new ValidationError({ code: "invalid_input", detail, attr })
+const invalid = (detail: string, attr: string | null = null) =>
+  new ValidationError({ code: "invalid_input", detail, attr })
 const notFound = () => new NotFound({ detail: "Not found." })
 
 const FunctionWrite = Schema.Struct({
-  type: Schema.optional(Schema.Unknown.annotations({ description: "`transformation` or `destination`; required at creation, fixed after." })),
+  type: Schema.optional(
+    Schema.Unknown.annotations({ description: "`transformation` or `destination`; required at creation, fixed after." })
+  ),
   name: Schema.optional(Text(400)),
   description: Schema.optional(Schema.NullOr(Schema.String)),
   enabled: Schema.optional(Schema.Boolean),
-  deleted: Schema.optional(Schema.Boolean.annotations({ description: "Write-only: true deletes softly, false restores." })),
+  deleted: Schema.optional(
+    Schema.Boolean.annotations({ description: "Write-only: true deletes softly, false restores." })
+  ),
   code: Schema.optional(Schema.String.annotations({ description: "Hog source; compiled to `bytecode` when saved." })),
-  inputs_schema: Schema.optional(Schema.Unknown.annotations({ description: "The inputs: `[{type, key, label, required, default, secret, choices, templating}]`." })),
+  inputs_schema: Schema.optional(
+    Schema.Unknown.annotations({
+      description: "The inputs: `[{type, key, label, required, default, secret, choices, templating}]`."
+    })
+  ),
   inputs: Schema.optional(Inputs),
-  filters: Schema.optional(Schema.Unknown.annotations({ description: "`{events, properties, filter_test_accounts}`: which events reach the function; null for all." })),
-  masking: Schema.optional(Schema.Unknown.annotations({ description: "`{ttl, threshold, hash}` or null: de-duplicates invocations by a hash template." })),
-  mappings: Schema.optional(Schema.NullOr(Schema.Array(Schema.Unknown)).annotations({ description: "Not supported: null or empty." })),
+  filters: Schema.optional(
+    Schema.Unknown.annotations({
+      description: "`{events, properties, filter_test_accounts}`: which events reach the function; null for all."
+    })
+  ),
+  masking: Schema.optional(
+    Schema.Unknown.annotations({
+      description: "`{ttl, threshold, hash}` or null: de-duplicates invocations by a hash template."
+    })
+  ),
+  mappings: Schema.optional(
+    Schema.NullOr(Schema.Array(Schema.Unknown)).annotations({ description: "Not supported: null or empty." })
+  ),
   icon_url: Schema.optional(Schema.NullOr(Schema.String)),
   template_id: Schema.optional(Schema.NullOr(Schema.String)),
   execution_order: Schema.optional(Schema.NullOr(Int4))
@@ -49,12 +73,14 @@ type FunctionWrite = typeof FunctionWrite.Type
 
 const Status = Schema.Struct({ state: Schema.Int, tokens: Schema.Int, rating: Schema.Number })
 
-const StoredMasking = Schema.NullOr(Schema.Struct({
-  ttl: Schema.Int,
-  threshold: Schema.NullOr(Schema.Int),
-  hash: Schema.String,
-  bytecode: Schema.Array(Schema.Unknown)
-}))
+const StoredMasking = Schema.NullOr(
+  Schema.Struct({
+    ttl: Schema.Int,
+    threshold: Schema.NullOr(Schema.Int),
+    hash: Schema.String,
+    bytecode: Schema.Array(Schema.Unknown)
+  })
+)
 
 const listFields = {
   id: Schema.UUID,
@@ -69,7 +95,10 @@ const listFields = {
   filters: Schema.NullOr(FunctionFilters),
   icon_url: Schema.NullOr(Schema.String),
   template: Schema.Null,
-  status: Status.annotations({ description: "`state` 0 unknown, 1 healthy, 2 degraded; `rating`: share of the last 100 invocations (in this process) that succeeded." }),
+  status: Status.annotations({
+    description:
+      "`state` 0 unknown, 1 healthy, 2 degraded; `rating`: share of the last 100 invocations (in this process) that succeeded."
+  }),
   execution_order: Schema.NullOr(Schema.Int)
 }
 
@@ -79,46 +108,53 @@ export const ZedFunction = Schema.Struct({
   ...listFields,
   bytecode: Schema.Array(Schema.Unknown),
   inputs_schema: InputsSchema,
-  inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ description: "Values with their compiled templates; secret inputs as `{\"secret\": true}`." }),
+  inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
+    description: 'Values with their compiled templates; secret inputs as `{"secret": true}`.'
+  }),
   masking: StoredMasking,
   mappings: Schema.NullOr(Schema.Array(Schema.Unknown))
 }).annotations({ identifier: "ZedFunction" })
 type ZedFunction = typeof ZedFunction.Type
 
 const present = (functions: ReadonlyArray<StoredFunction>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const user = yield* userLookup(functions.map((f) => f.created_by))
     const health = yield* FunctionHealth
-    return functions.map((fn): ZedFunction => ({
-      id: fn.id,
-      type: fn.type,
-      name: fn.name,
-      description: fn.description,
-      created_at: fn.created_at,
-      created_by: user(fn.created_by),
-      updated_at: fn.updated_at,
-      enabled: fn.enabled,
-      code: fn.code,
-      filters: fn.filters as FunctionFilters | null,
-      icon_url: fn.icon_url,
-      template: null,
-      status: fn.enabled ? health.status(fn.id) : UNKNOWN_STATUS,
-      execution_order: fn.execution_order,
-      bytecode: fn.bytecode,
-      inputs_schema: fn.inputs_schema as ZedFunction["inputs_schema"],
-      inputs: presentInputs(fn.inputs, fn.secrets),
-      masking: fn.masking as ZedFunction["masking"],
-      mappings: fn.mappings
-    }))
+    return functions.map(
+      (fn): ZedFunction => ({
+        id: fn.id,
+        type: fn.type,
+        name: fn.name,
+        description: fn.description,
+        created_at: fn.created_at,
+        created_by: user(fn.created_by),
+        updated_at: fn.updated_at,
+        enabled: fn.enabled,
+        code: fn.code,
+        filters: fn.filters as FunctionFilters | null,
+        icon_url: fn.icon_url,
+        template: null,
+        status: fn.enabled ? health.status(fn.id) : UNKNOWN_STATUS,
+        execution_order: fn.execution_order,
+        bytecode: fn.bytecode,
+        inputs_schema: fn.inputs_schema as ZedFunction["inputs_schema"],
+        inputs: presentInputs(fn.inputs, fn.secrets),
+        masking: fn.masking as ZedFunction["masking"],
+        mappings: fn.mappings
+      })
+    )
   })
 
 const presentOne = (fn: StoredFunction) => Effect.map(present([fn]), (all) => all[0]!)
 
 const findFunction = (projectId: number, id: string, includeDeleted = false) =>
-  Effect.flatMap(Effect.flatMap(ZedFunctionStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
-    onNone: () => Effect.fail(notFound()),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    Effect.flatMap(ZedFunctionStore, (s) => s.get(projectId, id, includeDeleted)),
+    Option.match({
+      onNone: () => Effect.fail(notFound()),
+      onSome: Effect.succeed
+    })
+  )
 
 const refuseMappings = (mappings: ReadonlyArray<unknown> | null | undefined) =>
   mappings !== undefined && mappings !== null && mappings.length > 0
@@ -127,7 +163,7 @@ const refuseMappings = (mappings: ReadonlyArray<unknown> | null | undefined) =>
 
 /** The fields a write sets, validated and compiled against what is stored (nothing, at creation). */
 const prepare = (body: FunctionWrite, stored: StoredFunction | undefined) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     yield* refuseMappings(body.mappings)
     const patch: { -readonly [K in keyof FunctionPatch]: FunctionPatch[K] } = {}
     if (body.code !== undefined) {
@@ -144,14 +180,33 @@ const prepare = (body: FunctionWrite, stored: StoredFunction | undefined) =>
     }
     if (body.filters !== undefined) patch.filters = yield* readFilters(body.filters)
     if (body.masking !== undefined) patch.masking = yield* readMasking(body.masking)
-    for (const field of ["name", "enabled", "deleted", "icon_url", "template_id", "execution_order", "mappings"] as const) {
+    for (const field of [
+      "name",
+      "enabled",
+      "deleted",
+      "icon_url",
+      "template_id",
+      "execution_order",
+      "mappings"
+    ] as const) {
       if (body[field] !== undefined) (patch as Record<string, unknown>)[field] = body[field]
     }
     if (body.description !== undefined) patch.description = body.description ?? ""
     return patch
   })
 
-const ACTIVITY_FIELDS = ["name", "description", "enabled", "deleted", "code", "inputs_schema", "filters", "masking", "icon_url", "execution_order"] as const
+const ACTIVITY_FIELDS = [
+  "name",
+  "description",
+  "enabled",
+  "deleted",
+  "code",
+  "inputs_schema",
+  "filters",
+  "masking",
+  "icon_url",
+  "execution_order"
+] as const
 
 const activityItem = (fn: StoredFunction) => ({ id: fn.id, name: fn.name })
 
@@ -160,29 +215,38 @@ const list = environmentRoute({
   path: "/zed_functions",
   tag: TAG,
   summary: "List zed functions",
-  description: "Destinations only unless `type` or `types` (comma-separated) says otherwise; by `execution_order`, then creation. `filters` (JSON) keeps functions whose filters contain it.",
+  description:
+    "Destinations only unless `type` or `types` (comma-separated) says otherwise; by `execution_order`, then creation. `filters` (JSON) keeps functions whose filters contain it.",
   scope: "zed_function:read",
-  query: PageParams.pipe(Schema.extend(Schema.Struct({
-    type: Schema.optional(Schema.Literal(...FUNCTION_TYPES)),
-    types: Schema.optional(Schema.String),
-    enabled: Schema.optional(Schema.Literal("true", "false")),
-    created_by: Schema.optional(IntFromString(0)),
-    id: Schema.optional(Schema.String),
-    filters: Schema.optional(Schema.String)
-  }))),
+  query: PageParams.pipe(
+    Schema.extend(
+      Schema.Struct({
+        type: Schema.optional(Schema.Literal(...FUNCTION_TYPES)),
+        types: Schema.optional(Schema.String),
+        enabled: Schema.optional(Schema.Literal("true", "false")),
+        created_by: Schema.optional(IntFromString(0)),
+        id: Schema.optional(Schema.String),
+        filters: Schema.optional(Schema.String)
+      })
+    )
+  ),
   response: Paginated(ZedFunctionSummary, "PaginatedZedFunctionList"),
   handler: ({ project, query, request }) =>
-    Effect.gen(function*() {
-      const types = query.types?.split(",").map((t) => t.trim()).filter((t) => t !== "") ?? [query.type ?? "destination"]
+    Effect.gen(function* () {
+      const types = query.types
+        ?.split(",")
+        .map((t) => t.trim())
+        .filter((t) => t !== "") ?? [query.type ?? "destination"]
       const unknown = types.find((t) => !(FUNCTION_TYPES as ReadonlyArray<string>).includes(t))
       if (unknown !== undefined) return yield* invalid(`Unknown type: ${unknown}`, "types")
       const wanted = yield* containedFilters(query.filters)
-      const all = (yield* (yield* ZedFunctionStore).list(project.id)).filter((fn) =>
-        types.includes(fn.type) &&
-        (query.enabled === undefined || fn.enabled === (query.enabled === "true")) &&
-        (query.created_by === undefined || fn.created_by === query.created_by) &&
-        (query.id === undefined || fn.id === query.id) &&
-        (wanted === undefined || contains(fn.filters, wanted))
+      const all = (yield* (yield* ZedFunctionStore).list(project.id)).filter(
+        (fn) =>
+          types.includes(fn.type) &&
+          (query.enabled === undefined || fn.enabled === (query.enabled === "true")) &&
+          (query.created_by === undefined || fn.created_by === query.created_by) &&
+          (query.id === undefined || fn.id === query.id) &&
+          (wanted === undefined || contains(fn.filters, wanted))
       )
       const page = toPage(query)
       return paginated(request.url, page, all.length, yield* present(all.slice(page.offset, page.offset + page.limit)))
@@ -202,8 +266,12 @@ const containedFilters = (text: string | undefined) => {
 const contains = (have: unknown, want: unknown): boolean => {
   if (Array.isArray(want)) return Array.isArray(have) && want.every((w) => have.some((h) => contains(h, w)))
   if (typeof want === "object" && want !== null) {
-    return typeof have === "object" && have !== null && !Array.isArray(have) &&
+    return (
+      typeof have === "object" &&
+      have !== null &&
+      !Array.isArray(have) &&
       Object.entries(want).every(([k, v]) => contains((have as Record<string, unknown>)[k], v))
+    )
   }
   return have === want
 }
@@ -226,17 +294,22 @@ const create = environmentRoute({
   path: "/zed_functions",
   tag: TAG,
   summary: "Create a zed function",
-  description: "`type`, `name` and `code` are required. The code is compiled (400 with the position of a syntax error), `inputs` checked against `inputs_schema` and compiled as templates. A transformation without `execution_order` runs after the others.",
+  description:
+    "`type`, `name` and `code` are required. The code is compiled (400 with the position of a syntax error), `inputs` checked against `inputs_schema` and compiled as templates. A transformation without `execution_order` runs after the others.",
   scope: "zed_function:write",
   body: FunctionWrite,
   response: ZedFunction,
   status: 201,
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
-      if (body.type === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "type" })
-      if (!Schema.is(Schema.Literal(...FUNCTION_TYPES))(body.type)) return yield* invalid(`"${String(body.type)}" is not a valid choice: transformation or destination.`, "type")
-      if (body.name === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "name" })
-      if (body.code === undefined) return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "code" })
+    Effect.gen(function* () {
+      if (body.type === undefined)
+        return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "type" })
+      if (!Schema.is(Schema.Literal(...FUNCTION_TYPES))(body.type))
+        return yield* invalid(`"${String(body.type)}" is not a valid choice: transformation or destination.`, "type")
+      if (body.name === undefined)
+        return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "name" })
+      if (body.code === undefined)
+        return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "code" })
       const fields = yield* prepare(body, undefined)
       const fn = yield* (yield* ZedFunctionStore).create(project.id, {
         type: body.type,
@@ -254,7 +327,7 @@ const create = environmentRoute({
         mappings: null,
         icon_url: fields.icon_url ?? null,
         template_id: fields.template_id ?? null,
-        execution_order: body.type === "transformation" ? fields.execution_order ?? null : null,
+        execution_order: body.type === "transformation" ? (fields.execution_order ?? null) : null,
         created_by: principal.user.id
       })
       yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(fn), "created", [], fn.type)
@@ -268,20 +341,27 @@ const update = environmentRoute({
   path: "/zed_functions/:id",
   tag: TAG,
   summary: "Update a zed function",
-  description: "Changes the fields given. `type` cannot change. `{\"deleted\": true}` deletes the function softly, `false` restores it. A secret input sent back as `{\"secret\": true}` keeps its value.",
+  description:
+    'Changes the fields given. `type` cannot change. `{"deleted": true}` deletes the function softly, `false` restores it. A secret input sent back as `{"secret": true}` keeps its value.',
   scope: "zed_function:write",
   params: FunctionParams,
   body: FunctionWrite,
   response: ZedFunction,
   handler: ({ body, params, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       // Only restoring reaches a deleted function.
       const stored = yield* findFunction(project.id, params.id, body.deleted === false)
-      if (body.type !== undefined && body.type !== stored.type) return yield* invalid("Cannot modify the type of an existing function", "type")
+      if (body.type !== undefined && body.type !== stored.type)
+        return yield* invalid("Cannot modify the type of an existing function", "type")
       const patch = yield* prepare(body, stored)
       const updated = Option.getOrThrow(yield* (yield* ZedFunctionStore).update(project.id, stored.id, patch))
       const changes: Array<Change> = changesOf(ACTIVITY_FIELDS, stored, patch)
-      const activity = patch.deleted === true && !stored.deleted ? "deleted" : patch.deleted === false && stored.deleted ? "restored" : "updated"
+      const activity =
+        patch.deleted === true && !stored.deleted
+          ? "deleted"
+          : patch.deleted === false && stored.deleted
+            ? "restored"
+            : "updated"
       yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(updated), activity, changes, updated.type)
       yield* (yield* FunctionRegistry).invalidate(project.id)
       return yield* presentOne(updated)
@@ -289,7 +369,9 @@ const update = environmentRoute({
 })
 
 const Rearrange = Schema.Struct({
-  orders: Schema.Record({ key: Schema.String, value: Int4 }).annotations({ description: "Function id → its new `execution_order`." })
+  orders: Schema.Record({ key: Schema.String, value: Int4 }).annotations({
+    description: "Function id → its new `execution_order`."
+  })
 }).annotations({ identifier: "ZedFunctionRearrange" })
 
 const rearrange = environmentRoute({
@@ -297,39 +379,55 @@ const rearrange = environmentRoute({
   path: "/zed_functions/rearrange",
   tag: TAG,
   summary: "Reorder transformations",
-  description: "Sets the `execution_order` of the given transformations in one transaction and answers with all the project's transformations in their new order. Unknown ids and repeated orders are refused.",
+  description:
+    "Sets the `execution_order` of the given transformations in one transaction and answers with all the project's transformations in their new order. Unknown ids and repeated orders are refused.",
   scope: "zed_function:write",
   body: Rearrange,
   response: Schema.Array(ZedFunction),
   handler: ({ body, principal, project }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       const orders = Object.entries(body.orders)
       if (orders.length === 0) return yield* invalid("No orders provided", "orders")
       const repeated = orders.find(([, order], i) => orders.findIndex(([, o]) => o === order) !== i)
-      if (repeated !== undefined) return yield* invalid(`Order ${repeated[1]} is given to more than one function.`, "orders")
+      if (repeated !== undefined)
+        return yield* invalid(`Order ${repeated[1]} is given to more than one function.`, "orders")
       const store = yield* ZedFunctionStore
-      const transformations = yield* (yield* Transactor).transaction(Effect.gen(function*() {
-        const current = (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
-        const byId = new Map(current.map((fn) => [fn.id, fn]))
-        for (const [id, order] of orders) {
-          const fn = byId.get(id)
-          if (fn === undefined) return yield* invalid(`ZedFunction with id ${id} does not exist`, "orders")
-          if (fn.execution_order === order) continue
-          yield* store.update(project.id, id, { execution_order: order })
-          yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(fn), "updated", [{
-            field: "priority",
-            before: String(fn.execution_order),
-            after: String(order)
-          }], fn.type)
-        }
-        return (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
-      }))
+      const transformations = yield* (yield* Transactor).transaction(
+        Effect.gen(function* () {
+          const current = (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
+          const byId = new Map(current.map((fn) => [fn.id, fn]))
+          for (const [id, order] of orders) {
+            const fn = byId.get(id)
+            if (fn === undefined) return yield* invalid(`ZedFunction with id ${id} does not exist`, "orders")
+            if (fn.execution_order === order) continue
+            yield* store.update(project.id, id, { execution_order: order })
+            yield* logActivity(
+              SCOPE,
+              project.id,
+              principal.user.id,
+              activityItem(fn),
+              "updated",
+              [
+                {
+                  field: "priority",
+                  before: String(fn.execution_order),
+                  after: String(order)
+                }
+              ],
+              fn.type
+            )
+          }
+          return (yield* store.list(project.id)).filter((fn) => fn.type === "transformation")
+        })
+      )
       yield* (yield* FunctionRegistry).invalidate(project.id)
       return yield* present(transformations)
     })
 })
 
-const Icon = Schema.Struct({ id: Schema.String, name: Schema.String, url: Schema.String }).annotations({ identifier: "ZedFunctionIcon" })
+const Icon = Schema.Struct({ id: Schema.String, name: Schema.String, url: Schema.String }).annotations({
+  identifier: "ZedFunctionIcon"
+})
 
 const icons = environmentRoute({
   method: "GET",
@@ -341,11 +439,13 @@ const icons = environmentRoute({
   query: Schema.Struct({ query: Schema.optional(Schema.String) }),
   response: Schema.Array(Icon),
   handler: ({ project, query }) =>
-    Effect.succeed(searchIcons(query.query ?? "").map((icon) => ({
-      id: icon.id,
-      name: icon.name,
-      url: `/api/environments/${project.id}/zed_functions/icon/?id=${encodeURIComponent(icon.id)}`
-    })))
+    Effect.succeed(
+      searchIcons(query.query ?? "").map((icon) => ({
+        id: icon.id,
+        name: icon.name,
+        url: `/api/environments/${project.id}/zed_functions/icon/?id=${encodeURIComponent(icon.id)}`
+      }))
+    )
 })
 
 const icon = publicRoute({
@@ -357,7 +457,7 @@ const icon = publicRoute({
   description: "Public, so that an `<img>` can load it: the icons are Zed's own, the same for every project.",
   query: Schema.Struct({ id: Schema.optional(Schema.String) }),
   handler: ({ query }) =>
-    Effect.gen(function*() {
+    Effect.gen(function* () {
       if (query.id === undefined || query.id === "") return yield* invalid("id is required", "id")
       const found = iconById(query.id)
       if (found === undefined) return yield* notFound()
@@ -371,7 +471,8 @@ const logs = logRoute({
   summary: "Logs of a zed function",
   scope: "zed_function:read",
   params: FunctionParams,
-  owner: ({ params, project }) => Effect.as(findFunction(project.id, params.id), { kind: "zed_function" as const, id: params.id }),
+  owner: ({ params, project }) =>
+    Effect.as(findFunction(project.id, params.id), { kind: "zed_function" as const, id: params.id }),
   fields: { zed_function_id: Schema.UUID },
   ownerFields: (entry) => ({ zed_function_id: entry.owner.id }),
   identifier: "ZedFunctionLogEntry"

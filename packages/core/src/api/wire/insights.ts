@@ -62,19 +62,31 @@ export type Insight = typeof Insight.Type
 export type Viewer = "member" | "public"
 
 /** Insights as the API shows them, with tiles, users and what the compute service has for each. */
-export const presentInsights = (project: Project, insights: ReadonlyArray<StoredInsight>, options: {
-  readonly refresh: RefreshMode
-  readonly viewer: Viewer
-  readonly dashboardFilters?: Record<string, unknown> | undefined
-}) =>
-  Effect.gen(function*() {
+export const presentInsights = (
+  project: Project,
+  insights: ReadonlyArray<StoredInsight>,
+  options: {
+    readonly refresh: RefreshMode
+    readonly viewer: Viewer
+    readonly dashboardFilters?: Record<string, unknown> | undefined
+  }
+) =>
+  Effect.gen(function* () {
     const tiles = yield* (yield* InsightStore).tiles(insights.map((i) => i.id))
-    const user = yield* userLookup(options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by]))
+    const user = yield* userLookup(
+      options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by])
+    )
     const compute = yield* InsightCompute
     return yield* Effect.forEach(insights, (insight) =>
-      Effect.gen(function*() {
-        const query = options.dashboardFilters === undefined ? insight.query : withDashboardFilters(insight.query, options.dashboardFilters)
-        const computed = insight.query === null ? NOTHING_COMPUTED : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
+      Effect.gen(function* () {
+        const query =
+          options.dashboardFilters === undefined
+            ? insight.query
+            : withDashboardFilters(insight.query, options.dashboardFilters)
+        const computed =
+          insight.query === null
+            ? NOTHING_COMPUTED
+            : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
         const own = tiles.filter((t) => t.insight_id === insight.id)
         const member = options.viewer === "member"
         return {
@@ -91,7 +103,8 @@ export const presentInsights = (project: Project, insights: ReadonlyArray<Stored
           user_access_level: member ? "editor" : "viewer",
           timezone: project.timezone
         } satisfies Insight
-      }))
+      })
+    )
   })
 
 export const InsightRef = Schema.Struct({ id: PathId })
@@ -100,7 +113,10 @@ const notFound = () => new NotFound({ detail: "Not found." })
 
 /** A live insight of the project, or 404. */
 export const findInsight = (projectId: number, id: number, includeDeleted = false) =>
-  Effect.flatMap(Effect.flatMap(InsightStore, (s) => s.get(projectId, id, includeDeleted)), Option.match({
-    onNone: () => Effect.fail(notFound()),
-    onSome: Effect.succeed
-  }))
+  Effect.flatMap(
+    Effect.flatMap(InsightStore, (s) => s.get(projectId, id, includeDeleted)),
+    Option.match({
+      onNone: () => Effect.fail(notFound()),
+      onSome: Effect.succeed
+    })
+  )

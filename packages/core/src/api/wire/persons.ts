@@ -32,15 +32,21 @@ const personRef = (raw: string) =>
   /^\d{1,15}$/.test(raw)
     ? Effect.succeed({ id: Number(raw) })
     : isUuid(raw)
-    ? Effect.succeed({ uuid: raw.toLowerCase() })
-    : Effect.fail(new ValidationError({
-      code: "invalid_input",
-      detail: "The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=X instead.",
-      attr: null
-    }))
+      ? Effect.succeed({ uuid: raw.toLowerCase() })
+      : Effect.fail(
+          new ValidationError({
+            code: "invalid_input",
+            detail:
+              "The ID provided does not look like a personID. If you are using a distinctId, please use /persons?distinct_id=X instead.",
+            attr: null
+          })
+        )
 
 export const findPerson = (projectId: number, raw: string) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const person = yield* (yield* PersonStore).get(projectId, yield* personRef(raw))
-    return yield* Option.match(person, { onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
+    return yield* Option.match(person, {
+      onNone: () => Effect.fail(new NotFound({ detail: "Not found." })),
+      onSome: Effect.succeed
+    })
   })

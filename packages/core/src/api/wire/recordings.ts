@@ -34,7 +34,7 @@ type Recording = typeof Recording.Type
 
 /** Recordings as the API shows them: with their person and whether the user has watched them. */
 export const presentRecordings = (projectId: number, userId: number, recordings: ReadonlyArray<RecordingMeta>) =>
-  Effect.gen(function*() {
+  Effect.gen(function* () {
     const ids = recordings.map((r) => r.session_id)
     const viewed = yield* (yield* RecordingStore).viewed(projectId, userId, ids)
     const persons = yield* (yield* PersonStore).load(projectId, [...new Set(recordings.map((r) => r.distinct_id))])
@@ -76,6 +76,12 @@ export const RecordingList = Schema.Struct({
 }).annotations({ identifier: "SessionRecordingList" })
 
 /** `limit` (50, at most 1000) and `offset` of a list of recordings. */
-export const RecordingPageParams = Schema.Struct({ limit: Schema.optional(IntFromString(1)), offset: Schema.optional(IntFromString(0)) })
+export const RecordingPageParams = Schema.Struct({
+  limit: Schema.optional(IntFromString(1)),
+  offset: Schema.optional(IntFromString(0))
+})
 
-export const recordingPage = (query: typeof RecordingPageParams.Type) => ({ limit: Math.min(query.limit ?? 50, 1000), offset: query.offset ?? 0 })
+export const recordingPage = (query: typeof RecordingPageParams.Type) => ({
+  limit: Math.min(query.limit ?? 50, 1000),
+  offset: query.offset ?? 0
+})

@@ -34,7 +34,9 @@ export const stepName = (step: StepNode): string => step.name ?? step.event ?? "
 const withNow = (expr: A.Expr, now: A.Expr): A.Expr => {
   switch (expr.node) {
     case "Call":
-      return expr.name === "now" && expr.args.length === 0 ? now : { ...expr, args: expr.args.map((a) => withNow(a, now)) }
+      return expr.name === "now" && expr.args.length === 0
+        ? now
+        : { ...expr, args: expr.args.map((a) => withNow(a, now)) }
     case "ArithmeticOperation":
       return { ...expr, left: withNow(expr.left, now), right: withNow(expr.right, now) }
     default:

@@ -47,7 +47,14 @@ const formatter = (timeZone: string) => {
   let f = formatters.get(timeZone)
   if (f === undefined) {
     f = new Intl.DateTimeFormat("en-US", {
-      timeZone, hourCycle: "h23", year: "numeric", month: "numeric", day: "numeric", hour: "numeric", minute: "numeric", second: "numeric"
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "numeric",
+      minute: "numeric",
+      second: "numeric"
     })
     formatters.set(timeZone, f)
   }
@@ -56,8 +63,20 @@ const formatter = (timeZone: string) => {
 
 /** The wall time of an instant in a zone, as naive milliseconds. */
 export const naiveOf = (ms: number, timeZone: string): number => {
-  const p = Object.fromEntries(formatter(timeZone).formatToParts(new Date(ms)).map((x) => [x.type, Number(x.value)]))
-  return Date.UTC(p["year"]!, p["month"]! - 1, p["day"]!, p["hour"]!, p["minute"]!, p["second"]!, ((ms % 1000) + 1000) % 1000)
+  const p = Object.fromEntries(
+    formatter(timeZone)
+      .formatToParts(new Date(ms))
+      .map((x) => [x.type, Number(x.value)])
+  )
+  return Date.UTC(
+    p["year"]!,
+    p["month"]! - 1,
+    p["day"]!,
+    p["hour"]!,
+    p["minute"]!,
+    p["second"]!,
+    ((ms % 1000) + 1000) % 1000
+  )
 }
 
 /** The instant a wall time happens (the later reading of a repeated hour, the shifted one of a skipped hour). */
@@ -104,7 +123,15 @@ export const shift = (naive: number, unit: Unit, n: number): number => {
       const months = unit === "month" ? n : unit === "quarter" ? 3 * n : 12 * n
       // Day of month clamped, as date libraries do (31 Mar - 1 month = 28/29 Feb).
       const last = new Date(Date.UTC(f.y, f.m + months + 1, 0)).getUTCDate()
-      return Date.UTC(f.y, f.m + months, Math.min(f.d, last), d.getUTCHours(), d.getUTCMinutes(), d.getUTCSeconds(), d.getUTCMilliseconds())
+      return Date.UTC(
+        f.y,
+        f.m + months,
+        Math.min(f.d, last),
+        d.getUTCHours(),
+        d.getUTCMinutes(),
+        d.getUTCSeconds(),
+        d.getUTCMilliseconds()
+      )
     }
   }
 }
@@ -137,7 +164,8 @@ export const bucketsBetween = (first: number, end: number, interval: Interval, t
 }
 
 /** A bucket key (as the statements write it) back to naive milliseconds. */
-const naiveOfKey = (key: string): number => Date.parse(`${key.length === 10 ? `${key}T00:00:00` : key.replace(" ", "T")}Z`)
+const naiveOfKey = (key: string): number =>
+  Date.parse(`${key.length === 10 ? `${key}T00:00:00` : key.replace(" ", "T")}Z`)
 
 /** How the statements write the bucket of a DateTime expression, matching `Bucket.key`. */
 export const bucketKeyExpr = (expr: A.Expr, interval: Interval, weekStartDay: 0 | 1): A.Expr =>
@@ -158,8 +186,21 @@ export const bucketStartExpr = (expr: A.Expr, interval: Interval, weekStartDay: 
 }
 
 const RELATIVE = /^-(\d+)([hdwmqy])$/
-const RELATIVE_UNITS: Readonly<Record<string, Unit>> = { h: "hour", d: "day", w: "week", m: "month", q: "quarter", y: "year" }
-const STARTS: Readonly<Record<string, Unit>> = { dStart: "day", wStart: "week", mStart: "month", qStart: "quarter", yStart: "year" }
+const RELATIVE_UNITS: Readonly<Record<string, Unit>> = {
+  h: "hour",
+  d: "day",
+  w: "week",
+  m: "month",
+  q: "quarter",
+  y: "year"
+}
+const STARTS: Readonly<Record<string, Unit>> = {
+  dStart: "day",
+  wStart: "week",
+  mStart: "month",
+  qStart: "quarter",
+  yStart: "year"
+}
 const OFFSET = /(?:Z|[+-]\d{2}:?\d{2})$/
 
 /** A relative amount (`-1y`, `-4w`), as a unit and a count; undefined when the text is not one. */
@@ -194,10 +235,15 @@ export const resolvePeriod = (range: DateRange | null | undefined, interval: Int
   const fromText = range?.date_from == null || range.date_from === "" ? "-7d" : range.date_from
   const toText = range?.date_to == null || range.date_to === "" ? undefined : range.date_to
   const explicit = range?.explicitDate === true
-  const toPoint = toText === undefined ? { naive: naiveOf(ctx.now.getTime(), ctx.timezone), wholeDay: false } : point(toText, ctx)
+  const toPoint =
+    toText === undefined ? { naive: naiveOf(ctx.now.getTime(), ctx.timezone), wholeDay: false } : point(toText, ctx)
   // The end: past the last bucket, or the instant itself when the dates are explicit.
   // A date alone runs to the end of its day.
-  const lastNaive = truncate(toPoint.wholeDay ? shift(toPoint.naive, "day", 1) - 1 : toPoint.naive, interval, ctx.weekStartDay)
+  const lastNaive = truncate(
+    toPoint.wholeDay ? shift(toPoint.naive, "day", 1) - 1 : toPoint.naive,
+    interval,
+    ctx.weekStartDay
+  )
   const endNaive = shift(lastNaive, interval, 1)
   const to = instantOf(explicit && !toPoint.wholeDay ? toPoint.naive : endNaive, ctx.timezone)
   if (fromText === "all") return { from: null, to, buckets: [], interval }
@@ -214,9 +260,15 @@ export const CompareFilter = Schema.Struct({
 })
 
 /** The periods a query computes: the current one, and the previous one when it compares. */
-export const comparedPeriods = (current: Period, compare: typeof CompareFilter.Type | null | undefined, ctx: InsightContext) => [
+export const comparedPeriods = (
+  current: Period,
+  compare: typeof CompareFilter.Type | null | undefined,
+  ctx: InsightContext
+) => [
   { period: current, label: "current" },
-  ...(compare?.compare === true ? [{ period: previousPeriod(current, compare.compare_to, ctx), label: "previous" }] : [])
+  ...(compare?.compare === true
+    ? [{ period: previousPeriod(current, compare.compare_to, ctx), label: "previous" }]
+    : [])
 ]
 
 /** The previous period to compare with: the same number of buckets before, or shifted by `compare_to` (`-1y`). */
@@ -226,7 +278,10 @@ export const previousPeriod = (period: Period, compareTo: string | null | undefi
   const end = shift(period.buckets.at(-1)!.naive, period.interval, 1)
   const rel = compareTo ? relative(compareTo) : undefined
   const [start, stop] = rel
-    ? [truncate(shift(first.naive, rel.unit, -rel.n), period.interval, ctx.weekStartDay), truncate(shift(end, rel.unit, -rel.n), period.interval, ctx.weekStartDay)]
+    ? [
+        truncate(shift(first.naive, rel.unit, -rel.n), period.interval, ctx.weekStartDay),
+        truncate(shift(end, rel.unit, -rel.n), period.interval, ctx.weekStartDay)
+      ]
     : [shift(first.naive, period.interval, -period.buckets.length), first.naive]
   return {
     from: instantOf(start, ctx.timezone),

@@ -1,7 +1,11 @@
 // Trends formulas (`(A + B) / 2`): letters name series in order; evaluated per bucket in
 // TypeScript, parsed by hand so that a formula is never code. Non-finite results (x / 0) are 0.
 
-type Node = { readonly n: number } | { readonly ref: number } | { readonly op: string; readonly l: Node; readonly r: Node } | { readonly neg: Node }
+type Node =
+  | { readonly n: number }
+  | { readonly ref: number }
+  | { readonly op: string; readonly l: Node; readonly r: Node }
+  | { readonly neg: Node }
 
 const TOKEN = /\s*(\d+(?:\.\d+)?|[A-Za-z]|[-+*/()])/y
 
@@ -51,7 +55,13 @@ export const parseFormula = (text: string): Node => {
 
 /** The highest series index a formula names. */
 export const maxRef = (node: Node): number =>
-  "ref" in node ? node.ref : "op" in node ? Math.max(maxRef(node.l), maxRef(node.r)) : "neg" in node ? maxRef(node.neg) : -1
+  "ref" in node
+    ? node.ref
+    : "op" in node
+      ? Math.max(maxRef(node.l), maxRef(node.r))
+      : "neg" in node
+        ? maxRef(node.neg)
+        : -1
 
 const evaluate = (node: Node, values: ReadonlyArray<number>): number => {
   if ("n" in node) return node.n

@@ -83,7 +83,13 @@ const cols = (prefix: string, n: number) => names(prefix, n).map((name) => Q.fie
 
 /** A candidate's level, the number of steps it reaches, from its times `t0 … t{n-1}`. */
 const levelOf = (n: number) =>
-  Q.call("multiIf", [...range(n).slice(1).reverse().flatMap((k) => [Q.expr`isNotNull(${col("t", k)})`, Q.constant(k + 1)]), Q.constant(1)])
+  Q.call("multiIf", [
+    ...range(n)
+      .slice(1)
+      .reverse()
+      .flatMap((k) => [Q.expr`isNotNull(${col("t", k)})`, Q.constant(k + 1)]),
+    Q.constant(1)
+  ])
 /** When a candidate reaches the furthest step it reaches. */
 const lastOf = (n: number) => Q.call("coalesce", cols("t", n).reverse())
 
@@ -92,39 +98,61 @@ const lastOf = (n: number) => Q.call("coalesce", cols("t", n).reverse())
  * reaches step k (NULL when it does not), `levels` how many steps each reaches and `lasts` when it
  * reaches the furthest of them; from the events subquery `source`.
  */
-const candidates = (order: "ordered" | "strict" | "unordered", n: number, source: A.SelectLike, windowEnd: (start: A.Expr) => A.Expr): A.SelectLike => {
+const candidates = (
+  order: "ordered" | "strict" | "unordered",
+  n: number,
+  source: A.SelectLike,
+  windowEnd: (start: A.Expr) => A.Expr
+): A.SelectLike => {
   if (order === "strict") {
     // The next k events of the person must be steps 1…k: found by windows, one row per start.
-    const leads = range(n).slice(1).flatMap((k) => [
-      Q.alias(Q.expr`leadInFrame(${col("s", k)}, ${k}) OVER w`, `n${k}`),
-      Q.alias(Q.expr`leadInFrame(timestamp, ${k}) OVER w`, `l${k}`)
-    ])
-    const chain = range(n).slice(1).map((k) => {
-      const next = Q.and([...range(k + 1).slice(1).map((j) => Q.expr`ifNull(${col("n", j)}, false)`), Q.expr`${col("l", k)} <= ${windowEnd(Q.field("timestamp"))}`])
-      return Q.alias(Q.expr`if(${next}, ${col("l", k)}, NULL)`, `t${k}`)
-    })
+    const leads = range(n)
+      .slice(1)
+      .flatMap((k) => [
+        Q.alias(Q.expr`leadInFrame(${col("s", k)}, ${k}) OVER w`, `n${k}`),
+        Q.alias(Q.expr`leadInFrame(timestamp, ${k}) OVER w`, `l${k}`)
+      ])
+    const chain = range(n)
+      .slice(1)
+      .map((k) => {
+        const next = Q.and([
+          ...range(k + 1)
+            .slice(1)
+            .map((j) => Q.expr`ifNull(${col("n", j)}, false)`),
+          Q.expr`${col("l", k)} <= ${windowEnd(Q.field("timestamp"))}`
+        ])
+        return Q.alias(Q.expr`if(${next}, ${col("l", k)}, NULL)`, `t${k}`)
+      })
     const rows = Q.select`SELECT actor, bd, timestamp AS t0, ${chain} FROM (
       SELECT actor, timestamp, s0, first_value(prop) OVER (PARTITION BY actor, s0 ORDER BY timestamp, uuid) AS bd, ${leads}
       FROM ${source} WINDOW w AS (PARTITION BY actor ORDER BY timestamp, uuid)) WHERE s0`
     // Times past a row's level are never read: the start's stands in, as groupArray skips NULLs.
-    const starts = range(n).map((k) => Q.alias(Q.expr`groupArray(${k === 0 ? col("t", 0) : Q.expr`coalesce(${col("t", k)}, t0)`})`, `c${k}`))
+    const starts = range(n).map((k) =>
+      Q.alias(Q.expr`groupArray(${k === 0 ? col("t", 0) : Q.expr`coalesce(${col("t", k)}, t0)`})`, `c${k}`)
+    )
     return Q.select`SELECT actor, bd, groupArray(${levelOf(n)}) AS levels, groupArray(${lastOf(n)}) AS lasts, ${starts} FROM ${rows} GROUP BY actor, bd`
   }
   const a = cols("a", n)
   const arrays = range(n).map((k) => Q.alias(Q.expr`arraySort(groupArrayIf(timestamp, ${col("s", k)}))`, `a${k}`))
-  const perActor = order === "unordered"
-    ? Q.select`SELECT actor, argMin(prop, timestamp) AS bd, ${arrays} FROM ${source} GROUP BY actor`
-    : Q.select`SELECT actor, argMinIf(prop, timestamp, s0) AS bd, ${arrays} FROM ${source} GROUP BY actor HAVING countIf(s0) > 0`
+  const perActor =
+    order === "unordered"
+      ? Q.select`SELECT actor, argMin(prop, timestamp) AS bd, ${arrays} FROM ${source} GROUP BY actor`
+      : Q.select`SELECT actor, argMinIf(prop, timestamp, s0) AS bd, ${arrays} FROM ${source} GROUP BY actor HAVING countIf(s0) > 0`
   let query: A.SelectLike
   if (order === "unordered") {
     // From each step event, the first time of every step within the window; sorted, they are the path.
     const f = cols("f", n)
     const firstTimes = range(n).map((j) =>
-      Q.alias(Q.expr`arrayMap(s -> arrayMin(arrayFilter(x -> x >= s AND x <= ${windowEnd(Q.field("s"))}, ${col("a", j)})), starts)`, `f${j}`)
+      Q.alias(
+        Q.expr`arrayMap(s -> arrayMin(arrayFilter(x -> x >= s AND x <= ${windowEnd(Q.field("s"))}, ${col("a", j)})), starts)`,
+        `f${j}`
+      )
     )
     const firsts = Q.select`SELECT actor, bd, ${firstTimes} FROM (SELECT actor, bd, ${a}, arrayConcat(${a}) AS starts FROM ${perActor})`
     const path = Q.expr`arraySort(arrayFilter(x -> isNotNull(x), [${f}]))`
-    const steps = range(n).map((k) => Q.alias(Q.call("arrayMap", [Q.lambda(names("f", n), Q.expr`arrayElement(${path}, ${k + 1})`), ...f]), `c${k}`))
+    const steps = range(n).map((k) =>
+      Q.alias(Q.call("arrayMap", [Q.lambda(names("f", n), Q.expr`arrayElement(${path}, ${k + 1})`), ...f]), `c${k}`)
+    )
     query = Q.select`SELECT actor, bd, ${steps} FROM ${firsts}`
   } else {
     // Ordered: for each start, each step's earliest event after the previous step's, within the
@@ -132,7 +160,10 @@ const candidates = (order: "ordered" | "strict" | "unordered", n: number, source
     query = perActor
     for (let k = 1; k < n; k++) {
       const previous = k === 1 ? col("a", 0) : col("c", k - 1)
-      const step = Q.alias(Q.expr`arrayMap((s, p) -> arrayMin(arrayFilter(x -> x > p AND x <= ${windowEnd(Q.field("s"))}, ${col("a", k)})), a0, ${previous})`, `c${k}`)
+      const step = Q.alias(
+        Q.expr`arrayMap((s, p) -> arrayMin(arrayFilter(x -> x > p AND x <= ${windowEnd(Q.field("s"))}, ${col("a", k)})), a0, ${previous})`,
+        `c${k}`
+      )
       query = Q.select`SELECT actor, bd, ${[col("a", 0), ...a.slice(k + 1), ...cols("c", k).slice(1), step]} FROM ${query}`
     }
     query = Q.select`SELECT actor, bd, a0 AS c0, ${cols("c", n).slice(1)} FROM ${query}`
@@ -201,7 +232,8 @@ const bestPaths = (query: FunnelsQuery): A.SelectLike => {
   const reached = Q.select`SELECT actor, bd, levels, lasts, ${c}, arrayMax(levels) AS reached FROM ${candidates(order, n, source, windowEndOf(query))}`
   const arrival = Q.select`SELECT actor, bd, levels, lasts, ${c}, reached,
     arrayMin(arrayFilter((last, level) -> level = reached, lasts, levels)) AS arrival FROM ${reached}`
-  const pick = (k: number) => Q.expr`arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, ${col("c", k)}, levels, lasts))`
+  const pick = (k: number) =>
+    Q.expr`arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, ${col("c", k)}, levels, lasts))`
   const times = range(n).map((k) => Q.alias(k === 0 ? pick(k) : Q.expr`if(reached > ${k}, ${pick(k)}, NULL)`, `t${k}`))
   return withoutExcluded(query, Q.select`SELECT actor, bd, reached, ${times} FROM ${arrival}`, scope)
 }
@@ -216,10 +248,12 @@ const limitedBreakdown = (query: FunnelsQuery): A.Expr => {
 const stepsStatement = (query: FunnelsQuery): A.SelectLike => {
   const n = query.series.length
   const counts = range(n).map((k) => Q.expr`countIf(reached >= ${k + 1})`)
-  const timesOf = range(n).slice(1).flatMap((k) => {
-    const seconds = Q.expr`dateDiff('second', ${col("t", k - 1)}, ${col("t", k)})`
-    return [Q.expr`avgIf(${seconds}, reached >= ${k + 1})`, Q.expr`medianIf(${seconds}, reached >= ${k + 1})`]
-  })
+  const timesOf = range(n)
+    .slice(1)
+    .flatMap((k) => {
+      const seconds = Q.expr`dateDiff('second', ${col("t", k - 1)}, ${col("t", k)})`
+      return [Q.expr`avgIf(${seconds}, reached >= ${k + 1})`, Q.expr`medianIf(${seconds}, reached >= ${k + 1})`]
+    })
   return Q.select`WITH best AS (${bestPaths(query)})
     SELECT breakdown, ${[...counts, ...timesOf]}
     FROM (SELECT ${limitedBreakdown(query)} AS breakdown, reached, ${cols("t", n)} FROM best)
@@ -228,7 +262,11 @@ const stepsStatement = (query: FunnelsQuery): A.SelectLike => {
 
 const timeToConvertStatement = (query: FunnelsQuery): A.SelectLike => {
   const n = query.series.length
-  const { from, to } = stepRange(n, query.funnelsFilter?.funnelFromStep ?? 0, query.funnelsFilter?.funnelToStep ?? n - 1)
+  const { from, to } = stepRange(
+    n,
+    query.funnelsFilter?.funnelFromStep ?? 0,
+    query.funnelsFilter?.funnelToStep ?? n - 1
+  )
   return Q.select`SELECT dateDiff('second', ${col("t", from)}, ${col("t", to)}) AS seconds, count() FROM ${bestPaths(query)}
     WHERE reached >= ${to + 1} GROUP BY seconds ORDER BY seconds LIMIT ${ROWS}`
 }
@@ -255,7 +293,10 @@ const shapeSteps = (query: FunnelsQuery, rows: ReadonlyArray<ReadonlyArray<unkno
 }
 
 /** Equal-width bins from the fastest to the slowest conversion, as PostHog draws them. */
-export const timeToConvertBins = (times: ReadonlyArray<readonly [number, number]>, binCount: number | null | undefined): TimeToConvert => {
+export const timeToConvertBins = (
+  times: ReadonlyArray<readonly [number, number]>,
+  binCount: number | null | undefined
+): TimeToConvert => {
   const total = times.reduce((sum, [, count]) => sum + count, 0)
   if (total === 0) return { bins: [], average_conversion_time: null }
   const min = times[0]![0]
@@ -287,7 +328,10 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
       zedql: shownStatements([statement], values, ""),
       shape: ([rows = []]) =>
         timeToConvert
-          ? timeToConvertBins(rows.map((r) => [Number(r[0]), Number(r[1])] as const), query.funnelsFilter?.binCount)
+          ? timeToConvertBins(
+              rows.map((r) => [Number(r[0]), Number(r[1])] as const),
+              query.funnelsFilter?.binCount
+            )
           : shapeSteps(query, rows)
     })
   })

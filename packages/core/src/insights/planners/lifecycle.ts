@@ -23,9 +23,13 @@ export const LifecycleQuery = Schema.Struct({
   dateRange: Schema.optional(Schema.NullOr(DateRange)),
   properties: Schema.optional(Properties),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  lifecycleFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    toggledLifecycles: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal(...STATUSES))))
-  })))
+  lifecycleFilter: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        toggledLifecycles: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal(...STATUSES))))
+      })
+    )
+  )
 })
 export type LifecycleQuery = typeof LifecycleQuery.Type
 
@@ -35,7 +39,7 @@ export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effec
   Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(LifecycleQuery, input)), (query) => {
     const interval = query.interval ?? "day"
     const period = resolvePeriod(query.dateRange, interval, ctx)
-    if (period.from === null) return invalid("A lifecycle insight needs a date range with a start (not \"all\")")
+    if (period.from === null) return invalid('A lifecycle insight needs a date range with a start (not "all")')
     const node = query.series[0]
     const fmt = interval === "hour" ? "%Y-%m-%d %H:%i:%S" : "%Y-%m-%d"
     const next = (x: A.Expr) => Q.call(`add${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])

@@ -13,13 +13,24 @@ export interface PropertyGroup {
   readonly values: ReadonlyArray<PropertyGroup | typeof PropertyFilter.Type>
 }
 
-const Filter = PropertyFilter.pipe(Schema.filter((f) =>
-  f.type === undefined || f.type === "event" || f.type === "person" || `Property filters of type "${f.type}" are not supported (only event and person)`
-))
+const Filter = PropertyFilter.pipe(
+  Schema.filter(
+    (f) =>
+      f.type === undefined ||
+      f.type === "event" ||
+      f.type === "person" ||
+      `Property filters of type "${f.type}" are not supported (only event and person)`
+  )
+)
 
 export const PropertyGroup: Schema.Schema<PropertyGroup> = Schema.Struct({
   type: Schema.Literal("AND", "OR"),
-  values: Schema.Array(Schema.Union(Schema.suspend(() => PropertyGroup), Filter))
+  values: Schema.Array(
+    Schema.Union(
+      Schema.suspend(() => PropertyGroup),
+      Filter
+    )
+  )
 })
 
 export const Properties = Schema.NullOr(Schema.Union(Schema.Array(Filter), PropertyGroup))
@@ -29,7 +40,9 @@ const isGroup = (value: PropertyGroup | typeof PropertyFilter.Type): value is Pr
   (value.type === "AND" || value.type === "OR") && "values" in value && Array.isArray(value.values)
 
 const groupCondition = (group: PropertyGroup): A.Expr | undefined => {
-  const parts = group.values.map((v) => (isGroup(v) ? groupCondition(v) : propertyCondition(v))).filter((t) => t !== undefined)
+  const parts = group.values
+    .map((v) => (isGroup(v) ? groupCondition(v) : propertyCondition(v)))
+    .filter((t) => t !== undefined)
   if (parts.length <= 1) return parts[0]
   return group.type === "AND" ? Q.and(parts) : Q.or(parts)
 }
@@ -40,7 +53,7 @@ const groupCondition = (group: PropertyGroup): A.Expr | undefined => {
  */
 export const propertiesCondition = (properties: Properties | undefined): A.Expr | undefined => {
   if (properties == null) return undefined
-  return groupCondition(Array.isArray(properties) ? { type: "AND", values: properties } : properties as PropertyGroup)
+  return groupCondition(Array.isArray(properties) ? { type: "AND", values: properties } : (properties as PropertyGroup))
 }
 
 export { UnsupportedFilter }

@@ -70,7 +70,8 @@ const periodExprs = (period: RetentionPeriod, anchor: A.Expr, intervals: number,
         first: Q.expr`subtractWeeks(toStartOfWeek(${anchor}, ${weekStartDay}), ${back})`,
         start: (first: A.Expr, i: A.Expr) => Q.expr`toDateTime(addWeeks(${first}, ${i}))`,
         // Days from the first week's start to the event's week's start, in whole weeks.
-        index: (first: A.Expr, ts: A.Expr) => Q.expr`intDiv(dateDiff('day', ${first}, toStartOfWeek(${ts}, ${weekStartDay})), 7)`
+        index: (first: A.Expr, ts: A.Expr) =>
+          Q.expr`intDiv(dateDiff('day', ${first}, toStartOfWeek(${ts}, ${weekStartDay})), 7)`
       }
     case "Month":
       return {
@@ -83,10 +84,16 @@ const periodExprs = (period: RetentionPeriod, anchor: A.Expr, intervals: number,
 
 /** The events an entity stands for. Throws `UnsupportedFilter`. */
 const entityCondition = (entity: RetentionEntity | null | undefined): A.Expr =>
-  Q.and([...(entity?.id == null ? [] : [Q.expr`event = ${String(entity.id)}`]), ...propertyConditions(entity?.properties)])
+  Q.and([
+    ...(entity?.id == null ? [] : [Q.expr`event = ${String(entity.id)}`]),
+    ...propertyConditions(entity?.properties)
+  ])
 
 /** A DateTime in a period's label as PostHog writes it: no fraction, `Z` for UTC. */
-const dateLabel = (value: unknown): string => String(value).replace(/\.\d+/, "").replace(/\+00:00$/, "Z")
+const dateLabel = (value: unknown): string =>
+  String(value)
+    .replace(/\.\d+/, "")
+    .replace(/\+00:00$/, "Z")
 
 const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
   const filter = query.retentionFilter
@@ -100,11 +107,15 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
   const target = Q.and([entityCondition(filter.targetEntity), ...scope])
   const returning = Q.and([entityCondition(filter.returningEntity ?? filter.targetEntity), ...scope])
   // One pass over the events, per person: the cohorts they are in and the periods they returned in.
-  const cohorts = filter.retentionType === "retention_first_time"
-    ? Q.expr`arrayFilter(x -> x >= 0 AND x < ${intervals}, [${p.index(p.first, Q.expr`minIf(timestamp, ${target})`)}])`
-    : Q.expr`arrayDistinct(groupArrayIf(${index}, ${Q.and([target, inRange])}))`
+  const cohorts =
+    filter.retentionType === "retention_first_time"
+      ? Q.expr`arrayFilter(x -> x >= 0 AND x < ${intervals}, [${p.index(p.first, Q.expr`minIf(timestamp, ${target})`)}])`
+      : Q.expr`arrayDistinct(groupArrayIf(${index}, ${Q.and([target, inRange])}))`
   const returns = Q.expr`arrayDistinct(groupArrayIf(${index}, ${Q.and([returning, inRange])}))`
-  const relevant = Q.or([filter.retentionType === "retention_first_time" ? target : Q.and([target, inRange]), Q.and([returning, inRange])])
+  const relevant = Q.or([
+    filter.retentionType === "retention_first_time" ? target : Q.and([target, inRange]),
+    Q.and([returning, inRange])
+  ])
   const counts = Q.select`SELECT c, j, count() FROM (
     SELECT c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (
       SELECT person_id AS actor, ${cohorts} AS cs, ${returns} AS rs FROM events WHERE ${relevant} GROUP BY actor
@@ -117,11 +128,13 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
     zedql: shownStatements([starts, counts], values, ";\n"),
     shape: ([startRows = [], countRows = []]) => {
       const count = new Map(countRows.map((r) => [`${r[0]}:${r[1]}`, Number(r[2])]))
-      return startRows.map((row, i): RetentionCohort => ({
-        date: dateLabel(row[1]),
-        label: `${period} ${i}`,
-        values: Array.from({ length: intervals - i }, (_, j) => ({ count: count.get(`${i}:${j}`) ?? 0 }))
-      }))
+      return startRows.map(
+        (row, i): RetentionCohort => ({
+          date: dateLabel(row[1]),
+          label: `${period} ${i}`,
+          values: Array.from({ length: intervals - i }, (_, j) => ({ count: count.get(`${i}:${j}`) ?? 0 }))
+        })
+      )
     }
   }
 }

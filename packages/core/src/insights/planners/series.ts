@@ -6,8 +6,21 @@ import * as Q from "../../zedql/build.js"
 // A series (EventsNode) as ZedQL: which events it counts, and how it aggregates them per bucket.
 
 const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const
-const ACTOR_MATHS = ["avg_count_per_actor", "min_count_per_actor", "max_count_per_actor", "median_count_per_actor"] as const
-export const MATHS = ["total", "dau", "weekly_active", "monthly_active", "unique_session", ...PROPERTY_MATHS, ...ACTOR_MATHS] as const
+const ACTOR_MATHS = [
+  "avg_count_per_actor",
+  "min_count_per_actor",
+  "max_count_per_actor",
+  "median_count_per_actor"
+] as const
+export const MATHS = [
+  "total",
+  "dau",
+  "weekly_active",
+  "monthly_active",
+  "unique_session",
+  ...PROPERTY_MATHS,
+  ...ACTOR_MATHS
+] as const
 
 export const EventsNode = Schema.Struct({
   kind: Schema.Literal("EventsNode"),
@@ -20,10 +33,14 @@ export const EventsNode = Schema.Struct({
   math_group_type_index: Schema.optional(Schema.NullOr(Schema.Number)),
   properties: Schema.optional(Properties),
   fixedProperties: Schema.optional(Properties)
-}).pipe(Schema.filter((node) =>
-  !(PROPERTY_MATHS as ReadonlyArray<string>).includes(node.math ?? "total") || (node.math_property ?? "") !== "" ||
-  `math "${node.math}" needs a math_property`
-))
+}).pipe(
+  Schema.filter(
+    (node) =>
+      !(PROPERTY_MATHS as ReadonlyArray<string>).includes(node.math ?? "total") ||
+      (node.math_property ?? "") !== "" ||
+      `math "${node.math}" needs a math_property`
+  )
+)
 export type EventsNode = typeof EventsNode.Type
 
 /**
@@ -40,10 +57,14 @@ export interface Aggregation {
 
 const QUANTILES: Readonly<Record<string, number>> = { p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99 }
 
-const ofValues = (math: string) => (x: A.Expr): A.Expr => {
-  const q = QUANTILES[math]
-  return q === undefined ? Q.call(math, [x]) : { ...Q.call("quantile", [x]), params: [{ node: "Constant", value: q }] }
-}
+const ofValues =
+  (math: string) =>
+  (x: A.Expr): A.Expr => {
+    const q = QUANTILES[math]
+    return q === undefined
+      ? Q.call(math, [x])
+      : { ...Q.call("quantile", [x]), params: [{ node: "Constant", value: q }] }
+  }
 
 const actors = (x: A.Expr) => Q.expr`uniq(${x})`
 const PERSON = Q.field("person_id")

@@ -20,8 +20,11 @@ export const NOW = Q.call("toDateTime", [Q.placeholder("now")])
 export const planValues = (ctx: InsightContext) => ({ now: ctx.now.toISOString() })
 
 /** Statements as the insight's `zedql` shows them: written out, the placeholders' values in them. */
-export const shownStatements = (queries: ReadonlyArray<A.SelectLike>, values: Readonly<Record<string, string>>, separator: string): string =>
-  queries.map((q) => formatSelect(Q.withValues(q, values))).join(separator)
+export const shownStatements = (
+  queries: ReadonlyArray<A.SelectLike>,
+  values: Readonly<Record<string, string>>,
+  separator: string
+): string => queries.map((q) => formatSelect(Q.withValues(q, values))).join(separator)
 
 /** Rows any planned statement may return: ZedQL's cap, so that none is cut at the default 100. */
 export const ROWS = 50_000

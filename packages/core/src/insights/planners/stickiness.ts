@@ -1,6 +1,14 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { bucketKeyExpr, comparedPeriods, CompareFilter, DateRange, Interval, resolvePeriod, timeBounds } from "./dateRange.js"
+import {
+  bucketKeyExpr,
+  comparedPeriods,
+  CompareFilter,
+  DateRange,
+  Interval,
+  resolvePeriod,
+  timeBounds
+} from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
@@ -22,13 +30,21 @@ export const StickinessQuery = Schema.Struct({
   properties: Schema.optional(Properties),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
   compareFilter: Schema.optional(Schema.NullOr(CompareFilter)),
-  stickinessFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    computedAs: Schema.optional(Schema.NullOr(Schema.Literal("non_cumulative", "cumulative"))),
-    stickinessCriteria: Schema.optional(Schema.NullOr(Schema.Struct({
-      operator: Schema.Literal("gte", "lte", "exact"),
-      value: Schema.Int.pipe(Schema.positive())
-    })))
-  })))
+  stickinessFilter: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        computedAs: Schema.optional(Schema.NullOr(Schema.Literal("non_cumulative", "cumulative"))),
+        stickinessCriteria: Schema.optional(
+          Schema.NullOr(
+            Schema.Struct({
+              operator: Schema.Literal("gte", "lte", "exact"),
+              value: Schema.Int.pipe(Schema.positive())
+            })
+          )
+        )
+      })
+    )
+  )
 })
 export type StickinessQuery = typeof StickinessQuery.Type
 
@@ -36,12 +52,17 @@ export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effe
   Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(StickinessQuery, input)), (query) => {
     const interval = query.interval ?? "day"
     const current = resolvePeriod(query.dateRange, interval, ctx)
-    if (current.from === null) return invalid("A stickiness insight needs a date range with a start (not \"all\")")
+    if (current.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
     const periods = comparedPeriods(current, query.compareFilter, ctx)
     const comparing = periods.length > 1
     const criteria = query.stickinessFilter?.stickinessCriteria
     const having: A.Expr | undefined = criteria
-      ? { node: "CompareOperation", op: CRITERIA[criteria.operator], left: Q.expr`count()`, right: { node: "Constant", value: criteria.value } }
+      ? {
+          node: "CompareOperation",
+          op: CRITERIA[criteria.operator],
+          left: Q.expr`count()`,
+          right: { node: "Constant", value: criteria.value }
+        }
       : undefined
     let queries: Array<A.SelectLike>
     try {

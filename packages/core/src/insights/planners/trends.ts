@@ -1,6 +1,19 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
-import { type Bucket, bucketKeyExpr, bucketsFrom, DateRange, instantOf, Interval, type Period, comparedPeriods, CompareFilter, resolvePeriod, shift, timeBounds } from "./dateRange.js"
+import {
+  type Bucket,
+  bucketKeyExpr,
+  bucketsFrom,
+  DateRange,
+  instantOf,
+  Interval,
+  type Period,
+  comparedPeriods,
+  CompareFilter,
+  resolvePeriod,
+  shift,
+  timeBounds
+} from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { applyFormula, FormulaInvalid, maxRef, parseFormula } from "./formula.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -25,21 +38,35 @@ export const TrendsQuery = Schema.Struct({
   dateRange: Schema.optional(Schema.NullOr(DateRange)),
   properties: Schema.optional(Properties),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  breakdownFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    breakdown_type: Schema.optional(Schema.NullOr(Schema.Literal("event", "person"))),
-    breakdown: Schema.optional(Schema.NullOr(Schema.String)),
-    breakdown_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))),
-    breakdown_hide_other_aggregation: Schema.optional(Schema.NullOr(Schema.Boolean))
-  }))),
+  breakdownFilter: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        breakdown_type: Schema.optional(Schema.NullOr(Schema.Literal("event", "person"))),
+        breakdown: Schema.optional(Schema.NullOr(Schema.String)),
+        breakdown_limit: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))),
+        breakdown_hide_other_aggregation: Schema.optional(Schema.NullOr(Schema.Boolean))
+      })
+    )
+  ),
   compareFilter: Schema.optional(Schema.NullOr(CompareFilter)),
-  trendsFilter: Schema.optional(Schema.NullOr(Schema.Struct({
-    display: Schema.optional(Schema.NullOr(Schema.String)),
-    formula: Schema.optional(Schema.NullOr(Schema.String)),
-    formulaNodes: Schema.optional(Schema.NullOr(Schema.Array(Schema.Struct({
-      formula: Schema.String,
-      custom_name: Schema.optional(Schema.NullOr(Schema.String))
-    }))))
-  })))
+  trendsFilter: Schema.optional(
+    Schema.NullOr(
+      Schema.Struct({
+        display: Schema.optional(Schema.NullOr(Schema.String)),
+        formula: Schema.optional(Schema.NullOr(Schema.String)),
+        formulaNodes: Schema.optional(
+          Schema.NullOr(
+            Schema.Array(
+              Schema.Struct({
+                formula: Schema.String,
+                custom_name: Schema.optional(Schema.NullOr(Schema.String))
+              })
+            )
+          )
+        )
+      })
+    )
+  )
 })
 export type TrendsQuery = typeof TrendsQuery.Type
 
@@ -47,7 +74,9 @@ type Row = ReadonlyArray<unknown>
 const num = (v: unknown): number => (v === null || v === undefined ? 0 : Number(v))
 
 const breakdownProperty = (query: TrendsQuery): string | undefined =>
-  query.breakdownFilter?.breakdown == null || query.breakdownFilter.breakdown === "" ? undefined : query.breakdownFilter.breakdown
+  query.breakdownFilter?.breakdown == null || query.breakdownFilter.breakdown === ""
+    ? undefined
+    : query.breakdownFilter.breakdown
 
 /** The breakdown value of an event: its property's text, or "other" past the most frequent values in `where`. */
 const breakdownOf = (query: TrendsQuery, where: ReadonlyArray<A.Expr>): A.Expr | undefined => {
@@ -62,19 +91,35 @@ const breakdownOf = (query: TrendsQuery, where: ReadonlyArray<A.Expr>): A.Expr |
  * One statement: `[bucket,] [breakdown_value,] value` rows for a series over a period. The keys
  * are computed per event in a subquery, so that the outer GROUP BY names plain columns.
  */
-const statement = (node: EventsNode, query: TrendsQuery, period: Period, total: boolean, ctx: InsightContext): A.SelectLike => {
+const statement = (
+  node: EventsNode,
+  query: TrendsQuery,
+  period: Period,
+  total: boolean,
+  ctx: InsightContext
+): A.SelectLike => {
   const agg = aggregation(node)
   const conditions = seriesConditions(node, query.properties)
   const bounds = timeBounds(period)
   // By week or month (or over the whole range) a rolling window is the bucket's actors.
-  const rolling = agg.rollingDays !== undefined && !total && period.interval === "day" && period.from !== null ? agg.rollingDays : undefined
+  const rolling =
+    agg.rollingDays !== undefined && !total && period.interval === "day" && period.from !== null
+      ? agg.rollingDays
+      : undefined
   const where = Q.and([
     ...conditions,
-    ...(rolling ? timeBounds(period, instantOf(shift(period.buckets[0]!.naive, "day", 1 - rolling), ctx.timezone)) : bounds)
+    ...(rolling
+      ? timeBounds(period, instantOf(shift(period.buckets[0]!.naive, "day", 1 - rolling), ctx.timezone))
+      : bounds)
   ])
   const breakdown = breakdownOf(query, [...conditions, ...bounds])
-  const bucket = rolling ? Q.expr`formatDateTime(addDays(toStartOfDay(timestamp), shift), '%Y-%m-%d')` : bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)
-  const keys = [...(total ? [] : [Q.alias(bucket, "bucket")]), ...(breakdown ? [Q.alias(breakdown, "breakdown_value")] : [])]
+  const bucket = rolling
+    ? Q.expr`formatDateTime(addDays(toStartOfDay(timestamp), shift), '%Y-%m-%d')`
+    : bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)
+  const keys = [
+    ...(total ? [] : [Q.alias(bucket, "bucket")]),
+    ...(breakdown ? [Q.alias(breakdown, "breakdown_value")] : [])
+  ]
   const names = [...(total ? [] : [Q.field("bucket")]), ...(breakdown ? [Q.field("breakdown_value")] : [])]
   const perEvent = rolling
     ? Q.select`SELECT ${keys}, ${agg.input} AS x FROM events ARRAY JOIN range(0, ${rolling}) AS shift WHERE ${where}`
@@ -91,7 +136,13 @@ interface SeriesResult {
 }
 
 /** Rows by breakdown value (one group without a breakdown). */
-const groups = (rows: ReadonlyArray<Row>, node: EventsNode, order: number, hasBuckets: boolean, hasBreakdown: boolean): Array<SeriesResult> => {
+const groups = (
+  rows: ReadonlyArray<Row>,
+  node: EventsNode,
+  order: number,
+  hasBuckets: boolean,
+  hasBreakdown: boolean
+): Array<SeriesResult> => {
   const byValue = new Map<string | undefined, Map<string, number>>()
   if (!hasBreakdown) byValue.set(undefined, new Map())
   for (const row of rows) {
@@ -115,12 +166,17 @@ export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<I
     const current = resolvePeriod(query.dateRange, interval, ctx)
     const periods = comparedPeriods(current, query.compareFilter, ctx)
     const comparing = periods.length > 1
-    const formulaTexts = [...(query.trendsFilter?.formulaNodes ?? []), ...(query.trendsFilter?.formula ? [{ formula: query.trendsFilter.formula, custom_name: null }] : [])]
+    const formulaTexts = [
+      ...(query.trendsFilter?.formulaNodes ?? []),
+      ...(query.trendsFilter?.formula ? [{ formula: query.trendsFilter.formula, custom_name: null }] : [])
+    ]
     let formulas
     let queries
     try {
       formulas = formulaTexts.map((f) => ({ ...f, tree: parseFormula(f.formula) }))
-      for (const f of formulas) if (maxRef(f.tree) >= query.series.length) return invalid(`Formula "${f.formula}" names a series that does not exist`)
+      for (const f of formulas)
+        if (maxRef(f.tree) >= query.series.length)
+          return invalid(`Formula "${f.formula}" names a series that does not exist`)
       queries = periods.flatMap((p) => query.series.map((node) => statement(node, query, p.period, total, ctx)))
     } catch (error) {
       if (error instanceof FormulaInvalid || error instanceof UnsupportedFilter) return invalid(error.message)
@@ -132,44 +188,70 @@ export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<I
     const shape = (results: ReadonlyArray<ReadonlyArray<Row>>) =>
       periods.flatMap((p, pi) => {
         const perSeries = query.series.map((node, order) =>
-          groups(results[pi * query.series.length + order] ?? [], node, order, !total, hasBreakdown)
-            .filter((s) => !(hideOther && s.breakdownValue === BREAKDOWN_OTHER))
+          groups(results[pi * query.series.length + order] ?? [], node, order, !total, hasBreakdown).filter(
+            (s) => !(hideOther && s.breakdownValue === BREAKDOWN_OTHER)
+          )
         )
-        const buckets = bucketsFrom(p.period, perSeries.flat().flatMap((s) => [...s.values.keys()]), ctx)
+        const buckets = bucketsFrom(
+          p.period,
+          perSeries.flat().flatMap((s) => [...s.values.keys()]),
+          ctx
+        )
         const dataOf = (values: Map<string, number>) => (total ? [] : buckets.map((b) => values.get(b.key) ?? 0))
         const aggregated = (values: Map<string, number>) => values.get("") ?? 0
-        const entries = formulas.length === 0
-          ? perSeries.flat().map((s) => ({ s, name: seriesName(s.node), data: dataOf(s.values), aggregatedValue: aggregated(s.values) }))
-          : formulas.flatMap((f) => {
-            const values = [...new Set(perSeries.flat().map((s) => s.breakdownValue))]
-            return values.map((bv) => {
-              const inputs = perSeries.map((list) => list.find((s) => s.breakdownValue === bv))
-              const dataIn = inputs.map((s) => (s ? dataOf(s.values) : buckets.map(() => 0)))
-              return {
-                s: { node: query.series[0]!, order: 0, breakdownValue: bv, values: new Map() },
-                name: f.custom_name ?? f.formula,
-                data: total ? [] : buckets.map((_, j) => applyFormula(f.tree, dataIn.map((d) => d[j] ?? 0))),
-                aggregatedValue: applyFormula(f.tree, inputs.map((s) => (s ? aggregated(s.values) : 0)))
-              }
-            })
-          })
+        const entries =
+          formulas.length === 0
+            ? perSeries
+                .flat()
+                .map((s) => ({
+                  s,
+                  name: seriesName(s.node),
+                  data: dataOf(s.values),
+                  aggregatedValue: aggregated(s.values)
+                }))
+            : formulas.flatMap((f) => {
+                const values = [...new Set(perSeries.flat().map((s) => s.breakdownValue))]
+                return values.map((bv) => {
+                  const inputs = perSeries.map((list) => list.find((s) => s.breakdownValue === bv))
+                  const dataIn = inputs.map((s) => (s ? dataOf(s.values) : buckets.map(() => 0)))
+                  return {
+                    s: { node: query.series[0]!, order: 0, breakdownValue: bv, values: new Map() },
+                    name: f.custom_name ?? f.formula,
+                    data: total
+                      ? []
+                      : buckets.map((_, j) =>
+                          applyFormula(
+                            f.tree,
+                            dataIn.map((d) => d[j] ?? 0)
+                          )
+                        ),
+                    aggregatedValue: applyFormula(
+                      f.tree,
+                      inputs.map((s) => (s ? aggregated(s.values) : 0))
+                    )
+                  }
+                })
+              })
         const several = query.series.length > 1 && formulas.length === 0
-        return sortBreakdowns(entries.map((e) => {
-          const data = cumulative ? running(e.data) : e.data
-          const shown = breakdownShown(e.s.breakdownValue)
-          return {
-            data,
-            labels: total ? [] : buckets.map((b) => b.label),
-            days: total ? [] : buckets.map((b) => b.key),
-            count: total ? 0 : cumulative ? (data.at(-1) ?? 0) : data.reduce((a, b) => a + b, 0),
-            ...(total ? { aggregated_value: e.aggregatedValue } : {}),
-            label: shown === undefined ? e.name : several ? `${e.name} - ${shown}` : shown,
-            ...(shown === undefined ? {} : { breakdown_value: shown }),
-            ...(comparing ? { compare: true, compare_label: p.label } : {}),
-            action: actionOf(e.s.node, e.s.order, actionDays(buckets, total)),
-            filter: {}
-          }
-        }), hasBreakdown)
+        return sortBreakdowns(
+          entries.map((e) => {
+            const data = cumulative ? running(e.data) : e.data
+            const shown = breakdownShown(e.s.breakdownValue)
+            return {
+              data,
+              labels: total ? [] : buckets.map((b) => b.label),
+              days: total ? [] : buckets.map((b) => b.key),
+              count: total ? 0 : cumulative ? (data.at(-1) ?? 0) : data.reduce((a, b) => a + b, 0),
+              ...(total ? { aggregated_value: e.aggregatedValue } : {}),
+              label: shown === undefined ? e.name : several ? `${e.name} - ${shown}` : shown,
+              ...(shown === undefined ? {} : { breakdown_value: shown }),
+              ...(comparing ? { compare: true, compare_label: p.label } : {}),
+              action: actionOf(e.s.node, e.s.order, actionDays(buckets, total)),
+              filter: {}
+            }
+          }),
+          hasBreakdown
+        )
       })
     const values = planValues(ctx)
     return Effect.succeed({ queries, values, shape, zedql: shownStatements(queries, values, "\nUNION ALL\n") })
@@ -184,15 +266,29 @@ const actionDays = (buckets: ReadonlyArray<Bucket>, total: boolean) =>
   total ? [] : buckets.map((b) => `${b.key.length === 10 ? `${b.key}T00:00:00` : b.key.replace(" ", "T")}Z`)
 
 /** Breakdown series by size, "other" last; the series' own order first. */
-const sortBreakdowns = <T extends { readonly count: number; readonly aggregated_value?: number; readonly breakdown_value?: string; readonly action: { readonly order: number } }>(
+const sortBreakdowns = <
+  T extends {
+    readonly count: number
+    readonly aggregated_value?: number
+    readonly breakdown_value?: string
+    readonly action: { readonly order: number }
+  }
+>(
   list: Array<T>,
   hasBreakdown: boolean
 ): Array<T> => {
   if (!hasBreakdown) return list
   const size = (x: T) => x.aggregated_value ?? x.count
   const other = (x: T) => (x.breakdown_value === BREAKDOWN_OTHER ? 1 : 0)
-  return [...list].sort((a, b) =>
-    a.action.order - b.action.order || other(a) - other(b) || size(b) - size(a) ||
-    ((a.breakdown_value ?? "") < (b.breakdown_value ?? "") ? -1 : (a.breakdown_value ?? "") > (b.breakdown_value ?? "") ? 1 : 0)
+  return [...list].sort(
+    (a, b) =>
+      a.action.order - b.action.order ||
+      other(a) - other(b) ||
+      size(b) - size(a) ||
+      ((a.breakdown_value ?? "") < (b.breakdown_value ?? "")
+        ? -1
+        : (a.breakdown_value ?? "") > (b.breakdown_value ?? "")
+          ? 1
+          : 0)
   )
 }

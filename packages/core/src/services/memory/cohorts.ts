@@ -25,7 +25,15 @@ export const makeMemoryCohorts = (journal: Journal, persons: PersonStore["Type"]
     create: (projectId, input) =>
       Effect.sync(() => {
         const now = new Date()
-        const cohort = { ...input, id: nextId++, project_id: projectId, deleted: false, version: 1, created_at: now, updated_at: now }
+        const cohort = {
+          ...input,
+          id: nextId++,
+          project_id: projectId,
+          deleted: false,
+          version: 1,
+          created_at: now,
+          updated_at: now
+        }
         journal.set(cohorts, cohort.id, cohort)
         return view(cohort)
       }),
@@ -40,7 +48,7 @@ export const makeMemoryCohorts = (journal: Journal, persons: PersonStore["Type"]
       ),
     all: (projectId) => Effect.sync(() => live(projectId).map(view)),
     addPersons: (projectId, cohortId, uuids) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const found = yield* Effect.forEach(uuids, (uuid) => persons.get(projectId, { uuid }))
         const current = new Set(members.get(cohortId) ?? [])
         const before = current.size
@@ -49,7 +57,7 @@ export const makeMemoryCohorts = (journal: Journal, persons: PersonStore["Type"]
         return current.size - before
       }),
     persons: (projectId, cohortId, page) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const ids = [...(members.get(cohortId) ?? [])].sort((a, b) => b - a)
         const found = yield* Effect.forEach(ids, (id) => persons.get(projectId, { id }))
         const present = found.flatMap((p) => (Option.isSome(p) ? [p.value] : []))

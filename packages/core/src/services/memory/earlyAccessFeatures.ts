@@ -21,22 +21,34 @@ export const makeMemoryEarlyAccessFeatures = (journal: Journal) => {
         const all = inProject(projectId).sort(oldestFirst).reverse()
         return { count: all.length, results: all.slice(page.offset, page.offset + page.limit).map(strip) }
       }),
-    atStages: (projectId, stages) => Effect.sync(() => inProject(projectId).filter((f) => stages.includes(f.stage)).sort(oldestFirst).map(strip)),
-    get: (projectId, id) => Effect.sync(() => Option.fromNullable(features.get(key(projectId, id))).pipe(Option.map(strip))),
+    atStages: (projectId, stages) =>
+      Effect.sync(() =>
+        inProject(projectId)
+          .filter((f) => stages.includes(f.stage))
+          .sort(oldestFirst)
+          .map(strip)
+      ),
+    get: (projectId, id) =>
+      Effect.sync(() => Option.fromNullable(features.get(key(projectId, id))).pipe(Option.map(strip))),
     create: (projectId, input) =>
       // What the SQL store's unique index reports: a conflict.
       [...features.values()].some((f) => f.feature_flag_id === input.feature_flag_id)
-        ? Effect.fail(new StorageError({ message: `flag ${input.feature_flag_id} already releases a feature`, conflict: true }))
+        ? Effect.fail(
+            new StorageError({ message: `flag ${input.feature_flag_id} already releases a feature`, conflict: true })
+          )
         : Effect.sync(() => {
-          const feature: Owned = { ...input, project_id: projectId, order: order++, created_at: new Date() }
-          journal.set(features, key(projectId, input.id), feature)
-          return strip(feature)
-        }),
+            const feature: Owned = { ...input, project_id: projectId, order: order++, created_at: new Date() }
+            journal.set(features, key(projectId, input.id), feature)
+            return strip(feature)
+          }),
     update: (projectId, id, patch) =>
       Effect.sync(() => {
         const feature = features.get(key(projectId, id))
         if (feature === undefined) return Option.none()
-        const next: Owned = { ...feature, ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) }
+        const next: Owned = {
+          ...feature,
+          ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
+        }
         journal.set(features, key(projectId, id), next)
         return Option.some(strip(next))
       }),

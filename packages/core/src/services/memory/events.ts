@@ -26,20 +26,22 @@ export const makeMemoryEvents = (journal: Journal) => {
       Effect.sync(() => {
         const stored = of(projectId)
         for (const { from, to } of moves) {
-          for (const event of [...stored.values()]) if (event.person_id === from) journal.set(stored, event.uuid, { ...event, person_id: to })
+          for (const event of [...stored.values()])
+            if (event.person_id === from) journal.set(stored, event.uuid, { ...event, person_id: to })
         }
       }),
     list: (projectId, query) =>
       Effect.sync(() =>
         [...of(projectId).values()]
-          .filter((e) =>
-            (query.uuid === undefined || e.uuid === query.uuid) &&
-            (query.event === undefined || e.event === query.event) &&
-            (query.distinct_id === undefined || e.distinct_id === query.distinct_id) &&
-            (query.person_id === undefined || e.person_id === query.person_id) &&
-            (query.after === undefined || e.timestamp > query.after) &&
-            (query.before === undefined || e.timestamp < query.before) &&
-            (query.properties ?? []).every((f) => matches(e.properties, f))
+          .filter(
+            (e) =>
+              (query.uuid === undefined || e.uuid === query.uuid) &&
+              (query.event === undefined || e.event === query.event) &&
+              (query.distinct_id === undefined || e.distinct_id === query.distinct_id) &&
+              (query.person_id === undefined || e.person_id === query.person_id) &&
+              (query.after === undefined || e.timestamp > query.after) &&
+              (query.before === undefined || e.timestamp < query.before) &&
+              (query.properties ?? []).every((f) => matches(e.properties, f))
           )
           .sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime() || (a.uuid < b.uuid ? 1 : -1))
           .slice(query.offset, query.offset + query.limit)

@@ -13,7 +13,7 @@ export const makeMemoryFlagInputs = (deps: {
 }) =>
   FlagInputs.of({
     load: (projectId, query) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const personId = deps.personOf(projectId, query.distinctId)
         const { continuity } = query
         if (continuity !== undefined) {
@@ -34,12 +34,14 @@ export const makeMemoryFlagInputs = (deps: {
         return {
           personProperties: Option.match(person, { onNone: () => null, onSome: (p) => p.properties }),
           groupProperties,
-          staticCohorts: new Set(personId === undefined ? [] : query.staticCohortIds.filter((id) => deps.isMember(id, personId))),
+          staticCohorts: new Set(
+            personId === undefined ? [] : query.staticCohortIds.filter((id) => deps.isMember(id, personId))
+          ),
           hashKeyOverrides: personId === undefined ? {} : deps.hashKeysOf(personId)
         }
       }),
     persons: (projectId, distinctIds) =>
-      Effect.gen(function*() {
+      Effect.gen(function* () {
         const found = new Map<string, Readonly<Record<string, unknown>>>()
         for (const id of distinctIds) {
           const personId = deps.personOf(projectId, id)

@@ -10,7 +10,8 @@ export const makeMemoryFlags = (journal: Journal) => {
   const taken = (projectId: number, key: string, except?: number) =>
     live(projectId).some((f) => f.key === key && f.id !== except)
   // What the SQL store's unique index reports: a conflict.
-  const keyTaken = (key: string) => Effect.fail(new StorageError({ message: `a flag with key ${key} exists`, conflict: true }))
+  const keyTaken = (key: string) =>
+    Effect.fail(new StorageError({ message: `a flag with key ${key} exists`, conflict: true }))
   const strip = ({ project_id: _, ...flag }: StoredFlag & { project_id: number }): StoredFlag => flag
   const newestFirst = (a: StoredFlag, b: StoredFlag) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
 
@@ -19,16 +20,23 @@ export const makeMemoryFlags = (journal: Journal) => {
       Effect.sync(() => {
         const search = query.search?.toLowerCase()
         const all = live(projectId)
-          .filter((f) =>
-            (query.active === undefined || f.active === query.active) &&
-            (search === undefined || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search))
+          .filter(
+            (f) =>
+              (query.active === undefined || f.active === query.active) &&
+              (search === undefined || f.key.toLowerCase().includes(search) || f.name.toLowerCase().includes(search))
           )
           .sort(newestFirst)
         return { count: all.length, results: all.slice(query.offset, query.offset + query.limit).map(strip) }
       }),
     get: (projectId, id) =>
-      Effect.sync(() => Option.fromNullable(flags.get(id)).pipe(Option.filter((f) => f.project_id === projectId && !f.deleted), Option.map(strip))),
-    findByKey: (projectId, key) => Effect.sync(() => Option.fromNullable(live(projectId).find((f) => f.key === key)).pipe(Option.map(strip))),
+      Effect.sync(() =>
+        Option.fromNullable(flags.get(id)).pipe(
+          Option.filter((f) => f.project_id === projectId && !f.deleted),
+          Option.map(strip)
+        )
+      ),
+    findByKey: (projectId, key) =>
+      Effect.sync(() => Option.fromNullable(live(projectId).find((f) => f.key === key)).pipe(Option.map(strip))),
     create: (projectId, input) =>
       Effect.suspend(() => {
         if (taken(projectId, input.key)) return keyTaken(input.key)
@@ -51,12 +59,18 @@ export const makeMemoryFlags = (journal: Journal) => {
       Effect.suspend(() => {
         const flag = flags.get(id)
         if (flag === undefined || flag.project_id !== projectId || flag.deleted) return Effect.succeed(Option.none())
-        if (patch.key !== undefined && patch.deleted !== true && taken(projectId, patch.key, id)) return keyTaken(patch.key)
+        if (patch.key !== undefined && patch.deleted !== true && taken(projectId, patch.key, id))
+          return keyTaken(patch.key)
         const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
         const next = { ...flag, ...defined, version: flag.version + 1, updated_at: new Date() }
         journal.set(flags, id, next)
         return Effect.succeed(Option.some(strip(next)))
       }),
-    all: (projectId) => Effect.sync(() => live(projectId).sort((a, b) => a.id - b.id).map(strip))
+    all: (projectId) =>
+      Effect.sync(() =>
+        live(projectId)
+          .sort((a, b) => a.id - b.id)
+          .map(strip)
+      )
   })
 }

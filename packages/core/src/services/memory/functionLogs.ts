@@ -16,12 +16,15 @@ export const makeMemoryFunctionLogs = (journal: Journal) => {
       Effect.sync(() => {
         const search = query.search?.toLowerCase()
         const matching = [...entries]
-          .filter(([, e]) =>
-            e.project_id === projectId && e.owner.kind === owner.kind && e.owner.id === owner.id &&
-            (query.types.length === 0 || query.types.includes(e.type)) &&
-            (search === undefined || e.message.toLowerCase().includes(search)) &&
-            (query.after === undefined || e.timestamp > query.after) &&
-            (query.before === undefined || e.timestamp < query.before)
+          .filter(
+            ([, e]) =>
+              e.project_id === projectId &&
+              e.owner.kind === owner.kind &&
+              e.owner.id === owner.id &&
+              (query.types.length === 0 || query.types.includes(e.type)) &&
+              (search === undefined || e.message.toLowerCase().includes(search)) &&
+              (query.after === undefined || e.timestamp > query.after) &&
+              (query.before === undefined || e.timestamp < query.before)
           )
           .sort(([s, a], [t, b]) => b.timestamp.getTime() - a.timestamp.getTime() || t - s)
           .map(([, e]) => e)

@@ -13,11 +13,12 @@ const ordering = (a: Owned, b: Owned) =>
   (a.execution_order === b.execution_order
     ? 0
     : a.execution_order === null
-    ? 1
-    : b.execution_order === null
-    ? -1
-    : a.execution_order - b.execution_order) ||
-  a.created_at.getTime() - b.created_at.getTime() || a.seq - b.seq
+      ? 1
+      : b.execution_order === null
+        ? -1
+        : a.execution_order - b.execution_order) ||
+  a.created_at.getTime() - b.created_at.getTime() ||
+  a.seq - b.seq
 
 export const makeMemoryFunctions = (journal: Journal) => {
   const functions = new Map<string, Owned>()
@@ -25,7 +26,9 @@ export const makeMemoryFunctions = (journal: Journal) => {
 
   // UUIDs compare without case, as SQL's uuid type does.
   const find = (projectId: number, id: string, includeDeleted: boolean) =>
-    Option.fromNullable(functions.get(id.toLowerCase())).pipe(Option.filter((f) => f.project_id === projectId && (includeDeleted || !f.deleted)))
+    Option.fromNullable(functions.get(id.toLowerCase())).pipe(
+      Option.filter((f) => f.project_id === projectId && (includeDeleted || !f.deleted))
+    )
 
   const nextOrder = (projectId: number) =>
     Math.max(
@@ -43,7 +46,8 @@ export const makeMemoryFunctions = (journal: Journal) => {
           .sort(ordering)
           .map(strip)
       ),
-    get: (projectId, id, includeDeleted = false) => Effect.sync(() => Option.map(find(projectId, id, includeDeleted), strip)),
+    get: (projectId, id, includeDeleted = false) =>
+      Effect.sync(() => Option.map(find(projectId, id, includeDeleted), strip)),
     create: (projectId, fn) =>
       Effect.sync(() => {
         const now = new Date()

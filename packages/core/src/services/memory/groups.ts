@@ -33,6 +33,7 @@ export const makeMemoryGroups = (journal: Journal) => {
           })
         }
       }),
-    get: (projectId, typeIndex, key) => Effect.sync(() => Option.fromNullable(groups.get(`${projectId}:${typeIndex}:${key}`)))
+    get: (projectId, typeIndex, key) =>
+      Effect.sync(() => Option.fromNullable(groups.get(`${projectId}:${typeIndex}:${key}`)))
   })
 }

@@ -6,7 +6,11 @@ import type { Journal } from "./journal.js"
 type Owned = HeatmapPoint & { readonly project_id: number }
 
 /** Counts per key: points, or the distinct ids among them. */
-const tally = <K>(points: ReadonlyArray<Owned>, keyOf: (p: Owned) => K, aggregation: HeatmapSelection["aggregation"]) => {
+const tally = <K>(
+  points: ReadonlyArray<Owned>,
+  keyOf: (p: Owned) => K,
+  aggregation: HeatmapSelection["aggregation"]
+) => {
   const groups = new Map<string, { key: K; ids: Set<string>; count: number }>()
   for (const point of points) {
     const key = keyOf(point)
@@ -22,12 +26,15 @@ const tally = <K>(points: ReadonlyArray<Owned>, keyOf: (p: Owned) => K, aggregat
 export const makeMemoryHeatmaps = (journal: Journal) => {
   const points = new Map<string, Owned>()
   const inRange = (projectId: number, range: HeatmapRange) =>
-    [...points.values()].filter((p) => p.project_id === projectId && p.type === range.type && p.timestamp >= range.from && p.timestamp < range.to)
+    [...points.values()].filter(
+      (p) => p.project_id === projectId && p.type === range.type && p.timestamp >= range.from && p.timestamp < range.to
+    )
   const selected = (projectId: number, s: HeatmapSelection) =>
-    inRange(projectId, s).filter((p) =>
-      s.urls.includes(p.current_url) &&
-      (s.viewportWidthMin === undefined || p.viewport_width >= s.viewportWidthMin) &&
-      (s.viewportWidthMax === undefined || p.viewport_width <= s.viewportWidthMax)
+    inRange(projectId, s).filter(
+      (p) =>
+        s.urls.includes(p.current_url) &&
+        (s.viewportWidthMin === undefined || p.viewport_width >= s.viewportWidthMin) &&
+        (s.viewportWidthMax === undefined || p.viewport_width <= s.viewportWidthMax)
     )
 
   return HeatmapStore.of({
@@ -38,7 +45,8 @@ export const makeMemoryHeatmaps = (journal: Journal) => {
           if (!points.has(key)) journal.set(points, key, { ...point, project_id: projectId })
         }
       }),
-    urls: (projectId, range, limit) => Effect.sync(() => [...new Set(inRange(projectId, range).map((p) => p.current_url))].sort().slice(0, limit)),
+    urls: (projectId, range, limit) =>
+      Effect.sync(() => [...new Set(inRange(projectId, range).map((p) => p.current_url))].sort().slice(0, limit)),
     points: (projectId, s) =>
       Effect.sync(() =>
         tally(
@@ -46,8 +54,19 @@ export const makeMemoryHeatmaps = (journal: Journal) => {
           (p) => [p.pointer_target_fixed, relativeX(p.x, p.viewport_width), p.y * p.scale_factor] as const,
           s.aggregation
         )
-          .map(({ count, key: [fixed, x, y] }) => ({ pointer_target_fixed: fixed, pointer_relative_x: x, pointer_y: y, count }))
-          .sort((a, b) => b.count - a.count || Number(a.pointer_target_fixed) - Number(b.pointer_target_fixed) || a.pointer_relative_x - b.pointer_relative_x || a.pointer_y - b.pointer_y)
+          .map(({ count, key: [fixed, x, y] }) => ({
+            pointer_target_fixed: fixed,
+            pointer_relative_x: x,
+            pointer_y: y,
+            count
+          }))
+          .sort(
+            (a, b) =>
+              b.count - a.count ||
+              Number(a.pointer_target_fixed) - Number(b.pointer_target_fixed) ||
+              a.pointer_relative_x - b.pointer_relative_x ||
+              a.pointer_y - b.pointer_y
+          )
           .slice(0, s.limit)
       ),
     depths: (projectId, s) =>

@@ -48,35 +48,43 @@ import { makeMemoryUsage } from "./usage.js"
  * store. Transactions roll back like SQL ones (an undo journal), one at a time.
  */
 export const memoryStorage = (): ZedStorage =>
-  Layer.unwrapEffect(Effect.suspend(() => {
-    const journal = makeJournal()
-    const persons = makeMemoryPersons(journal)
-    const groups = makeMemoryGroups(journal)
-    const cohorts = makeMemoryCohorts(journal, persons.store)
-    const flagInputs = makeMemoryFlagInputs({ ...persons, persons: persons.store, groups, isMember: cohorts.isMember })
-    return Effect.map(makeMemoryAccounts(journal), (accounts) =>
-      Layer.mergeAll(
-        ...accounts,
-        Layer.succeed(EventStore, makeMemoryEvents(journal)),
-        Layer.succeed(PersonStore, persons.store),
-        Layer.succeed(GroupStore, groups),
-        Layer.succeed(FlagStore, makeMemoryFlags(journal)),
-        Layer.succeed(CohortStore, cohorts.store),
-        Layer.succeed(InsightStore, makeMemoryInsights(journal)),
-        Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
-        Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
-        Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
-        Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
-        Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
-        Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
-        Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
-        Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
-        Layer.succeed(FlagInputs, flagInputs),
-        Layer.succeed(UsageStore, makeMemoryUsage(journal)),
-        Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),
-        Layer.succeed(QueryCache, makeMemoryQueryCache(journal)),
-        Layer.succeed(QueryStatusStore, makeMemoryQueryStatuses(journal)),
-        Layer.succeed(QueryExecutor, memoryQueryExecutor),
-        Layer.succeed(StorageProbe, memoryProbe)
-      ))
-  }))
+  Layer.unwrapEffect(
+    Effect.suspend(() => {
+      const journal = makeJournal()
+      const persons = makeMemoryPersons(journal)
+      const groups = makeMemoryGroups(journal)
+      const cohorts = makeMemoryCohorts(journal, persons.store)
+      const flagInputs = makeMemoryFlagInputs({
+        ...persons,
+        persons: persons.store,
+        groups,
+        isMember: cohorts.isMember
+      })
+      return Effect.map(makeMemoryAccounts(journal), (accounts) =>
+        Layer.mergeAll(
+          ...accounts,
+          Layer.succeed(EventStore, makeMemoryEvents(journal)),
+          Layer.succeed(PersonStore, persons.store),
+          Layer.succeed(GroupStore, groups),
+          Layer.succeed(FlagStore, makeMemoryFlags(journal)),
+          Layer.succeed(CohortStore, cohorts.store),
+          Layer.succeed(InsightStore, makeMemoryInsights(journal)),
+          Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
+          Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
+          Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
+          Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
+          Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
+          Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
+          Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
+          Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
+          Layer.succeed(FlagInputs, flagInputs),
+          Layer.succeed(UsageStore, makeMemoryUsage(journal)),
+          Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),
+          Layer.succeed(QueryCache, makeMemoryQueryCache(journal)),
+          Layer.succeed(QueryStatusStore, makeMemoryQueryStatuses(journal)),
+          Layer.succeed(QueryExecutor, memoryQueryExecutor),
+          Layer.succeed(StorageProbe, memoryProbe)
+        )
+      )
+    })
+  )

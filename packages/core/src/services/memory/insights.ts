@@ -1,13 +1,22 @@
 import { Effect, Option } from "effect"
 import { uuidv7 } from "../../ingest/uuid.js"
-import { type ActivityEntry, type Dashboard, type DashboardTile, InsightStore, type SharingConfiguration, type StoredInsight } from "../InsightStore.js"
+import {
+  type ActivityEntry,
+  type Dashboard,
+  type DashboardTile,
+  InsightStore,
+  type SharingConfiguration,
+  type StoredInsight
+} from "../InsightStore.js"
 import type { Journal } from "./journal.js"
 
 type Owned<A> = A & { readonly project_id: number }
 
 const strip = <A>({ project_id: _, ...rest }: Owned<A>): A => rest as unknown as A
-const page = <A>(all: ReadonlyArray<A>, p: { readonly limit: number; readonly offset: number }) =>
-  ({ count: all.length, results: all.slice(p.offset, p.offset + p.limit) })
+const page = <A>(all: ReadonlyArray<A>, p: { readonly limit: number; readonly offset: number }) => ({
+  count: all.length,
+  results: all.slice(p.offset, p.offset + p.limit)
+})
 
 export const makeMemoryInsights = (journal: Journal) => {
   const insights = new Map<number, Owned<StoredInsight>>()
@@ -26,13 +35,16 @@ export const makeMemoryInsights = (journal: Journal) => {
         const search = query.search?.toLowerCase()
         const onDashboard = (id: number) => tilesOf(id).some((t) => !t.deleted)
         const all = [...insights.values()]
-          .filter((i) =>
-            i.project_id === projectId && !i.deleted &&
-            (query.created_by === undefined || i.created_by === query.created_by) &&
-            (query.short_id === undefined || i.short_id === query.short_id) &&
-            (query.favorited === undefined || i.favorited === query.favorited) &&
-            (query.saved === undefined || (query.saved ? i.saved || onDashboard(i.id) : !i.saved)) &&
-            (search === undefined || [i.name, i.derived_name, i.description, ...i.tags].some((t) => t?.toLowerCase().includes(search)))
+          .filter(
+            (i) =>
+              i.project_id === projectId &&
+              !i.deleted &&
+              (query.created_by === undefined || i.created_by === query.created_by) &&
+              (query.short_id === undefined || i.short_id === query.short_id) &&
+              (query.favorited === undefined || i.favorited === query.favorited) &&
+              (query.saved === undefined || (query.saved ? i.saved || onDashboard(i.id) : !i.saved)) &&
+              (search === undefined ||
+                [i.name, i.derived_name, i.description, ...i.tags].some((t) => t?.toLowerCase().includes(search)))
           )
           .sort((a, b) => b.id - a.id)
         return page(all.map(strip<StoredInsight>), query)
@@ -47,7 +59,16 @@ export const makeMemoryInsights = (journal: Journal) => {
     create: (projectId, input) =>
       Effect.sync(() => {
         const now = new Date()
-        const insight = { ...input, id: ids.insight++, project_id: projectId, deleted: false, last_modified_by: input.created_by, created_at: now, updated_at: now, last_modified_at: now }
+        const insight = {
+          ...input,
+          id: ids.insight++,
+          project_id: projectId,
+          deleted: false,
+          last_modified_by: input.created_by,
+          created_at: now,
+          updated_at: now,
+          last_modified_at: now
+        }
         journal.set(insights, insight.id, insight)
         return strip<StoredInsight>(insight)
       }),
@@ -68,7 +89,9 @@ export const makeMemoryInsights = (journal: Journal) => {
         return Option.some(strip<StoredInsight>(next))
       }),
     tiles: (insightIds) =>
-      Effect.sync(() => [...tiles.values()].filter((t) => insightIds.includes(t.insight_id)).sort((a, b) => a.id - b.id)),
+      Effect.sync(() =>
+        [...tiles.values()].filter((t) => insightIds.includes(t.insight_id)).sort((a, b) => a.id - b.id)
+      ),
     dashboardTiles: (dashboardId) =>
       Effect.sync(() => [...tiles.values()].filter((t) => t.dashboard_id === dashboardId).sort((a, b) => a.id - b.id)),
     placeOn: (insightId, dashboardIds) =>
@@ -76,7 +99,8 @@ export const makeMemoryInsights = (journal: Journal) => {
         const existing = tilesOf(insightId)
         for (const tile of existing) setTile({ ...tile, deleted: !dashboardIds.includes(tile.dashboard_id) })
         for (const dashboardId of dashboardIds) {
-          if (!existing.some((t) => t.dashboard_id === dashboardId)) setTile({ id: ids.tile++, dashboard_id: dashboardId, insight_id: insightId, deleted: false })
+          if (!existing.some((t) => t.dashboard_id === dashboardId))
+            setTile({ id: ids.tile++, dashboard_id: dashboardId, insight_id: insightId, deleted: false })
         }
       }),
     markTiles: (insightId, deleted) => Effect.sync(() => tilesOf(insightId).forEach((t) => setTile({ ...t, deleted }))),
@@ -87,9 +111,22 @@ export const makeMemoryInsights = (journal: Journal) => {
         return strip<Dashboard>(dashboard)
       }),
     getDashboards: (projectId, wanted) =>
-      Effect.sync(() => [...dashboards.values()].filter((d) => d.project_id === projectId && wanted.includes(d.id)).sort((a, b) => a.id - b.id).map(strip<Dashboard>)),
+      Effect.sync(() =>
+        [...dashboards.values()]
+          .filter((d) => d.project_id === projectId && wanted.includes(d.id))
+          .sort((a, b) => a.id - b.id)
+          .map(strip<Dashboard>)
+      ),
     listDashboards: (projectId, p) =>
-      Effect.sync(() => page([...dashboards.values()].filter((d) => d.project_id === projectId).sort((a, b) => b.id - a.id).map(strip<Dashboard>), p)),
+      Effect.sync(() =>
+        page(
+          [...dashboards.values()]
+            .filter((d) => d.project_id === projectId)
+            .sort((a, b) => b.id - a.id)
+            .map(strip<Dashboard>),
+          p
+        )
+      ),
     sharing: (insightId) => Effect.sync(() => Option.fromNullable(sharing.get(insightId))),
     saveSharing: (insightId, input) =>
       Effect.sync(() => {
@@ -101,14 +138,20 @@ export const makeMemoryInsights = (journal: Journal) => {
       Effect.sync(() => {
         const found = [...sharing.entries()].find(([, s]) => s.enabled && s.access_token === accessToken)
         const insight = found && insights.get(found[0])
-        return insight === undefined ? Option.none() : Option.some({ project_id: insight.project_id, insight_id: insight.id })
+        return insight === undefined
+          ? Option.none()
+          : Option.some({ project_id: insight.project_id, insight_id: insight.id })
       }),
     logActivity: (projectId, entry) =>
-      Effect.sync(() => journal.set(activity, ids.activity++, { ...entry, id: uuidv7(), project_id: projectId, created_at: new Date() })),
+      Effect.sync(() =>
+        journal.set(activity, ids.activity++, { ...entry, id: uuidv7(), project_id: projectId, created_at: new Date() })
+      ),
     activity: (projectId, scope, itemId, p) =>
       Effect.sync(() => {
         const all = [...activity.entries()]
-          .filter(([, a]) => a.project_id === projectId && a.scope === scope && (itemId === undefined || a.item_id === itemId))
+          .filter(
+            ([, a]) => a.project_id === projectId && a.scope === scope && (itemId === undefined || a.item_id === itemId)
+          )
           .sort(([a], [b]) => b - a)
           .map(([, a]) => strip<ActivityEntry>(a))
         return page(all, p)

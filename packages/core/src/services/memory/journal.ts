@@ -37,7 +37,8 @@ export const makeJournal = (): Journal => {
             const log = undo!
             undo = undefined
             if (exit._tag === "Failure") for (const step of log.reverse()) step()
-          }))
+          })
+        )
       })
   }
 }

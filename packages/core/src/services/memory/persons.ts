@@ -28,7 +28,9 @@ export const makeMemoryPersons = (journal: Journal) => {
     is_identified: row.is_identified,
     created_at: row.created_at,
     version: row.version,
-    distinct_ids: [...distinctIds].filter(([k, id]) => id === row.id && k.startsWith(`${row.project_id}:`)).map(([k]) => k.slice(String(row.project_id).length + 1))
+    distinct_ids: [...distinctIds]
+      .filter(([k, id]) => id === row.id && k.startsWith(`${row.project_id}:`))
+      .map(([k]) => k.slice(String(row.project_id).length + 1))
   })
   const inProject = (projectId: number) => [...persons.values()].filter((p) => p.project_id === projectId)
   const newestFirst = (a: Row, b: Row) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
@@ -43,13 +45,27 @@ export const makeMemoryPersons = (journal: Journal) => {
       Effect.sync(() => {
         const ids = new Map<string, number>()
         for (const draft of changes.created) {
-          const row = { id: nextId++, project_id: projectId, uuid: draft.uuid, properties: structuredClone(draft.properties), is_identified: draft.is_identified, created_at: draft.created_at, version: draft.version }
+          const row = {
+            id: nextId++,
+            project_id: projectId,
+            uuid: draft.uuid,
+            properties: structuredClone(draft.properties),
+            is_identified: draft.is_identified,
+            created_at: draft.created_at,
+            version: draft.version
+          }
           journal.set(persons, row.id, row)
           ids.set(draft.uuid, row.id)
         }
         for (const draft of changes.updated) {
           const row = persons.get(draft.id!)!
-          journal.set(persons, row.id, { ...row, properties: structuredClone(draft.properties), is_identified: draft.is_identified, created_at: draft.created_at, version: draft.version })
+          journal.set(persons, row.id, {
+            ...row,
+            properties: structuredClone(draft.properties),
+            is_identified: draft.is_identified,
+            created_at: draft.created_at,
+            version: draft.version
+          })
         }
         for (const { distinct_id, person } of [...changes.claimed, ...changes.moved]) {
           journal.set(distinctIds, key(projectId, distinct_id), person.id ?? ids.get(person.uuid)!)
@@ -66,13 +82,21 @@ export const makeMemoryPersons = (journal: Journal) => {
     list: (projectId, query) =>
       Effect.sync(() => {
         const search = query.search?.toLowerCase()
-        const all = inProject(projectId).map(view).filter((p) =>
-          (query.distinct_id === undefined || p.distinct_ids.includes(query.distinct_id)) &&
-          (query.email === undefined || p.properties["email"] === query.email) &&
-          (search === undefined || p.distinct_ids.some((d) => d.toLowerCase() === search) ||
-            ["email", "name"].some((k) => typeof p.properties[k] === "string" && (p.properties[k] as string).toLowerCase().includes(search))) &&
-          query.properties.every((f) => matches(p.properties, f))
-        ).sort(newestFirst)
+        const all = inProject(projectId)
+          .map(view)
+          .filter(
+            (p) =>
+              (query.distinct_id === undefined || p.distinct_ids.includes(query.distinct_id)) &&
+              (query.email === undefined || p.properties["email"] === query.email) &&
+              (search === undefined ||
+                p.distinct_ids.some((d) => d.toLowerCase() === search) ||
+                ["email", "name"].some(
+                  (k) =>
+                    typeof p.properties[k] === "string" && (p.properties[k] as string).toLowerCase().includes(search)
+                )) &&
+              query.properties.every((f) => matches(p.properties, f))
+          )
+          .sort(newestFirst)
         return { count: all.length, results: all.slice(query.offset, query.offset + query.limit) }
       }),
     get: (projectId, ref) =>
@@ -83,7 +107,9 @@ export const makeMemoryPersons = (journal: Journal) => {
     getMany: (projectId, uuids) =>
       Effect.sync(() => {
         const wanted = new Set(uuids)
-        return inProject(projectId).filter((p) => wanted.has(p.uuid)).map(view)
+        return inProject(projectId)
+          .filter((p) => wanted.has(p.uuid))
+          .map(view)
       }),
     remove: (projectId, personId) =>
       Effect.sync(() => {
@@ -106,7 +132,9 @@ export const makeMemoryPersons = (journal: Journal) => {
         }
         const text = (v: unknown) => (typeof v === "string" ? v : JSON.stringify(v))
         return [...counts.values()]
-          .sort((a, b) => b.count - a.count || (text(a.value) < text(b.value) ? -1 : text(a.value) > text(b.value) ? 1 : 0))
+          .sort(
+            (a, b) => b.count - a.count || (text(a.value) < text(b.value) ? -1 : text(a.value) > text(b.value) ? 1 : 0)
+          )
           .slice(0, 100)
       })
   })
@@ -114,13 +142,15 @@ export const makeMemoryPersons = (journal: Journal) => {
   return {
     store,
     /** The person id a distinct id belongs to, if any. */
-    personOf: (projectId: number, distinctId: string): number | undefined => distinctIds.get(key(projectId, distinctId)),
+    personOf: (projectId: number, distinctId: string): number | undefined =>
+      distinctIds.get(key(projectId, distinctId)),
     hashKeysOf: (personId: number): Readonly<Record<string, string>> => hashKeys.get(personId) ?? {},
     /** Adds overrides for the flag keys a person has none for yet. */
     addHashKeys: (personId: number, flagKeys: ReadonlyArray<string>, hashKey: string): void => {
       const current = hashKeys.get(personId) ?? {}
       const missing = flagKeys.filter((k) => !Object.hasOwn(current, k))
-      if (missing.length > 0) journal.set(hashKeys, personId, { ...current, ...Object.fromEntries(missing.map((k) => [k, hashKey])) })
+      if (missing.length > 0)
+        journal.set(hashKeys, personId, { ...current, ...Object.fromEntries(missing.map((k) => [k, hashKey])) })
     }
   }
 }

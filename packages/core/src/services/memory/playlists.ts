@@ -15,7 +15,7 @@ const strip = ({ project_id: _, ...rest }: Owned): StoredPlaylist => rest
 
 const value = (p: StoredPlaylist, column: string) => {
   const v = p[column as keyof StoredPlaylist]
-  return v instanceof Date ? v.getTime() : v as string | null
+  return v instanceof Date ? v.getTime() : (v as string | null)
 }
 
 /** As SQL orders: nulls sort as the greatest value, ties by id, newest first. */
@@ -45,16 +45,19 @@ export const makeMemoryPlaylists = (journal: Journal) => {
       Effect.sync(() => {
         const search = query.search?.toLowerCase()
         const all = [...playlists.values()]
-          .filter((p) =>
-            p.project_id === projectId && !p.deleted &&
-            (query.created_by === undefined || p.created_by === query.created_by) &&
-            (query.short_id === undefined || p.short_id === query.short_id) &&
-            (query.type === undefined || p.type === query.type) &&
-            (query.pinned === undefined || p.pinned === query.pinned) &&
-            (search === undefined || [p.name, p.derived_name].some((n) => n?.toLowerCase().includes(search))) &&
-            (query.modified_after === undefined || p.last_modified_at > query.modified_after) &&
-            (query.modified_before === undefined || p.last_modified_at < query.modified_before) &&
-            (query.session_recording_id === undefined || pinned(p.id).some((i) => i.session_id === query.session_recording_id))
+          .filter(
+            (p) =>
+              p.project_id === projectId &&
+              !p.deleted &&
+              (query.created_by === undefined || p.created_by === query.created_by) &&
+              (query.short_id === undefined || p.short_id === query.short_id) &&
+              (query.type === undefined || p.type === query.type) &&
+              (query.pinned === undefined || p.pinned === query.pinned) &&
+              (search === undefined || [p.name, p.derived_name].some((n) => n?.toLowerCase().includes(search))) &&
+              (query.modified_after === undefined || p.last_modified_at > query.modified_after) &&
+              (query.modified_before === undefined || p.last_modified_at < query.modified_before) &&
+              (query.session_recording_id === undefined ||
+                pinned(p.id).some((i) => i.session_id === query.session_recording_id))
           )
           .map(strip)
           .sort(ordering(query.order))
@@ -106,7 +109,13 @@ export const makeMemoryPlaylists = (journal: Journal) => {
       Effect.sync(() => {
         const key = itemKey(playlistId, sessionId)
         if (items.get(key)?.deleted === false) return
-        journal.set(items, key, { playlist_id: playlistId, session_id: sessionId, deleted: false, created_at: new Date(), order: ids.pin++ })
+        journal.set(items, key, {
+          playlist_id: playlistId,
+          session_id: sessionId,
+          deleted: false,
+          created_at: new Date(),
+          order: ids.pin++
+        })
       }),
     removeItem: (playlistId, sessionId) =>
       Effect.sync(() => {
@@ -119,7 +128,8 @@ export const makeMemoryPlaylists = (journal: Journal) => {
     saveFiltersCount: (playlistId, count, at) =>
       Effect.sync(() => {
         const playlist = playlists.get(playlistId)
-        if (playlist !== undefined) journal.set(playlists, playlistId, { ...playlist, filters_count: count, filters_counted_at: at })
+        if (playlist !== undefined)
+          journal.set(playlists, playlistId, { ...playlist, filters_count: count, filters_counted_at: at })
       })
   })
 }

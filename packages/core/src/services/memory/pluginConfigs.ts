@@ -22,7 +22,9 @@ export const makeMemoryPluginConfigs = (journal: Journal) => {
           const config: Owned = { ...d, id: id++, project_id: projectId, created_at: now, updated_at: now }
           journal.set(configs, config.id, config)
         }
-        return ofProject(projectId).sort((a, b) => a.order - b.order || a.id - b.id).map(strip)
+        return ofProject(projectId)
+          .sort((a, b) => a.order - b.order || a.id - b.id)
+          .map(strip)
       }),
     update: (projectId, configId, patch) =>
       Effect.sync(() =>

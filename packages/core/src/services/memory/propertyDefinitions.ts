@@ -10,7 +10,8 @@ export const makeMemoryPropertyDefinitions = (journal: Journal) => {
       Effect.sync(() => {
         let known = byProject.get(projectId)
         if (known === undefined) journal.set(byProject, projectId, (known = new Map()))
-        for (const definition of definitions) if (!known.has(id(definition))) journal.set(known, id(definition), definition)
+        for (const definition of definitions)
+          if (!known.has(id(definition))) journal.set(known, id(definition), definition)
       }),
     list: (projectId) => Effect.sync(() => [...(byProject.get(projectId)?.values() ?? [])])
   })

@@ -34,7 +34,10 @@ export const makeMemoryQueryCache = (journal: Journal, bounds = QUERY_CACHE_BOUN
         const text = JSON.stringify(entry.response ?? null)
         // Deleted first, so that a replaced entry counts as the newest.
         journal.delete(entries, at(projectId, entry.key))
-        journal.set(entries, at(projectId, entry.key), { cached: { ...entry, response: JSON.parse(text) }, bytes: text.length })
+        journal.set(entries, at(projectId, entry.key), {
+          cached: { ...entry, response: JSON.parse(text) },
+          bytes: text.length
+        })
         evict()
       }),
     removeExpired: (now) =>
@@ -90,7 +93,12 @@ export const makeMemoryQueryStatuses = (journal: Journal) => {
 /** Memory holds no SQL engine: ZedQL needs PGlite or a PostgreSQL server. */
 export const memoryQueryExecutor = QueryExecutor.of({
   dialect: postgres,
-  execute: () => Effect.fail(new QueryFailed({ message: "ZedQL queries need a SQL store (PGlite or PostgreSQL); in-memory storage cannot run them." })),
+  execute: () =>
+    Effect.fail(
+      new QueryFailed({
+        message: "ZedQL queries need a SQL store (PGlite or PostgreSQL); in-memory storage cannot run them."
+      })
+    ),
   cancel: () => Effect.succeed(false)
 })
 

@@ -1,5 +1,11 @@
 import { Effect, Option } from "effect"
-import { ACTIVITY_THRESHOLD_MS, type ChunkInfo, type NewChunk, type RecordingMeta, RecordingStore } from "../RecordingStore.js"
+import {
+  ACTIVITY_THRESHOLD_MS,
+  type ChunkInfo,
+  type NewChunk,
+  type RecordingMeta,
+  RecordingStore
+} from "../RecordingStore.js"
 import type { Journal } from "./journal.js"
 
 interface Chunk extends ChunkInfo {
@@ -11,14 +17,20 @@ interface Chunk extends ChunkInfo {
 
 // SQL's least and greatest: a null gives way to the other.
 const least = <B extends Date | null>(a: Date | null, b: B): Date | B => (a === null || (b !== null && b < a) ? b : a)
-const greatest = <B extends Date | null>(a: Date | null, b: B): Date | B => (a === null || (b !== null && b > a) ? b : a)
+const greatest = <B extends Date | null>(a: Date | null, b: B): Date | B =>
+  a === null || (b !== null && b > a) ? b : a
 
 /** The session's metadata once the chunk is folded in, as the SQL upsert computes it. */
-const fold = (meta: RecordingMeta | undefined, { sessionId, distinctId, source, library, summary: s }: NewChunk): RecordingMeta => {
-  const firstUrl = s.firstUrl !== null && (meta?.first_url_at == null || s.firstUrl.at < meta.first_url_at)
-    ? { first_url: s.firstUrl.url, first_url_at: s.firstUrl.at }
-    : { first_url: meta?.first_url ?? null, first_url_at: meta?.first_url_at ?? null }
-  const gap = meta?.last_active != null && s.firstActive !== null ? s.firstActive.getTime() - meta.last_active.getTime() : 0
+const fold = (
+  meta: RecordingMeta | undefined,
+  { sessionId, distinctId, source, library, summary: s }: NewChunk
+): RecordingMeta => {
+  const firstUrl =
+    s.firstUrl !== null && (meta?.first_url_at == null || s.firstUrl.at < meta.first_url_at)
+      ? { first_url: s.firstUrl.url, first_url_at: s.firstUrl.at }
+      : { first_url: meta?.first_url ?? null, first_url_at: meta?.first_url_at ?? null }
+  const gap =
+    meta?.last_active != null && s.firstActive !== null ? s.firstActive.getTime() - meta.last_active.getTime() : 0
   return {
     session_id: sessionId,
     distinct_id: meta?.distinct_id ?? distinctId,
@@ -42,7 +54,13 @@ const fold = (meta: RecordingMeta | undefined, { sessionId, distinctId, source, 
   }
 }
 
-const info = ({ seq, firstTimestamp, lastTimestamp, eventCount, bytes }: Chunk): ChunkInfo => ({ seq, firstTimestamp, lastTimestamp, eventCount, bytes })
+const info = ({ seq, firstTimestamp, lastTimestamp, eventCount, bytes }: Chunk): ChunkInfo => ({
+  seq,
+  firstTimestamp,
+  lastTimestamp,
+  eventCount,
+  bytes
+})
 
 export const makeMemoryRecordings = (journal: Journal) => {
   const recordings = new Map<string, RecordingMeta>()
@@ -82,7 +100,9 @@ export const makeMemoryRecordings = (journal: Journal) => {
     sessionsOf: (projectId, distinctIds) =>
       Effect.sync(() => {
         const wanted = new Set(distinctIds)
-        return [...recordings].filter(([key, r]) => key === id(projectId, r.session_id) && wanted.has(r.distinct_id)).map(([, r]) => r.session_id)
+        return [...recordings]
+          .filter(([key, r]) => key === id(projectId, r.session_id) && wanted.has(r.distinct_id))
+          .map(([, r]) => r.session_id)
       }),
     chunks: (projectId, sessionId) =>
       Effect.sync(() =>
@@ -94,7 +114,9 @@ export const makeMemoryRecordings = (journal: Journal) => {
       Effect.sync(() =>
         seqs.flatMap((s) => {
           const c = chunks.get(s)
-          return c === undefined || c.project_id !== projectId || c.session_id !== sessionId ? [] : [{ seq: s, data: c.data }]
+          return c === undefined || c.project_id !== projectId || c.session_id !== sessionId
+            ? []
+            : [{ seq: s, data: c.data }]
         })
       ),
     remove: (projectId, sessionId) =>

@@ -26,15 +26,23 @@ export const makeMemorySurveys = (journal: Journal) => {
       Effect.sync(() => {
         const search = query.search?.toLowerCase()
         const all = inProject(projectId)
-          .filter((s) =>
-            (query.archived === undefined || s.archived === query.archived) &&
-            (search === undefined || [s.name, s.description].some((t) => t.toLowerCase().includes(search)))
+          .filter(
+            (s) =>
+              (query.archived === undefined || s.archived === query.archived) &&
+              (search === undefined || [s.name, s.description].some((t) => t.toLowerCase().includes(search)))
           )
           .sort(newestFirst)
         return { count: all.length, results: all.slice(query.offset, query.offset + query.limit).map(strip) }
       }),
-    unarchived: (projectId) => Effect.sync(() => inProject(projectId).filter((s) => !s.archived).sort(newestFirst).map(strip)),
-    get: (projectId, id) => Effect.sync(() => Option.fromNullable(surveys.get(key(projectId, id))).pipe(Option.map(strip))),
+    unarchived: (projectId) =>
+      Effect.sync(() =>
+        inProject(projectId)
+          .filter((s) => !s.archived)
+          .sort(newestFirst)
+          .map(strip)
+      ),
+    get: (projectId, id) =>
+      Effect.sync(() => Option.fromNullable(surveys.get(key(projectId, id))).pipe(Option.map(strip))),
     create: (projectId, input) =>
       Effect.flatMap(nameTaken(projectId, input.name), () =>
         Effect.sync(() => {
@@ -42,7 +50,8 @@ export const makeMemorySurveys = (journal: Journal) => {
           const survey: Owned = { ...input, project_id: projectId, order: order++, created_at: now, updated_at: now }
           journal.set(surveys, key(projectId, input.id), survey)
           return strip(survey)
-        })),
+        })
+      ),
     update: (projectId, id, patch) =>
       Effect.suspend(() => {
         const survey = surveys.get(key(projectId, id))
@@ -53,7 +62,8 @@ export const makeMemorySurveys = (journal: Journal) => {
             const next: Owned = { ...survey, ...defined, updated_at: new Date() }
             journal.set(surveys, key(projectId, id), next)
             return Option.some(strip(next))
-          }))
+          })
+        )
       }),
     remove: (projectId, id) =>
       Effect.sync(() => {

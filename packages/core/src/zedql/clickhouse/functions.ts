@@ -18,20 +18,25 @@ const args = (c: Call, p: ChPrinter) => c.args.map((a) => p.expr(a))
 const arg = (c: Call, p: ChPrinter, i: number) => p.expr(c.args[i]!)
 
 /** A plain function of the same arguments. */
-const same = (name: string): ChFunction => (c, p) => `${name}(${args(c, p).join(", ")})`
+const same =
+  (name: string): ChFunction =>
+  (c, p) =>
+    `${name}(${args(c, p).join(", ")})`
 
 /** Values of a wider type than some of them: ClickHouse finds no common type for Int64 and Float64. */
 const widened = (type: ZType, values: ReadonlyArray<RExpr>, p: ChPrinter) =>
   values.map((v) => (type.kind === "Float" && v.type.kind === "Int" ? `toFloat64(${p.expr(v)})` : p.expr(v)))
 /** A function of values of one type (the result's), and conditions (at `conditions`) as they are. */
-const alike = (name: string, conditions: (i: number, count: number) => boolean = () => false): ChFunction => (c, p) =>
-  `${name}(${c.args.map((a, i) => (conditions(i, c.args.length) ? p.expr(a) : widened(c.type, [a], p)[0])).join(", ")})`
-
+const alike =
+  (name: string, conditions: (i: number, count: number) => boolean = () => false): ChFunction =>
+  (c, p) =>
+    `${name}(${c.args.map((a, i) => (conditions(i, c.args.length) ? p.expr(a) : widened(c.type, [a], p)[0])).join(", ")})`
 
 const capitalized = (unit: string) => `${unit[0]!.toUpperCase()}${unit.slice(1)}`
 
 /** Shifts a date or date-time by a number of units (a date stays a date for days and more, as ClickHouse does). */
-const shift = (value: string, amount: string, unit: string, sign: "+" | "-") => `${sign === "+" ? "add" : "subtract"}${capitalized(unit)}s(${value}, ${amount})`
+const shift = (value: string, amount: string, unit: string, sign: "+" | "-") =>
+  `${sign === "+" ? "add" : "subtract"}${capitalized(unit)}s(${value}, ${amount})`
 
 /** The start of a unit as a date-time in the project's zone. */
 const truncate = (unit: string, v: string, p: ChPrinter): string => {
@@ -40,7 +45,21 @@ const truncate = (unit: string, v: string, p: ChPrinter): string => {
   return `toDateTime64(${unit === "week" ? "toMonday" : `toStartOf${capitalized(unit)}`}(${value}), 6, ${p.tz})`
 }
 
-const DATE_PARTS = ["toYear", "toQuarter", "toMonth", "toDayOfMonth", "toDayOfWeek", "toDayOfYear", "toHour", "toMinute", "toSecond", "toISOWeek", "toISOYear", "toYYYYMM", "toYYYYMMDD"]
+const DATE_PARTS = [
+  "toYear",
+  "toQuarter",
+  "toMonth",
+  "toDayOfMonth",
+  "toDayOfWeek",
+  "toDayOfYear",
+  "toHour",
+  "toMinute",
+  "toSecond",
+  "toISOWeek",
+  "toISOYear",
+  "toYYYYMM",
+  "toYYYYMMDD"
+]
 const START_OF = [
   "toStartOfMinute",
   "toStartOfFiveMinutes",
@@ -125,7 +144,11 @@ const formatDateTime = (c: Call, p: ChPrinter): string => {
 /** The JSON text and path of a JSON function's arguments: a property's path continues with them. */
 const jsonArgs = (c: Call, p: ChPrinter, notNull = false) => {
   const { base, steps } = p.jsonPath(c.args[0]!)
-  const more = c.args.slice(1).map((a) => (a.kind === "const" && (typeof a.value === "string" || typeof a.value === "number") ? p.step(a.value) : p.step(a)))
+  const more = c.args
+    .slice(1)
+    .map((a) =>
+      a.kind === "const" && (typeof a.value === "string" || typeof a.value === "number") ? p.step(a.value) : p.step(a)
+    )
   return [notNull ? `ifNull(${base}, '')` : base, ...steps, ...more].join(", ")
 }
 /** The JSON type of the value at the path (`Null` when missing). */
@@ -136,27 +159,33 @@ const jsonType = (c: Call, p: ChPrinter) => `JSONType(${jsonArgs(c, p)})`
  * FILTER clause, and the OVER clause of a window. `build` writes an aggregate call with them.
  */
 interface Aggregate {
-  readonly call: (name: string, values: ReadonlyArray<string>, options?: { readonly params?: ReadonlyArray<string>; readonly orNull?: boolean; readonly distinct?: boolean }) => string
+  readonly call: (
+    name: string,
+    values: ReadonlyArray<string>,
+    options?: { readonly params?: ReadonlyArray<string>; readonly orNull?: boolean; readonly distinct?: boolean }
+  ) => string
 }
 
-const aggregate = (body: (c: Call, p: ChPrinter, a: Aggregate) => string, conditional = false): ChFunction => (c, p, over = "") => {
-  const conditions = [
-    ...(conditional ? [arg(c, p, c.args.length - 1)] : []),
-    ...(c.filter ? [p.expr(c.filter)] : [])
-  ]
-  const condition = conditions.length === 0 ? undefined : conditions.map((x) => `ifNull(${x}, false)`).join(" AND ")
-  return body(c, p, {
-    call: (name, values, options = {}) => {
-      const combinators = `${condition === undefined ? "" : "If"}${options.orNull ? "OrNull" : ""}`
-      const params = options.params === undefined ? "" : `(${options.params.join(", ")})`
-      const all = [...values, ...(condition === undefined ? [] : [condition])]
-      return `${name}${combinators}${params}(${options.distinct ? "DISTINCT " : ""}${all.join(", ")})${over}`
-    }
-  })
-}
+const aggregate =
+  (body: (c: Call, p: ChPrinter, a: Aggregate) => string, conditional = false): ChFunction =>
+  (c, p, over = "") => {
+    const conditions = [...(conditional ? [arg(c, p, c.args.length - 1)] : []), ...(c.filter ? [p.expr(c.filter)] : [])]
+    const condition = conditions.length === 0 ? undefined : conditions.map((x) => `ifNull(${x}, false)`).join(" AND ")
+    return body(c, p, {
+      call: (name, values, options = {}) => {
+        const combinators = `${condition === undefined ? "" : "If"}${options.orNull ? "OrNull" : ""}`
+        const params = options.params === undefined ? "" : `(${options.params.join(", ")})`
+        const all = [...values, ...(condition === undefined ? [] : [condition])]
+        return `${name}${combinators}${params}(${options.distinct ? "DISTINCT " : ""}${all.join(", ")})${over}`
+      }
+    })
+  }
 
 /** A window-only function: the OVER clause follows it. */
-const windowed = (f: ChFunction): ChFunction => (c, p, over = "") => `${f(c, p)}${over}`
+const windowed =
+  (f: ChFunction): ChFunction =>
+  (c, p, over = "") =>
+    `${f(c, p)}${over}`
 
 /** A statistic that Postgres answers NULL for where ClickHouse answers NaN or infinity (too few rows). */
 const finite = (sql: string) => `if(isFinite(${sql}), ${sql}, NULL)`
@@ -170,19 +199,26 @@ const uniq = (c: Call, p: ChPrinter, n: number, a: Aggregate) => {
   const values = c.args.slice(0, n).map((x) => p.expr(x))
   return a.call("uniqExact", [values.length === 1 ? values[0]! : `tuple(${values.join(", ")})`])
 }
-const quantile = (c: Call, p: ChPrinter, level: string, a: Aggregate) => a.call("quantileExactInclusive", [float(c, p, 0)], { params: [level], orNull: true })
+const quantile = (c: Call, p: ChPrinter, level: string, a: Aggregate) =>
+  a.call("quantileExactInclusive", [float(c, p, 0)], { params: [level], orNull: true })
 
 /** Array functions with a lambda: the lambda first, then the arrays its parameters range over. */
-const withLambda = (name: string): ChFunction => (c, p) => {
-  const { body, names } = p.bindLambda(c.args[0]!)
-  return `${name}((${names.join(", ")}) -> ${body}, ${c.args.slice(1).map((a) => p.expr(a)).join(", ")})`
-}
+const withLambda =
+  (name: string): ChFunction =>
+  (c, p) => {
+    const { body, names } = p.bindLambda(c.args[0]!)
+    return `${name}((${names.join(", ")}) -> ${body}, ${c.args
+      .slice(1)
+      .map((a) => p.expr(a))
+      .join(", ")})`
+  }
 
 /** The value or '' as Postgres' coalesce gives it. */
 const orEmpty = (sql: string) => `ifNull(${sql}, '')`
 
 /** The same regular expression as the Postgres dialect: the first group, or NULL without a match. */
-const group = (value: string, pattern: string) => `if(match(${value}, ${literal(pattern)}), extract(${value}, ${literal(pattern)}), NULL)`
+const group = (value: string, pattern: string) =>
+  `if(match(${value}, ${literal(pattern)}), extract(${value}, ${literal(pattern)}), NULL)`
 
 export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   ...operatorFunctions<ChPrinter>(),
@@ -192,7 +228,8 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   toDecimal: (c, p) => p.cast(c.args[0]!, T.Float),
   toUUID: (c, p) => p.cast(c.args[0]!, T.UUID),
   toBool: (c, p) => p.cast(c.args[0]!, T.Bool),
-  toDate: (c, p) => (c.args[1] ? `toDate(${p.cast(c.args[0]!, T.DateTime)}, ${arg(c, p, 1)})` : p.cast(c.args[0]!, T.Date)),
+  toDate: (c, p) =>
+    c.args[1] ? `toDate(${p.cast(c.args[0]!, T.DateTime)}, ${arg(c, p, 1)})` : p.cast(c.args[0]!, T.Date),
   toDateTime: (c, p) => p.cast(c.args[0]!, T.DateTime),
   parseDateTimeBestEffort: (c, p) => p.cast(c.args[0]!, T.DateTime),
   // Results are always shown in the project's zone; the instant is unchanged.
@@ -219,11 +256,13 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   dateDiff: (c, p) => `dateDiff('${unitOf(c.args[0])}', ${arg(c, p, 1)}, ${arg(c, p, 2)})`,
   dateAdd: (c, p) => shift(arg(c, p, 2), arg(c, p, 1), unitOf(c.args[0]), "+"),
   dateSub: (c, p) => shift(arg(c, p, 2), arg(c, p, 1), unitOf(c.args[0]), "-"),
-  ...Object.fromEntries(["Second", "Minute", "Hour", "Day", "Week", "Month", "Quarter", "Year"].flatMap((u) => [
-    [`add${u}s`, same(`add${u}s`)],
-    [`subtract${u}s`, same(`subtract${u}s`)],
-    [`toInterval${u}`, same(`toInterval${u}`)]
-  ])),
+  ...Object.fromEntries(
+    ["Second", "Minute", "Hour", "Day", "Week", "Month", "Quarter", "Year"].flatMap((u) => [
+      [`add${u}s`, same(`add${u}s`)],
+      [`subtract${u}s`, same(`subtract${u}s`)],
+      [`toInterval${u}`, same(`toInterval${u}`)]
+    ])
+  ),
   toUnixTimestamp: (c, p) => p.cast(c.args[0]!, T.Int),
   fromUnixTimestamp: (c, p) => `toDateTime64(toFloat64(${arg(c, p, 0)}), 6, ${p.tz})`,
   formatDateTime,
@@ -243,7 +282,8 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   trim: same("trimBoth"),
   trimLeft: same("trimLeft"),
   trimRight: same("trimRight"),
-  reverse: (c, p) => (c.args[0]!.type.kind === "Array" ? `arrayReverse(${arg(c, p, 0)})` : `reverseUTF8(${arg(c, p, 0)})`),
+  reverse: (c, p) =>
+    c.args[0]!.type.kind === "Array" ? `arrayReverse(${arg(c, p, 0)})` : `reverseUTF8(${arg(c, p, 0)})`,
   repeat: (c, p) => `repeat(${arg(c, p, 0)}, toUInt64(greatest(${arg(c, p, 1)}, 0)))`,
   leftPad: same("leftPadUTF8"),
   rightPad: same("rightPadUTF8"),
@@ -262,8 +302,10 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   notLike: (c, p) => p.compare("not like", c.args[0]!, c.args[1]!),
   notILike: (c, p) => p.compare("not ilike", c.args[0]!, c.args[1]!),
   // Postgres splits NULL and '' into no parts at all.
-  splitByChar: (c, p) => `if(ifNull(${arg(c, p, 1)}, '') = '', CAST([], 'Array(String)'), splitByString(${arg(c, p, 0)}, assumeNotNull(${arg(c, p, 1)})))`,
-  splitByString: (c, p) => `if(ifNull(${arg(c, p, 1)}, '') = '', CAST([], 'Array(String)'), splitByString(${arg(c, p, 0)}, assumeNotNull(${arg(c, p, 1)})))`,
+  splitByChar: (c, p) =>
+    `if(ifNull(${arg(c, p, 1)}, '') = '', CAST([], 'Array(String)'), splitByString(${arg(c, p, 0)}, assumeNotNull(${arg(c, p, 1)})))`,
+  splitByString: (c, p) =>
+    `if(ifNull(${arg(c, p, 1)}, '') = '', CAST([], 'Array(String)'), splitByString(${arg(c, p, 0)}, assumeNotNull(${arg(c, p, 1)})))`,
   base64Encode: same("base64Encode"),
   base64Decode: same("base64Decode"),
 
@@ -299,7 +341,10 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   pow: (c, p) => `pow(${float(c, p, 0)}, ${float(c, p, 1)})`,
   pi: () => "pi()",
 
-  array: (c, p) => (c.args.length === 0 ? p.emptyArray(c.type) : `[${widened(c.type.kind === "Array" ? c.type.of : c.type, c.args, p).join(", ")}]`),
+  array: (c, p) =>
+    c.args.length === 0
+      ? p.emptyArray(c.type)
+      : `[${widened(c.type.kind === "Array" ? c.type.of : c.type, c.args, p).join(", ")}]`,
   tuple: same("tuple"),
   // As text, as the Postgres dialect gives it.
   tupleElement: (c, p) => `toString(tupleElement(${arg(c, p, 0)}, ${arg(c, p, 1)}))`,
@@ -336,7 +381,8 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   JSONExtractString: (c, p) => `ifNull(JSONExtractString(${jsonArgs(c, p)}), '')`,
   JSONExtractInt: (c, p) =>
     `ifNull(multiIf(${jsonType(c, p)} IN ('Int64', 'UInt64', 'Double', 'Bool'), JSONExtractInt(${jsonArgs(c, p)}), 0), 0)`,
-  JSONExtractFloat: (c, p) => `ifNull(multiIf(${jsonType(c, p)} IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${jsonArgs(c, p)}), 0), 0)`,
+  JSONExtractFloat: (c, p) =>
+    `ifNull(multiIf(${jsonType(c, p)} IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${jsonArgs(c, p)}), 0), 0)`,
   JSONExtractBool: (c, p) =>
     `ifNull(multiIf(${jsonType(c, p)} = 'Bool', JSONExtractBool(${jsonArgs(c, p)}) = 1, ${jsonType(c, p)} IN ('Int64', 'UInt64', 'Double'), JSONExtractFloat(${jsonArgs(c, p)}) != 0, false), false)`,
   JSONExtractRaw: (c, p) => `ifNull(JSONExtractRaw(${jsonArgs(c, p)}), '')`,
@@ -345,8 +391,14 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   JSONHas: (c, p) => `ifNull(JSONHas(${jsonArgs(c, p)}), false)`,
   JSONLength: (c, p) => `toInt64(ifNull(JSONLength(${jsonArgs(c, p)}), 0))`,
 
-  count: aggregate((c, p, a) => (c.args.length === 0 ? a.call("count", []) : a.call("count", [arg(c, p, 0)], { distinct: c.distinct }))),
-  countIf: aggregate((c, p, a) => (c.args.length === 1 ? a.call("count", []) : a.call("count", [arg(c, p, 0)], { distinct: c.distinct })), true),
+  count: aggregate((c, p, a) =>
+    c.args.length === 0 ? a.call("count", []) : a.call("count", [arg(c, p, 0)], { distinct: c.distinct })
+  ),
+  countIf: aggregate(
+    (c, p, a) =>
+      c.args.length === 1 ? a.call("count", []) : a.call("count", [arg(c, p, 0)], { distinct: c.distinct }),
+    true
+  ),
   sum: aggregate(sumOf),
   sumIf: aggregate((c, p, a) => `ifNull(${sumOf(c, p, a)}, 0)`, true),
   avg: aggregate((c, p, a) => a.call("avg", [arg(c, p, 0)], { distinct: c.distinct, orNull: true })),
@@ -370,7 +422,9 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   medianIf: aggregate((c, p, a) => quantile(c, p, "0.5", a), true),
   quantile: aggregate((c, p, a) => quantile(c, p, p.expr(c.params[0]!), a)),
   quantileIf: aggregate((c, p, a) => quantile(c, p, p.expr(c.params[0]!), a), true),
-  quantiles: aggregate((c, p, a) => a.call("quantilesExactInclusive", [float(c, p, 0)], { params: c.params.map((x) => p.expr(x)) })),
+  quantiles: aggregate((c, p, a) =>
+    a.call("quantilesExactInclusive", [float(c, p, 0)], { params: c.params.map((x) => p.expr(x)) })
+  ),
   // ClickHouse's groupArray skips NULLs and answers [] for no rows.
   groupArray: aggregate((c, p, a) => a.call("groupArray", [arg(c, p, 0)])),
   groupArrayIf: aggregate((c, p, a) => a.call("groupArray", [arg(c, p, 0)]), true),
@@ -392,8 +446,12 @@ export const CLICKHOUSE_FUNCTIONS: Readonly<Record<string, ChFunction>> = {
   cume_dist: windowed(() => "cume_dist()"),
   ntile: windowed((c, p) => `ntile(toUInt64(${arg(c, p, 0)}))`),
   // NULL past the partition's edge, as in Postgres, rather than the type's default.
-  lagInFrame: windowed((c, p) => `lagInFrame(${[`toNullable(${arg(c, p, 0)})`, ...c.args.slice(1).map((a) => p.expr(a))].join(", ")})`),
-  leadInFrame: windowed((c, p) => `leadInFrame(${[`toNullable(${arg(c, p, 0)})`, ...c.args.slice(1).map((a) => p.expr(a))].join(", ")})`),
+  lagInFrame: windowed(
+    (c, p) => `lagInFrame(${[`toNullable(${arg(c, p, 0)})`, ...c.args.slice(1).map((a) => p.expr(a))].join(", ")})`
+  ),
+  leadInFrame: windowed(
+    (c, p) => `leadInFrame(${[`toNullable(${arg(c, p, 0)})`, ...c.args.slice(1).map((a) => p.expr(a))].join(", ")})`
+  ),
   first_value: windowed((c, p) => `first_value(${arg(c, p, 0)}) RESPECT NULLS`),
   last_value: windowed((c, p) => `last_value(${arg(c, p, 0)}) RESPECT NULLS`),
   nth_value: windowed(same("nth_value"))

@@ -26,7 +26,6 @@ export const CLICKHOUSE_QUERY_SETTINGS: Readonly<Record<string, string | number 
   enable_positional_arguments: 1
 }
 
-
 /** Seconds in one of each interval unit, as Postgres counts them (a month is 30 days). */
 const INTERVAL_SECONDS: Readonly<Record<string, number>> = {
   Second: 1,
@@ -66,9 +65,16 @@ export class ChPrinter extends SqlPrinter {
 
   query(query: RQuery, top: boolean): string {
     if (query.kind === "set") {
-      const OPERATORS = { "UNION ALL": "UNION ALL", "UNION DISTINCT": "UNION DISTINCT", INTERSECT: "INTERSECT DISTINCT", EXCEPT: "EXCEPT DISTINCT" }
+      const OPERATORS = {
+        "UNION ALL": "UNION ALL",
+        "UNION DISTINCT": "UNION DISTINCT",
+        INTERSECT: "INTERSECT DISTINCT",
+        EXCEPT: "EXCEPT DISTINCT"
+      }
       const branch = (q: RQuery) => `(${this.query(q, top)})`
-      const set = [branch(query.first), ...query.rest.map((r) => `${OPERATORS[r.operator]} ${branch(r.query)}`)].join(" ")
+      const set = [branch(query.first), ...query.rest.map((r) => `${OPERATORS[r.operator]} ${branch(r.query)}`)].join(
+        " "
+      )
       // A LIMIT after a set would bind to its last branch.
       return query.limit || query.offset ? `SELECT * FROM (${set})${this.limits(query)}` : set
     }
@@ -175,7 +181,9 @@ export class ChPrinter extends SqlPrinter {
     const latest = (column: string) => `argMax(${t(column)}, ${t(versioned.version)})`
     const columns = [
       ...keys.map((k) => `${t(k)} AS ${quote(k)}`),
-      ...table.columns.filter((c) => !keys.includes(c.name) && !bookkeeping.includes(c.name)).map((c) => read(latest(c.name), c.type, c.name))
+      ...table.columns
+        .filter((c) => !keys.includes(c.name) && !bookkeeping.includes(c.name))
+        .map((c) => read(latest(c.name), c.type, c.name))
     ]
     const having = versioned.deleted === null ? "" : ` HAVING ${latest(versioned.deleted)} = 0`
     return `(SELECT ${columns.join(", ")} FROM ${quote(table.name)} AS ${quote("zq_t")} WHERE ${t("project_id")} = ${project} GROUP BY ${keys.map(t).join(", ")}${having})`
@@ -205,7 +213,10 @@ export class ChPrinter extends SqlPrinter {
   protected override windowCall(e: Extract<RExpr, { kind: "window" }>): string {
     const named = typeof e.over === "string" ? this.windows.get(e.over) : e.over
     if ((e.name === "lagInFrame" || e.name === "leadInFrame") && named !== undefined) {
-      return super.windowCall(e, ` OVER (${this.window(named, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")})`)
+      return super.windowCall(
+        e,
+        ` OVER (${this.window(named, "ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING")})`
+      )
     }
     return super.windowCall(e)
   }
@@ -227,7 +238,8 @@ export class ChPrinter extends SqlPrinter {
 
   /** JSON text and the steps into it (keys, 1-based indexes), as ClickHouse's JSON functions take them. */
   jsonPath(e: RExpr): { readonly base: string; readonly steps: ReadonlyArray<string> } {
-    if (e.kind === "property") return { base: `${quote(e.source)}.${quote(e.column)}`, steps: e.path.map((s) => this.step(s)) }
+    if (e.kind === "property")
+      return { base: `${quote(e.source)}.${quote(e.column)}`, steps: e.path.map((s) => this.step(s)) }
     return { base: this.expr(e), steps: [] }
   }
 
@@ -306,7 +318,8 @@ export class ChPrinter extends SqlPrinter {
       return `toInt64(floor((${micros(l)} - ${micros(r)}) / 1000000))`
     }
     if (op === "/") return `(toFloat64(${l}) / nullIf(toFloat64(${r}), 0))`
-    if (op === "%") return type.kind === "Int" ? `moduloOrNull(${l}, ${r})` : `moduloOrNull(toFloat64(${l}), toFloat64(${r}))`
+    if (op === "%")
+      return type.kind === "Int" ? `moduloOrNull(${l}, ${r})` : `moduloOrNull(toFloat64(${l}), toFloat64(${r}))`
     return `(${l} ${op} ${r})`
   }
 
@@ -338,7 +351,8 @@ export class ChPrinter extends SqlPrinter {
         return `multiIf(lowerUTF8(trimBoth(${sql})) IN ('true', '1'), true, lowerUTF8(trimBoth(${sql})) IN ('false', '0'), false, NULL)`
       case "DateTime":
         if (from === "DateTime") return sql
-        if (from === "Date" || isNumeric(e.type)) return `toDateTime64(${from === "Date" ? sql : `toFloat64(${sql})`}, 6, ${this.tz})`
+        if (from === "Date" || isNumeric(e.type))
+          return `toDateTime64(${from === "Date" ? sql : `toFloat64(${sql})`}, 6, ${this.tz})`
         return `multiIf(match(${sql}, ${literal(DATETIME_TEXT)}), parseDateTime64BestEffortOrNull(trimBoth(${sql}), 6, ${this.tz}), match(${sql}, ${literal(EPOCH_TEXT)}), toDateTime64(toFloat64OrNull(trimBoth(${sql})), 6, ${this.tz}), NULL)`
       case "Date":
         if (from === "Date") return sql
@@ -365,10 +379,12 @@ export class ChPrinter extends SqlPrinter {
  */
 const elementsAsPostgresGives = (kind: ZType["kind"], sql: string): string => {
   if (kind === "DateTime") {
-    const iso = "concat(formatDateTime(toTimeZone(zq_d, 'UTC'), '%Y-%m-%dT%H:%i:%S.'), substring(formatDateTime(toDateTime64(zq_d, 6), '%f'), 1, 3), 'Z')"
+    const iso =
+      "concat(formatDateTime(toTimeZone(zq_d, 'UTC'), '%Y-%m-%dT%H:%i:%S.'), substring(formatDateTime(toDateTime64(zq_d, 6), '%f'), 1, 3), 'Z')"
     return `arrayMap(zq_d -> if(zq_d IS NULL, NULL, ${iso}), ${sql})`
   }
-  if (kind === "Date") return `arrayMap(zq_d -> if(zq_d IS NULL, NULL, concat(formatDateTime(zq_d, '%Y-%m-%d'), 'T00:00:00.000Z')), ${sql})`
+  if (kind === "Date")
+    return `arrayMap(zq_d -> if(zq_d IS NULL, NULL, concat(formatDateTime(zq_d, '%Y-%m-%d'), 'T00:00:00.000Z')), ${sql})`
   return sql
 }
 

@@ -16,7 +16,11 @@ export interface ClickHouseTable {
   /** The sorting key (after `project_id`), which is also what identifies a row's versions. */
   readonly orderBy: ReadonlyArray<string>
   /** Versioned tables: the key whose latest version is the row, the version and deletion columns. */
-  readonly versioned?: { readonly key: ReadonlyArray<string>; readonly version: string; readonly deleted: string | null }
+  readonly versioned?: {
+    readonly key: ReadonlyArray<string>
+    readonly version: string
+    readonly deleted: string | null
+  }
   readonly partitionBy?: string
   /** Stable sharding key on a cluster: a key's rows stay on one shard. */
   readonly shardBy: string
@@ -50,7 +54,15 @@ export const CLICKHOUSE_TABLES: ReadonlyArray<ClickHouseTable> = [
   },
   {
     name: "persons",
-    columns: [int("project_id"), int("id"), col("uuid", "UUID"), col("properties", "String"), col("is_identified", "Bool"), col("created_at", DATETIME), ...version],
+    columns: [
+      int("project_id"),
+      int("id"),
+      col("uuid", "UUID"),
+      col("properties", "String"),
+      col("is_identified", "Bool"),
+      col("created_at", DATETIME),
+      ...version
+    ],
     orderBy: ["id"],
     versioned: { key: ["id"], version: "version", deleted: "is_deleted" },
     shardBy: "id"
@@ -64,7 +76,14 @@ export const CLICKHOUSE_TABLES: ReadonlyArray<ClickHouseTable> = [
   },
   {
     name: "groups",
-    columns: [int("project_id"), int("group_type_index"), col("group_key", "String"), col("properties", "String"), col("created_at", DATETIME), col("version", "UInt64")],
+    columns: [
+      int("project_id"),
+      int("group_type_index"),
+      col("group_key", "String"),
+      col("properties", "String"),
+      col("created_at", DATETIME),
+      col("version", "UInt64")
+    ],
     orderBy: ["group_type_index", "group_key"],
     versioned: { key: ["group_type_index", "group_key"], version: "version", deleted: null },
     shardBy: "cityHash64(group_key)"
@@ -78,7 +97,18 @@ export const CLICKHOUSE_TABLES: ReadonlyArray<ClickHouseTable> = [
       col("start_time", DATETIME),
       col("end_time", DATETIME),
       col("first_url", "Nullable(String)"),
-      ...["click_count", "keypress_count", "mouse_activity_count", "active_ms", "console_log_count", "console_warn_count", "console_error_count", "size", "event_count", "message_count"].map(int),
+      ...[
+        "click_count",
+        "keypress_count",
+        "mouse_activity_count",
+        "active_ms",
+        "console_log_count",
+        "console_warn_count",
+        "console_error_count",
+        "size",
+        "event_count",
+        "message_count"
+      ].map(int),
       col("snapshot_source", "String"),
       ...version
     ],
@@ -88,4 +118,5 @@ export const CLICKHOUSE_TABLES: ReadonlyArray<ClickHouseTable> = [
   }
 ]
 
-export const clickhouseTable = (name: string): ClickHouseTable | undefined => CLICKHOUSE_TABLES.find((t) => t.name === name)
+export const clickhouseTable = (name: string): ClickHouseTable | undefined =>
+  CLICKHOUSE_TABLES.find((t) => t.name === name)

@@ -17,12 +17,16 @@ const args = (c: Call, p: PgPrinter) => c.args.map((a) => p.expr(a))
 const arg = (c: Call, p: PgPrinter, i: number) => p.expr(c.args[i]!)
 
 /** A plain function of the same arguments. */
-const same = (name: string): PgFunction => (c, p) => `${name}(${args(c, p).join(", ")})`
+const same =
+  (name: string): PgFunction =>
+  (c, p) =>
+    `${name}(${args(c, p).join(", ")})`
 /** As `same`, with the arguments at `positions` as int4: Postgres has no int8 versions of `left`, `lpad`, `lag`… */
-const withInt4 = (name: string, ...positions: Array<number>): PgFunction => (c, p) =>
-  `${name}(${c.args.map((_, i) => (positions.includes(i) ? int4(c, p, i) : arg(c, p, i))).join(", ")})`
+const withInt4 =
+  (name: string, ...positions: Array<number>): PgFunction =>
+  (c, p) =>
+    `${name}(${c.args.map((_, i) => (positions.includes(i) ? int4(c, p, i) : arg(c, p, i))).join(", ")})`
 const int4 = (c: Call, p: PgPrinter, i: number) => `(${arg(c, p, i)})::int4`
-
 
 const interval = (unit: string) => (unit === "quarter" ? "interval '3 months'" : `interval '1 ${unit}'`)
 
@@ -129,7 +133,7 @@ const toCharPattern = (format: string): string => {
   let pattern = ""
   let text = ""
   const flush = () => {
-    if (text !== "") pattern += `"${text.replace(/\\/g, "\\\\").replace(/"/g, "\\\"")}"`
+    if (text !== "") pattern += `"${text.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`
     text = ""
   }
   for (let i = 0; i < format.length; i++) {
@@ -164,18 +168,23 @@ const jsonAt = (c: Call, p: PgPrinter) => {
 type Tail = (own?: ReadonlyArray<string>) => string
 
 /** An aggregate, whose SQL may wrap its aggregate calls (coalesce, casts): the tail goes right after each call. */
-const aggregate = (body: (c: Call, p: PgPrinter, tail: Tail) => string, conditional = false): PgFunction => (c, p, over = "") => {
-  const conditions = [
-    ...(conditional ? [`coalesce(${arg(c, p, c.args.length - 1)}, false)`] : []),
-    ...(c.filter ? [`coalesce(${p.expr(c.filter)}, false)`] : [])
-  ]
-  return body(c, p, (own = []) => {
-    const all = [...own, ...conditions]
-    return `${all.length === 0 ? "" : ` FILTER (WHERE ${all.join(" AND ")})`}${over}`
-  })
-}
+const aggregate =
+  (body: (c: Call, p: PgPrinter, tail: Tail) => string, conditional = false): PgFunction =>
+  (c, p, over = "") => {
+    const conditions = [
+      ...(conditional ? [`coalesce(${arg(c, p, c.args.length - 1)}, false)`] : []),
+      ...(c.filter ? [`coalesce(${p.expr(c.filter)}, false)`] : [])
+    ]
+    return body(c, p, (own = []) => {
+      const all = [...own, ...conditions]
+      return `${all.length === 0 ? "" : ` FILTER (WHERE ${all.join(" AND ")})`}${over}`
+    })
+  }
 /** A window-only function: the OVER clause follows it. */
-const windowed = (f: PgFunction): PgFunction => (c, p, over = "") => `${f(c, p)}${over}`
+const windowed =
+  (f: PgFunction): PgFunction =>
+  (c, p, over = "") =>
+    `${f(c, p)}${over}`
 
 const distinct = (c: Call) => (c.distinct ? "DISTINCT " : "")
 const sumOf = (c: Call, p: PgPrinter, tail: Tail) => {
@@ -184,7 +193,8 @@ const sumOf = (c: Call, p: PgPrinter, tail: Tail) => {
 }
 const pick = (order: "ASC" | "DESC") => (c: Call, p: PgPrinter, tail: Tail) =>
   `(array_agg(${arg(c, p, 0)} ORDER BY ${arg(c, p, 1)} ${order})${tail([`${arg(c, p, 1)} IS NOT NULL`])})[1]`
-const anyOf = (c: Call, p: PgPrinter, tail: Tail) => `(array_agg(${arg(c, p, 0)})${tail([`${arg(c, p, 0)} IS NOT NULL`])})[1]`
+const anyOf = (c: Call, p: PgPrinter, tail: Tail) =>
+  `(array_agg(${arg(c, p, 0)})${tail([`${arg(c, p, 0)} IS NOT NULL`])})[1]`
 const uniq = (c: Call, p: PgPrinter, n: number, tail: Tail) => {
   const values = c.args.slice(0, n).map((a) => p.expr(a))
   return `count(DISTINCT ${values.length === 1 ? values[0] : `(${values.join(", ")})`})${tail()}`
@@ -202,7 +212,12 @@ const emptyArray = (type: ZType) => `ARRAY[]::${pgType(type)}`
 const overElements = (c: Call, p: PgPrinter, build: (body: string, from: string, x: string, i: string) => string) => {
   const arrays = c.args.slice(1).map((a) => p.expr(a))
   const { body, n, names } = p.bindLambda(c.args[0]!)
-  return build(body, `unnest(${arrays.join(", ")}) WITH ORDINALITY AS zq_u${n}(${names.join(", ")}, zq_i${n})`, names[0]!, `zq_i${n}`)
+  return build(
+    body,
+    `unnest(${arrays.join(", ")}) WITH ORDINALITY AS zq_u${n}(${names.join(", ")}, zq_i${n})`,
+    names[0]!,
+    `zq_i${n}`
+  )
 }
 
 export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
@@ -213,7 +228,8 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   toDecimal: (c, p) => p.cast(c.args[0]!, T.Float),
   toUUID: (c, p) => p.cast(c.args[0]!, T.UUID),
   toBool: (c, p) => p.cast(c.args[0]!, T.Bool),
-  toDate: (c, p) => (c.args[1] ? `(${p.cast(c.args[0]!, T.DateTime)} AT TIME ZONE ${arg(c, p, 1)})::date` : p.cast(c.args[0]!, T.Date)),
+  toDate: (c, p) =>
+    c.args[1] ? `(${p.cast(c.args[0]!, T.DateTime)} AT TIME ZONE ${arg(c, p, 1)})::date` : p.cast(c.args[0]!, T.Date),
   toDateTime: (c, p) => p.cast(c.args[0]!, T.DateTime),
   parseDateTimeBestEffort: (c, p) => p.cast(c.args[0]!, T.DateTime),
   // Results are always shown in the project's zone; the instant is unchanged.
@@ -228,13 +244,19 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   // As in ClickHouse, today() is the server's (UTC) day, not the project's.
   today: () => "(now() AT TIME ZONE 'UTC')::date",
   yesterday: () => "((now() AT TIME ZONE 'UTC')::date - 1)",
-  ...Object.fromEntries(Object.entries(DATE_PART).map(([name, f]) => [name, (c: Call, p: PgPrinter) => f(arg(c, p, 0))])),
-  ...Object.fromEntries(Object.entries(START_OF).map(([name, f]) => [name, (c: Call, p: PgPrinter) => f(arg(c, p, 0))])),
+  ...Object.fromEntries(
+    Object.entries(DATE_PART).map(([name, f]) => [name, (c: Call, p: PgPrinter) => f(arg(c, p, 0))])
+  ),
+  ...Object.fromEntries(
+    Object.entries(START_OF).map(([name, f]) => [name, (c: Call, p: PgPrinter) => f(arg(c, p, 0))])
+  ),
   // Mode 0 (the default) starts weeks on Sunday, mode 1 on Monday.
   toStartOfWeek: (c, p) => {
     const mode = c.args[1]?.kind === "const" ? Number(c.args[1].value) : 0
     const v = arg(c, p, 0)
-    return mode % 2 === 1 ? `date_trunc('week', ${day(v)})::date` : `(date_trunc('week', (${v})::date::timestamp + interval '1 day')::date - 1)`
+    return mode % 2 === 1
+      ? `date_trunc('week', ${day(v)})::date`
+      : `(date_trunc('week', (${v})::date::timestamp + interval '1 day')::date - 1)`
   },
   toStartOfInterval: (c, p) => `date_bin(${arg(c, p, 1)}, ${arg(c, p, 0)}, timestamptz '2000-01-03 00:00:00+00')`,
   dateTrunc: (c, p) => {
@@ -245,28 +267,43 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   dateDiff: (c, p) => dateDiff(unitOf(c.args[0]), arg(c, p, 1), arg(c, p, 2)),
   dateAdd: (c, p) => shift(arg(c, p, 2), c.args[2]!.type, arg(c, p, 1), unitOf(c.args[0]), "+"),
   dateSub: (c, p) => shift(arg(c, p, 2), c.args[2]!.type, arg(c, p, 1), unitOf(c.args[0]), "-"),
-  ...Object.fromEntries(["Second", "Minute", "Hour", "Day", "Week", "Month", "Quarter", "Year"].flatMap((u) => {
-    const unit = u.toLowerCase()
-    return [
-      [`add${u}s`, (c: Call, p: PgPrinter) => shift(arg(c, p, 0), c.args[0]!.type, arg(c, p, 1), unit, "+")],
-      [`subtract${u}s`, (c: Call, p: PgPrinter) => shift(arg(c, p, 0), c.args[0]!.type, arg(c, p, 1), unit, "-")],
-      [`toInterval${u}`, (c: Call, p: PgPrinter) => `((${arg(c, p, 0)}) * ${interval(unit)})`]
-    ]
-  })),
+  ...Object.fromEntries(
+    ["Second", "Minute", "Hour", "Day", "Week", "Month", "Quarter", "Year"].flatMap((u) => {
+      const unit = u.toLowerCase()
+      return [
+        [`add${u}s`, (c: Call, p: PgPrinter) => shift(arg(c, p, 0), c.args[0]!.type, arg(c, p, 1), unit, "+")],
+        [`subtract${u}s`, (c: Call, p: PgPrinter) => shift(arg(c, p, 0), c.args[0]!.type, arg(c, p, 1), unit, "-")],
+        [`toInterval${u}`, (c: Call, p: PgPrinter) => `((${arg(c, p, 0)}) * ${interval(unit)})`]
+      ]
+    })
+  ),
   toUnixTimestamp: (c, p) => `floor(extract(epoch from ${arg(c, p, 0)}))::int8`,
   fromUnixTimestamp: (c, p) => `to_timestamp(${arg(c, p, 0)})`,
-  formatDateTime: (c, p) => `to_char(${arg(c, p, 0)}, ${p.param(toCharPattern(constantText(c.args[1], "The format")), "text")})`,
+  formatDateTime: (c, p) =>
+    `to_char(${arg(c, p, 0)}, ${p.param(toCharPattern(constantText(c.args[1], "The format")), "text")})`,
 
   // ClickHouse's length counts bytes of a string.
-  length: (c, p) => (c.args[0]!.type.kind === "Array" ? `coalesce(cardinality(${arg(c, p, 0)}), 0)::int8` : `octet_length(${arg(c, p, 0)})::int8`),
-  empty: (c, p) => (c.args[0]!.type.kind === "Array" ? `(coalesce(cardinality(${arg(c, p, 0)}), 0) = 0)` : `(coalesce(${arg(c, p, 0)}, '') = '')`),
-  notEmpty: (c, p) => (c.args[0]!.type.kind === "Array" ? `(coalesce(cardinality(${arg(c, p, 0)}), 0) > 0)` : `(coalesce(${arg(c, p, 0)}, '') <> '')`),
+  length: (c, p) =>
+    c.args[0]!.type.kind === "Array"
+      ? `coalesce(cardinality(${arg(c, p, 0)}), 0)::int8`
+      : `octet_length(${arg(c, p, 0)})::int8`,
+  empty: (c, p) =>
+    c.args[0]!.type.kind === "Array"
+      ? `(coalesce(cardinality(${arg(c, p, 0)}), 0) = 0)`
+      : `(coalesce(${arg(c, p, 0)}, '') = '')`,
+  notEmpty: (c, p) =>
+    c.args[0]!.type.kind === "Array"
+      ? `(coalesce(cardinality(${arg(c, p, 0)}), 0) > 0)`
+      : `(coalesce(${arg(c, p, 0)}, '') <> '')`,
   lower: same("lower"),
   upper: same("upper"),
   lowerUTF8: same("lower"),
   upperUTF8: same("upper"),
   concat: (c, p) => `(${c.args.map((a) => p.cast(a, T.String)).join(" || ")})`,
-  substring: (c, p) => (c.args[2] ? `substring(${arg(c, p, 0)} from ${int4(c, p, 1)} for ${int4(c, p, 2)})` : `substring(${arg(c, p, 0)} from ${int4(c, p, 1)})`),
+  substring: (c, p) =>
+    c.args[2]
+      ? `substring(${arg(c, p, 0)} from ${int4(c, p, 1)} for ${int4(c, p, 2)})`
+      : `substring(${arg(c, p, 0)} from ${int4(c, p, 1)})`,
   left: withInt4("left", 1),
   right: withInt4("right", 1),
   trim: same("btrim"),
@@ -324,9 +361,20 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   intDiv: (c, p) => `trunc((${arg(c, p, 0)})::numeric / nullif((${arg(c, p, 1)})::numeric, 0))::int8`,
   abs: same("abs"),
   sign: (c, p) => `sign(${arg(c, p, 0)})::int8`,
-  round: (c, p) => (c.args[1] ? `round((${arg(c, p, 0)})::numeric, ${int4(c, p, 1)})::float8` : c.type.kind === "Int" ? arg(c, p, 0) : `round(${arg(c, p, 0)})`),
-  floor: (c, p) => (c.args[1] ? `(floor((${arg(c, p, 0)})::numeric * 10 ^ ${arg(c, p, 1)}) / 10 ^ ${arg(c, p, 1)})::float8` : `floor(${arg(c, p, 0)})`),
-  ceil: (c, p) => (c.args[1] ? `(ceil((${arg(c, p, 0)})::numeric * 10 ^ ${arg(c, p, 1)}) / 10 ^ ${arg(c, p, 1)})::float8` : `ceil(${arg(c, p, 0)})`),
+  round: (c, p) =>
+    c.args[1]
+      ? `round((${arg(c, p, 0)})::numeric, ${int4(c, p, 1)})::float8`
+      : c.type.kind === "Int"
+        ? arg(c, p, 0)
+        : `round(${arg(c, p, 0)})`,
+  floor: (c, p) =>
+    c.args[1]
+      ? `(floor((${arg(c, p, 0)})::numeric * 10 ^ ${arg(c, p, 1)}) / 10 ^ ${arg(c, p, 1)})::float8`
+      : `floor(${arg(c, p, 0)})`,
+  ceil: (c, p) =>
+    c.args[1]
+      ? `(ceil((${arg(c, p, 0)})::numeric * 10 ^ ${arg(c, p, 1)}) / 10 ^ ${arg(c, p, 1)})::float8`
+      : `ceil(${arg(c, p, 0)})`,
   sqrt: (c, p) => `sqrt((${arg(c, p, 0)})::float8)`,
   exp: (c, p) => `exp((${arg(c, p, 0)})::float8)`,
   log: (c, p) => `ln(nullif((${arg(c, p, 0)})::float8, 0))`,
@@ -352,17 +400,26 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
     return length ? `(${array})[${offset}:${offset} + ${length} - 1]` : `(${array})[${offset}:]`
   },
   arrayConcat: (c, p) => `(${args(c, p).join(" || ")})`,
-  arrayDistinct: (c, p) => `ARRAY(SELECT "zq_x" FROM unnest(${arg(c, p, 0)}) WITH ORDINALITY AS "zq_u"("zq_x", "zq_i") GROUP BY "zq_x" ORDER BY min("zq_i"))`,
+  arrayDistinct: (c, p) =>
+    `ARRAY(SELECT "zq_x" FROM unnest(${arg(c, p, 0)}) WITH ORDINALITY AS "zq_u"("zq_x", "zq_i") GROUP BY "zq_x" ORDER BY min("zq_i"))`,
   arraySort: (c, p) => `ARRAY(SELECT "zq_x" FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x") ORDER BY 1)`,
-  arrayReverse: (c, p) => `ARRAY(SELECT "zq_x" FROM unnest(${arg(c, p, 0)}) WITH ORDINALITY AS "zq_u"("zq_x", "zq_i") ORDER BY "zq_i" DESC)`,
+  arrayReverse: (c, p) =>
+    `ARRAY(SELECT "zq_x" FROM unnest(${arg(c, p, 0)}) WITH ORDINALITY AS "zq_u"("zq_x", "zq_i") ORDER BY "zq_i" DESC)`,
   arraySum: (c, p) => `(SELECT coalesce(sum("zq_x"), 0) FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x"))`,
   arrayMin: (c, p) => `(SELECT min("zq_x") FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x"))`,
   arrayMax: (c, p) => `(SELECT max("zq_x") FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x"))`,
   arrayStringConcat: (c, p) => `array_to_string(${arg(c, p, 0)}, ${c.args[1] ? arg(c, p, 1) : "''"})`,
   arrayMap: (c, p) => overElements(c, p, (body, from, _, i) => `ARRAY(SELECT ${body} FROM ${from} ORDER BY ${i})`),
-  arrayFilter: (c, p) => overElements(c, p, (body, from, x, i) => `ARRAY(SELECT ${x} FROM ${from} WHERE coalesce(${body}, false) ORDER BY ${i})`),
-  arrayExists: (c, p) => overElements(c, p, (body, from) => `EXISTS (SELECT 1 FROM ${from} WHERE coalesce(${body}, false))`),
-  arrayAll: (c, p) => overElements(c, p, (body, from) => `NOT EXISTS (SELECT 1 FROM ${from} WHERE NOT coalesce(${body}, false))`),
+  arrayFilter: (c, p) =>
+    overElements(
+      c,
+      p,
+      (body, from, x, i) => `ARRAY(SELECT ${x} FROM ${from} WHERE coalesce(${body}, false) ORDER BY ${i})`
+    ),
+  arrayExists: (c, p) =>
+    overElements(c, p, (body, from) => `EXISTS (SELECT 1 FROM ${from} WHERE coalesce(${body}, false))`),
+  arrayAll: (c, p) =>
+    overElements(c, p, (body, from) => `NOT EXISTS (SELECT 1 FROM ${from} WHERE NOT coalesce(${body}, false))`),
   arrayCount: (c, p) =>
     c.args.length === 1
       ? `(SELECT count(*) FROM unnest(${arg(c, p, 0)}) AS "zq_u"("zq_x") WHERE coalesce("zq_x"::text NOT IN ('0', 'false', ''), false))`
@@ -405,8 +462,13 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
     return `(CASE jsonb_typeof(${v}) WHEN 'array' THEN jsonb_array_length(${v}) WHEN 'object' THEN (SELECT count(*) FROM jsonb_object_keys(${v})) ELSE 0 END)::int8`
   },
 
-  count: aggregate((c, p, t) => (c.args.length === 0 ? `count(*)${t()}` : `count(${distinct(c)}${arg(c, p, 0)})${t()}`)),
-  countIf: aggregate((c, p, t) => (c.args.length === 1 ? `count(*)${t()}` : `count(${distinct(c)}${arg(c, p, 0)})${t()}`), true),
+  count: aggregate((c, p, t) =>
+    c.args.length === 0 ? `count(*)${t()}` : `count(${distinct(c)}${arg(c, p, 0)})${t()}`
+  ),
+  countIf: aggregate(
+    (c, p, t) => (c.args.length === 1 ? `count(*)${t()}` : `count(${distinct(c)}${arg(c, p, 0)})${t()}`),
+    true
+  ),
   sum: aggregate((c, p, t) => (c.args[0]!.type.nullable ? sumOf(c, p, t) : `coalesce(${sumOf(c, p, t)}, 0)`)),
   sumIf: aggregate((c, p, t) => `coalesce(${sumOf(c, p, t)}, 0)`, true),
   avg: aggregate((c, p, t) => `avg(${distinct(c)}(${arg(c, p, 0)})::float8)${t()}`),
@@ -421,7 +483,9 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   uniqExactIf: aggregate((c, p, t) => uniq(c, p, 1, t), true),
   any: aggregate(anyOf),
   anyIf: aggregate(anyOf, true),
-  anyLast: aggregate((c, p, t) => `(array_agg(${arg(c, p, 0)})${t([`${arg(c, p, 0)} IS NOT NULL`])})[count(${arg(c, p, 0)})${t()}]`),
+  anyLast: aggregate(
+    (c, p, t) => `(array_agg(${arg(c, p, 0)})${t([`${arg(c, p, 0)} IS NOT NULL`])})[count(${arg(c, p, 0)})${t()}]`
+  ),
   argMin: aggregate(pick("ASC")),
   argMax: aggregate(pick("DESC")),
   argMinIf: aggregate(pick("ASC"), true),
@@ -430,7 +494,9 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   medianIf: aggregate((c, p, t) => percentile(c, p, "0.5", t), true),
   quantile: aggregate((c, p, t) => percentile(c, p, `(${p.expr(c.params[0]!)})::float8`, t)),
   quantileIf: aggregate((c, p, t) => percentile(c, p, `(${p.expr(c.params[0]!)})::float8`, t), true),
-  quantiles: aggregate((c, p, t) => percentile(c, p, `ARRAY[${c.params.map((x) => `(${p.expr(x)})::float8`).join(", ")}]`, t)),
+  quantiles: aggregate((c, p, t) =>
+    percentile(c, p, `ARRAY[${c.params.map((x) => `(${p.expr(x)})::float8`).join(", ")}]`, t)
+  ),
   // ClickHouse's groupArray skips NULLs and answers [] for no rows.
   groupArray: aggregate((c, p, t) => notNullArray(c, p, t)),
   groupArrayIf: aggregate((c, p, t) => notNullArray(c, p, t), true),
@@ -442,8 +508,9 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   corr: aggregate((c, p, t) => `corr((${arg(c, p, 0)})::float8, (${arg(c, p, 1)})::float8)${t()}`),
   covarPop: aggregate((c, p, t) => `covar_pop((${arg(c, p, 0)})::float8, (${arg(c, p, 1)})::float8)${t()}`),
   covarSamp: aggregate((c, p, t) => `covar_samp((${arg(c, p, 0)})::float8, (${arg(c, p, 1)})::float8)${t()}`),
-  avgWeighted: aggregate((c, p, t) =>
-    `(sum((${arg(c, p, 0)})::float8 * (${arg(c, p, 1)})::float8)${t()} / nullif(sum((${arg(c, p, 1)})::float8)${t()}, 0))`
+  avgWeighted: aggregate(
+    (c, p, t) =>
+      `(sum((${arg(c, p, 0)})::float8 * (${arg(c, p, 1)})::float8)${t()} / nullif(sum((${arg(c, p, 1)})::float8)${t()}, 0))`
   ),
 
   row_number: windowed(() => "row_number()"),
@@ -458,4 +525,3 @@ export const POSTGRES_FUNCTIONS: Readonly<Record<string, PgFunction>> = {
   last_value: windowed(same("last_value")),
   nth_value: windowed(withInt4("nth_value", 1))
 }
-

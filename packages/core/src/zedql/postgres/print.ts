@@ -16,13 +16,16 @@ const literal = (text: string) => `'${text.replace(/'/g, "''")}'`
 
 /** Whether a value of the IR holds a lambda: an array function, a sub-select per row here. */
 const hasLambda = (value: unknown): boolean =>
-  typeof value === "object" && value !== null && ((value as { kind?: unknown }).kind === "lambda" || Object.values(value).some(hasLambda))
+  typeof value === "object" &&
+  value !== null &&
+  ((value as { kind?: unknown }).kind === "lambda" || Object.values(value).some(hasLambda))
 
 /**
  * A subquery whose columns run lambdas is kept apart (OFFSET 0): Postgres would otherwise pull it
  * up into the query around it and run each such column again wherever that query reads it.
  */
-const fenced = (q: RQuery) => q.kind === "select" && q.limit === null && q.offset === null && q.columns.some((c) => hasLambda(c.expr))
+const fenced = (q: RQuery) =>
+  q.kind === "select" && q.limit === null && q.offset === null && q.columns.some((c) => hasLambda(c.expr))
 
 export class PgPrinter extends SqlPrinter {
   protected quote(name: string): string {
@@ -42,7 +45,10 @@ export class PgPrinter extends SqlPrinter {
   query(query: RQuery, top: boolean): string {
     if (query.kind === "set") {
       const branch = (q: RQuery) => `(${this.query(q, top)})`
-      return [branch(query.first), ...query.rest.map((r) => `${r.operator} ${branch(r.query)}`)].join(" ") + this.limits(query)
+      return (
+        [branch(query.first), ...query.rest.map((r) => `${r.operator} ${branch(r.query)}`)].join(" ") +
+        this.limits(query)
+      )
     }
     return this.select(query, top)
   }
@@ -184,10 +190,15 @@ export class PgPrinter extends SqlPrinter {
     const l = this.expr(left)
     const r = this.expr(right)
     if (op === "-" && isTemporal(left.type) && isTemporal(right.type)) {
-      return left.type.kind === "Date" && right.type.kind === "Date" ? `(${l} - ${r})::int8` : `floor(extract(epoch from (${l} - ${r})))::int8`
+      return left.type.kind === "Date" && right.type.kind === "Date"
+        ? `(${l} - ${r})::int8`
+        : `floor(extract(epoch from (${l} - ${r})))::int8`
     }
     if (op === "/") return `((${l})::float8 / nullif((${r})::float8, 0))`
-    if (op === "%") return type.kind === "Int" ? `mod(${l}, nullif(${r}, 0))` : `mod((${l})::numeric, nullif((${r})::numeric, 0))::float8`
+    if (op === "%")
+      return type.kind === "Int"
+        ? `mod(${l}, nullif(${r}, 0))`
+        : `mod((${l})::numeric, nullif((${r})::numeric, 0))::float8`
     return `(${l} ${op} ${r})`
   }
 

@@ -3,7 +3,7 @@ import type { ZType } from "../types.js"
 // Identifiers and types as Postgres writes them.
 
 /** An identifier, quoted so any name is safe. */
-export const quote = (name: string) => `"${name.replace(/"/g, "\"\"")}"`
+export const quote = (name: string) => `"${name.replace(/"/g, '""')}"`
 
 export const pgType = (type: ZType): string => {
   switch (type.kind) {
@@ -32,4 +32,3 @@ export const pgType = (type: ZType): string => {
       return `${pgType(type.of)}[]`
   }
 }
-

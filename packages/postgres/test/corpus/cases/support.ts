@@ -22,9 +22,11 @@ export const count = (m: DemoModel, predicate: (e: Event) => boolean) => where(m
 export const prop = (e: Event, key: string) => e.properties[key]
 export const num = (e: Event, key: string) => e.properties[key] as number
 /** Rows of a key and how many items have it. */
-export const counted = <T>(items: Iterable<T>, key: (item: T) => unknown): Array<Row> => [...tally(items, key)].map(([k, list]) => [k, list.length])
+export const counted = <T>(items: Iterable<T>, key: (item: T) => unknown): Array<Row> =>
+  [...tally(items, key)].map(([k, list]) => [k, list.length])
 export const pageviews = (m: DemoModel) => named(m, "$pageview")
 /** Days since the epoch of a date in the time zone: for counting day boundaries. */
 export const dayNumber = (m: DemoModel, ms: number) => Date.parse(`${m.tz.date(ms)}T00:00:00Z`) / DAY_MS
-export const sessionRows = (m: DemoModel, predicate: (s: Session) => boolean = () => true) => m.sessions.filter(predicate)
+export const sessionRows = (m: DemoModel, predicate: (s: Session) => boolean = () => true) =>
+  m.sessions.filter(predicate)
 export const signedUp = (m: DemoModel) => new Set(named(m, "signed_up").map((e) => e.distinctId))
