@@ -201,14 +201,12 @@ export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<I
         const aggregated = (values: Map<string, number>) => values.get("") ?? 0
         const entries =
           formulas.length === 0
-            ? perSeries
-                .flat()
-                .map((s) => ({
-                  s,
-                  name: seriesName(s.node),
-                  data: dataOf(s.values),
-                  aggregatedValue: aggregated(s.values)
-                }))
+            ? perSeries.flat().map((s) => ({
+                s,
+                name: seriesName(s.node),
+                data: dataOf(s.values),
+                aggregatedValue: aggregated(s.values)
+              }))
             : formulas.flatMap((f) => {
                 const values = [...new Set(perSeries.flat().map((s) => s.breakdownValue))]
                 return values.map((bv) => {
