@@ -21,7 +21,13 @@ import { check, dateInZone, IntFromString } from "../../schema/fields.js"
 import { toValidationError } from "../../schema/decode.js"
 import { changesOf, logActivity, shortId } from "../../activity/log.js"
 import { queryFailure } from "../queryReplies.js"
-import { presentRecordings, RecordingList, recordingPage, RecordingPageParams } from "../wire/recordings.js"
+import {
+  presentRecordings,
+  RecordingList,
+  recordingList,
+  recordingPage,
+  RecordingPageParams
+} from "../wire/recordings.js"
 
 // Session recording playlists (PostHog's `/session_recording_playlists/`, keyed by `short_id`): a
 // collection of pinned recordings, or saved filters selecting recordings. Filters are stored as
@@ -369,14 +375,7 @@ const recordings = environmentRoute({
       const playlist = yield* findPlaylist(project.id, params.short_id)
       if (playlist.type === "filters") {
         const filters = yield* readFilters(playlist.filters)
-        const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(
-          Effect.catchAll(queryFailure)
-        )
-        return {
-          results: yield* presentRecordings(project.id, principal.user.id, recordings),
-          has_next: hasNext,
-          version: 4 as const
-        }
+        return yield* recordingList(project, principal.user.id, filters, recordingPage(query))
       }
       const pinned = (yield* (yield* PlaylistStore).items(playlist.id)).map((i) => i.session_id)
       const metas = yield* recordingsOf(project.id, pinned)

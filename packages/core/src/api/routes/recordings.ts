@@ -1,9 +1,8 @@
 import { gunzipSync } from "node:zlib"
 import { Effect, Option, Schema } from "effect"
 import { toChunks } from "../../recordings/chunks.js"
-import { RecordingFilters } from "../../recordings/filters.js"
+import { RECORDING_ORDERS, RecordingFilters } from "../../recordings/filters.js"
 import { parseSnapshots } from "../../recordings/payload.js"
-import { selectRecordings } from "../../recordings/select.js"
 import { RecordingStore } from "../../services/RecordingStore.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -11,8 +10,14 @@ import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 import { decode } from "../../schema/decode.js"
 import { captureEndpoint, captureRoutes, failure, readBatch } from "../captureEdge.js"
-import { presentRecordings, Recording, RecordingList, recordingPage, RecordingPageParams } from "../wire/recordings.js"
-import { queryFailure } from "../queryReplies.js"
+import {
+  presentRecordings,
+  Recording,
+  RecordingList,
+  recordingList,
+  recordingPage,
+  RecordingPageParams
+} from "../wire/recordings.js"
 
 // Session recordings: posthog-js sends rrweb events to `/s/`; they are stored per session in
 // chunks, listed with their metadata, and replayed from the snapshots API, chunk by chunk.
@@ -114,18 +119,7 @@ const list = environmentRoute({
         person_uuid: optionalText("Recordings of this person."),
         session_ids: optionalText("JSON: only these sessions."),
         filter_test_accounts: optionalText("`true`: leave out the project's test accounts."),
-        order: Schema.optional(
-          Schema.Literal(
-            "start_time",
-            "duration",
-            "active_seconds",
-            "inactive_seconds",
-            "click_count",
-            "keypress_count",
-            "mouse_activity_count",
-            "console_error_count"
-          )
-        ),
+        order: Schema.optional(Schema.Literal(...RECORDING_ORDERS)),
         order_direction: Schema.optional(Schema.Literal("ASC", "DESC"))
       })
     )
@@ -134,14 +128,7 @@ const list = environmentRoute({
   handler: ({ principal, project, query, request }) =>
     Effect.gen(function* () {
       const filters = yield* filtersFromQuery(request.url.searchParams)
-      const { hasNext, recordings } = yield* selectRecordings(project, filters, recordingPage(query)).pipe(
-        Effect.catchAll(queryFailure)
-      )
-      return {
-        results: yield* presentRecordings(project.id, principal.user.id, recordings),
-        has_next: hasNext,
-        version: 4 as const
-      }
+      return yield* recordingList(project, principal.user.id, filters, recordingPage(query))
     })
 })
 

@@ -1,7 +1,11 @@
 import { Effect, Schema } from "effect"
+import type { Project } from "../../domain/models.js"
+import type { RecordingFilters } from "../../recordings/filters.js"
+import { selectRecordings } from "../../recordings/select.js"
 import { IntFromString } from "../../schema/fields.js"
 import { PersonStore } from "../../services/PersonStore.js"
 import { type RecordingMeta, RecordingStore } from "../../services/RecordingStore.js"
+import { queryFailure } from "../queryReplies.js"
 import { Person, toWire } from "./persons.js"
 
 // Session recordings as the API lists them, here and in playlists.
@@ -85,3 +89,15 @@ export const recordingPage = (query: typeof RecordingPageParams.Type) => ({
   limit: Math.min(query.limit ?? 50, 1000),
   offset: query.offset ?? 0
 })
+
+/** A page of the project's recordings that `filters` select, as the list endpoints answer it. */
+export const recordingList = (
+  project: Project,
+  userId: number,
+  filters: RecordingFilters,
+  page: ReturnType<typeof recordingPage>
+) =>
+  Effect.gen(function* () {
+    const { hasNext, recordings } = yield* selectRecordings(project, filters, page).pipe(Effect.catchAll(queryFailure))
+    return { results: yield* presentRecordings(project.id, userId, recordings), has_next: hasNext, version: 4 as const }
+  })
