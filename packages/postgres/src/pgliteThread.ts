@@ -1,5 +1,8 @@
+import { fork } from "node:child_process"
+import { once } from "node:events"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
+import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
@@ -139,20 +142,23 @@ const spawn = (dataDir: string, onCrash: () => void) => {
 
 type Instance = ReturnType<typeof spawn>
 
+const INIT_ENTRY = fileURLToPath(new URL("./pgliteInit.js", import.meta.url))
+
 /**
- * Creates the database in a fresh directory on a thread of its own, ended once it is done: initdb
- * grows the WebAssembly heap by hundreds of megabytes that PGlite never gives back, and only the
- * thread's end returns them.
+ * Creates the database in a fresh directory in a process of its own, which exits once it is done:
+ * initdb grows the WebAssembly heap by hundreds of megabytes that PGlite never gives back, and the
+ * allocator keeps what a thread freed (its arena) for the process's life; only a process's end
+ * returns both.
  */
 const initialize = async (dataDir: string) => {
   if (existsSync(join(dataDir, "PG_VERSION"))) return
-  const instance = spawn(dataDir, () => {})
-  try {
-    await instance.ready
-    await instance.call({ op: "close" })
-  } finally {
-    await instance.terminate(new Error("PGlite is closed"))
-  }
+  const child = fork(INIT_ENTRY, [dataDir], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] })
+  const outcome = await new Promise<{ readonly done?: true; readonly failed?: string }>((resolve) => {
+    child.once("message", resolve)
+    child.once("exit", (code) => resolve({ failed: `the process creating it exited with code ${code}` }))
+  })
+  if (child.exitCode === null) await once(child, "exit")
+  if (outcome.failed !== undefined) throw new Error(`could not create the database: ${outcome.failed}`)
 }
 
 const make = (dataDir: string) => {
