@@ -1,13 +1,9 @@
 import { Effect } from "effect"
 import type { InsightContext, InsightPlan } from "../src/insights/plan.js"
 import type { SelectLike } from "../src/zedql/ast.js"
-import * as Q from "../src/zedql/build.js"
 import { compileZedQLTree } from "../src/zedql/compile.js"
 
 // Helpers for the insight planners' unit tests: a context, and compiling every statement of a plan.
-
-// The tests plan synchronously (Effect.runSync), as planProblem does once the app has loaded the parser.
-await Effect.runPromise(Q.ready)
 
 export const CONTEXT: InsightContext = {
   timezone: "America/New_York",

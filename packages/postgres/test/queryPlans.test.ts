@@ -17,8 +17,6 @@ const EVENTS = [
   ...Array.from({ length: 2 }, (_, i) => incomingEvent("signed_up", `u${i}`))
 ]
 
-await Effect.runPromise(Q.ready)
-
 const plan: InsightPlan = {
   queries: [
     Q.select`SELECT count() FROM events WHERE event = '$pageview'`,

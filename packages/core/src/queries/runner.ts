@@ -15,7 +15,6 @@ import { clickhouseName } from "../zedql/types.js"
 import type { InsightPlan } from "../insights/plan.js"
 import { Lifecycle } from "../lifecycle/Lifecycle.js"
 import type { SelectLike } from "../zedql/ast.js"
-import * as Q from "../zedql/build.js"
 import { type CompileOptions, compileZedQL, compileZedQLTree } from "../zedql/compile.js"
 import {
   cacheExpiry,
@@ -158,9 +157,6 @@ export const QueryRunnerLive = Layer.scoped(
     const statuses = yield* QueryStatusStore
     const definitions = yield* PropertyDefinitions
     const background = yield* FiberMap.make<string>()
-    // Insights are planned synchronously when saved (planProblem): the parser their templates are
-    // read with is loaded before the app answers anything.
-    yield* Q.ready
 
     // Property types change rarely (a new key) and only widen: a minute late is fine.
     const propertyTypes = yield* Cache.make({

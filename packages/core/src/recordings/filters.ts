@@ -104,7 +104,7 @@ const OPS: Readonly<Record<RecordingFilter["operator"], A.CompareOp>> = {
   exact: "=="
 }
 
-/** Seconds of the recording each duration key measures (built when used: templates are read after Q.ready). */
+/** Seconds of the recording each duration key measures. */
 const SECONDS: Readonly<Record<RecordingFilter["key"], () => A.Expr>> = {
   duration: () => Q.expr`dateDiff('second', min_first_timestamp, max_last_timestamp)`,
   active_seconds: () => Q.expr`intDiv(active_milliseconds, 1000)`,

@@ -2,7 +2,6 @@ import { Effect } from "effect"
 import type { Project } from "../domain/models.js"
 import { QueryRunner } from "../queries/runner.js"
 import { RecordingStore } from "../services/RecordingStore.js"
-import * as Q from "../zedql/build.js"
 import { type RecordingFilters, recordingsQuery, type SelectionContext } from "./filters.js"
 
 // Recordings a set of filters selects: the ZedQL selection names the sessions, the store holds
@@ -17,7 +16,6 @@ export const selectRecordings = (
   page: { readonly limit: number; readonly offset: number }
 ) =>
   Effect.gen(function* () {
-    yield* Q.ready
     const rows = yield* (yield* QueryRunner).select(project, recordingsQuery(filters, context(project), page))
     const recordings = yield* recordingsOf(
       project.id,

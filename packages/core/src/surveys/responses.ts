@@ -2,7 +2,6 @@ import { Cache, Context, Duration, Effect, Layer, Option } from "effect"
 import { QueryRunner, type QueryRunError } from "../queries/runner.js"
 import { ProjectStore } from "../services/ProjectStore.js"
 import { SurveyStore } from "../services/SurveyStore.js"
-import * as Q from "../zedql/build.js"
 import { responsesQuery } from "./results.js"
 
 // How many responses a survey has had, for its response limit: counted with ZedQL and kept half a
@@ -33,7 +32,6 @@ export const SurveyResponsesLive = Layer.effect(
           const project = yield* projects.get(projectId)
           const survey = yield* surveys.get(projectId, surveyId)
           if (Option.isNone(project) || Option.isNone(survey)) return 0
-          yield* Q.ready
           const [row] = yield* runner.select(project.value, responsesQuery(survey.value))
           return Number(row?.[0] ?? 0)
         })

@@ -149,7 +149,6 @@ const ratingSummary = (question: Question, results: QuestionResults["results"]) 
 export const surveyResults = (project: Project, survey: StoredSurvey, range: Range) =>
   Effect.gen(function* () {
     const runner = yield* QueryRunner
-    yield* Q.ready
     const stats: Record<string, EventStats> = { [SHOWN]: emptyStats, [DISMISSED]: emptyStats, [SENT]: emptyStats }
     for (const [event, total, persons, first, last] of yield* runner.select(project, statsQuery(survey, range))) {
       if (Number(total) > 0) {

@@ -1,6 +1,6 @@
-import { Effect, Schema } from "effect"
+import { Schema } from "effect"
 import * as A from "./ast.js"
-import { ownGrammar } from "./parse.js"
+import { TEMPLATES } from "./templates.generated.js"
 
 // Zed's own statements as syntax trees, so that nothing Zed plans is parsed again when it runs.
 // A tagged template is parsed once per call site, its `${…}` holes as placeholders `{__n}`; each
@@ -11,35 +11,21 @@ import { ownGrammar } from "./parse.js"
 /** What a hole takes. */
 export type Value = A.Expr | string | number | boolean | null | ReadonlyArray<A.Expr>
 
-// The parser templates are read with, on this thread: loaded by `ready` (planners run it, and
-// QueryRunnerLive as the app starts), not when Zed is imported. Templates are then read
-// synchronously, within pure planners.
-let grammar: Awaited<ReturnType<typeof ownGrammar>> | undefined
-
-/** Loads the parser templates are read with: whatever builds trees runs it first (at once once loaded). */
-export const ready: Effect.Effect<void> = Effect.suspend(() =>
-  grammar === undefined ? Effect.promise(async () => void (grammar ??= await ownGrammar())) : Effect.void
-)
-
 const HOLE = /^__(\d+)$/
 
 const decodeSelect = Schema.decodeUnknownSync(A.SelectSchema)
 const decodeExpr = Schema.decodeUnknownSync(A.ExpressionSchema)
 
-const parsed = <T>(kind: "parseSelect" | "parseExpr", decode: (json: unknown) => T) => {
+// Templates are parsed when Zed is built (scripts/zedqlTemplates.js), so that planners stay pure and
+// synchronous without a parser on this thread.
+const parsed = <T>(kind: "select" | "expr", decode: (json: unknown) => T) => {
   const templates = new WeakMap<TemplateStringsArray, T>()
   return (strings: TemplateStringsArray): T => {
     let tree = templates.get(strings)
     if (tree === undefined) {
-      if (grammar === undefined) throw new Error("A ZedQL template was read before Q.ready loaded the parser")
-      const json: unknown = JSON.parse(
-        grammar[kind](
-          strings.reduce((text, s, i) => `${text}{__${i - 1}}${s}`),
-          false
-        )
-      )
-      if ((json as { error?: unknown }).error === true)
-        throw new Error(`Invalid ZedQL template: ${(json as { message: string }).message}`)
+      const text = strings.reduce((text, s, i) => `${text}{__${i - 1}}${s}`)
+      const json = Object.hasOwn(TEMPLATES[kind], text) ? TEMPLATES[kind][text] : undefined
+      if (json === undefined) throw new Error(`A ZedQL template was not parsed ahead (run npm run build): ${text}`)
       tree = decode(json)
       templates.set(strings, tree)
     }
@@ -94,10 +80,10 @@ const filled =
     }) as T
 
 /** A statement from a template: ``select`SELECT count() FROM events WHERE event = ${name}` ``. */
-export const select = filled(parsed("parseSelect", decodeSelect))
+export const select = filled(parsed("select", decodeSelect))
 
 /** An expression from a template: ``expr`event = ${name}` ``. */
-export const expr = filled(parsed("parseExpr", decodeExpr))
+export const expr = filled(parsed("expr", decodeExpr))
 
 /** A tree with its named placeholders' values written in (as the query is shown). */
 export const withValues = <T extends A.Expr>(

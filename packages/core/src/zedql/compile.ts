@@ -5,7 +5,7 @@ import { type ZedQLError, ZedQLQueryError } from "./errors.js"
 import { filterConditions, type QueryFilters, UnsupportedFilter } from "./filters.js"
 import { formatSelect } from "./format.js"
 import { outputColumns, type RExpr, type RQuery } from "./ir.js"
-import { ownParser, parseSelect } from "./parse.js"
+import { parseSelect } from "./parse.js"
 import type { GrammarRefused } from "../grammar/pool.js"
 import { postgres } from "./postgres/print.js"
 import { type Dialect, ZedQLPrintError } from "./printer.js"
@@ -63,17 +63,10 @@ export const compileZedQL = (
   text: string,
   options: CompileOptions
 ): Effect.Effect<CompiledZedQL, ZedQLError | GrammarRefused> =>
-  Effect.flatMap(Effect.zip(parseSelect(text), ownParser), ([ast, own]) => compileParsed(ast, own, options))
+  Effect.flatMap(parseSelect(text), (ast) => compileZedQLTree(ast, options))
 
 /** A statement Zed built as a tree (see build.ts): compiled as it is, nothing parsed. */
 export const compileZedQLTree = (ast: SelectLike, options: CompileOptions): Effect.Effect<CompiledZedQL, ZedQLError> =>
-  Effect.flatMap(ownParser, (own) => compileParsed(ast, own, options))
-
-const compileParsed = (
-  ast: SelectLike,
-  parser: Parameters<typeof resolveQuery>[2],
-  options: CompileOptions
-): Effect.Effect<CompiledZedQL, ZedQLError> =>
   Effect.suspend(() => {
     let filters
     try {
@@ -83,15 +76,11 @@ const compileParsed = (
         return Effect.fail(new ZedQLQueryError({ message: error.message, span: null }))
       throw error
     }
-    const resolved = resolveQuery(
-      ast,
-      {
-        propertyType: options.propertyType ?? (() => undefined),
-        values: options.values ?? {},
-        filters
-      },
-      parser
-    )
+    const resolved = resolveQuery(ast, {
+      propertyType: options.propertyType ?? (() => undefined),
+      values: options.values ?? {},
+      filters
+    })
     if (Either.isLeft(resolved)) return Effect.fail(resolved.left)
     const { applied, page, query } = bounded(resolved.right)
     const dialect = options.dialect ?? postgres

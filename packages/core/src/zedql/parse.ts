@@ -1,4 +1,3 @@
-import createParser from "@posthog/hogql-parser"
 import { Effect, Either, ParseResult, Schema } from "effect"
 import { nodeKinds, type SelectLike, SelectSchema } from "./ast.js"
 import { approximateBytes, makeBoundedMap } from "../cache/bounded.js"
@@ -6,11 +5,7 @@ import { Grammar, type GrammarRefused } from "../grammar/pool.js"
 import { ZedQLSyntaxError } from "./errors.js"
 
 // The HogQL grammar's own parser (WebAssembly): ZedQL is that language. Users' texts are parsed in
-// the grammar pool (off this thread, within limits); Zed's own, on this thread.
-
-export interface ZedQLParser {
-  readonly parseSelect: (text: string) => Either.Either<SelectLike, ZedQLSyntaxError>
-}
+// the grammar pool (off this thread, within limits); Zed's own templates when Zed is built (build.ts).
 
 interface ParserError {
   readonly error: true
@@ -59,8 +54,7 @@ const KNOWN_NODES = new Set([
 
 /**
  * The grammar's parser takes milliseconds to tens of them for a query, and the same texts come
- * again: dashboards refresh their queries, and a virtual table's definition (sessions) is parsed
- * for every query that reads it. ASTs are never changed once made, so a parse is kept and reused:
+ * again: dashboards refresh their queries. ASTs are never changed once made, so a parse is kept and reused:
  * for texts up to CACHED_TEXT characters, at most CACHED_PARSES of them and CACHED_BYTES of their
  * trees (approximately); past either, the least recently used go first.
  */
@@ -122,21 +116,3 @@ export const parseSelect = (text: string): Effect.Effect<SelectLike, ZedQLSyntax
       Effect.flatMap((json) => keep(text, selectOf(json)))
     )
   })
-
-let grammar: Promise<Awaited<ReturnType<typeof createParser>>> | undefined
-
-/** The grammar's parser on this thread, loaded once (WebAssembly). */
-export const ownGrammar = () => (grammar ??= createParser())
-
-let loading: Promise<ZedQLParser> | undefined
-
-/**
- * A parser on this thread for Zed's own ZedQL (virtual tables' definitions): short texts Zed writes,
- * which resolving a query needs synchronously. Users' texts never reach it.
- */
-export const ownParser: Effect.Effect<ZedQLParser> = Effect.promise(
-  () =>
-    (loading ??= ownGrammar().then((parser) => ({
-      parseSelect: (text) => kept(text) ?? keep(text, selectOf(parser.parseSelect(text, false)))
-    })))
-)

@@ -5,7 +5,6 @@ import { ZedQLQueryError, type ZedQLSyntaxError } from "./errors.js"
 import { formatExpr } from "./format.js"
 import { canonicalName, SIGNATURES, suggest } from "./functions.js"
 import type { RColumn, RExpr, RFrom, ROrder, RQuery, RSelect, RSource, RWindow } from "./ir.js"
-import type { ZedQLParser } from "./parse.js"
 import { TABLES, type VirtualField, type VirtualTable } from "./tables.js"
 import { isNumeric, isTemporal, nullable, T, unify, type ZType } from "./types.js"
 
@@ -125,7 +124,6 @@ const isTrue = (e: RExpr) => isConst(e) && e.value === true
 export class Resolver {
   constructor(
     private readonly options: ResolveOptions,
-    private readonly parser: ZedQLParser,
     private readonly internal = false,
     // One counter for the whole statement, tables defined in ZedQL included: aliases never collide.
     private readonly counter = { next: 0 }
@@ -364,10 +362,9 @@ export class Resolver {
     const build = (source: Source): RFrom => {
       if (source.from.source === null) {
         const table = source.table!
-        const definition = table.source.kind === "zedql" ? table.source.build([...source.requested]) : ""
-        const parsed = this.parser.parseSelect(definition)
-        if (Either.isLeft(parsed)) throw new Refusal(parsed.left)
-        const query = new Resolver(this.options, this.parser, true, this.counter).query(parsed.right, null)
+        if (table.source.kind !== "zedql") throw new Error(`${table.name} is not defined in ZedQL`)
+        const definition = table.source.build([...source.requested])
+        const query = new Resolver(this.options, true, this.counter).query(definition, null)
         source.from.source = { kind: "subquery", query, alias: source.alias }
       }
       return source.from as RFrom
@@ -1013,11 +1010,10 @@ const columnName = (node: A.Expr): string => {
 /** Resolves a parsed query, or answers why it is not a valid one. */
 export const resolveQuery = (
   query: A.SelectLike,
-  options: ResolveOptions,
-  parser: ZedQLParser
+  options: ResolveOptions
 ): Either.Either<RQuery, ZedQLQueryError | ZedQLSyntaxError> => {
   try {
-    return Either.right(new Resolver(options, parser).query(query, null))
+    return Either.right(new Resolver(options).query(query, null))
   } catch (error) {
     if (error instanceof Refusal) return Either.left(error.error)
     throw error

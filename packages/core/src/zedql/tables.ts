@@ -1,4 +1,6 @@
 import type { PropertyOwner } from "../services/PropertyDefinitions.js"
+import type { Expr, SelectLike } from "./ast.js"
+import * as Q from "./build.js"
 import { nullable, T, type ZType } from "./types.js"
 
 // ZedQL's virtual tables. Users never name physical tables: each virtual table is either a
@@ -26,10 +28,10 @@ export type VirtualField =
 
 export interface VirtualTable {
   readonly name: string
-  /** A physical table, or a query in ZedQL (with `{fields}` standing for the fields asked for). */
+  /** A physical table, or a query in ZedQL, given the fields asked for. */
   readonly source:
     | { readonly kind: "table"; readonly table: string }
-    | { readonly kind: "zedql"; readonly build: (fields: ReadonlyArray<string>) => string }
+    | { readonly kind: "zedql"; readonly build: (fields: ReadonlyArray<string>) => SelectLike }
   readonly fields: Readonly<Record<string, VirtualField>>
   /** What `*` expands to. */
   readonly star: ReadonlyArray<string>
@@ -123,7 +125,7 @@ const personDistinctIds: VirtualTable = {
   source: {
     kind: "zedql",
     build: () =>
-      "SELECT d.distinct_id AS distinct_id, p.id AS person_id FROM _person_distinct_ids AS d JOIN persons AS p ON p._id = d._person"
+      Q.select`SELECT d.distinct_id AS distinct_id, p.id AS person_id FROM _person_distinct_ids AS d JOIN persons AS p ON p._id = d._person`
   },
   fields: {
     distinct_id: column("distinct_id", String),
@@ -148,21 +150,22 @@ const groups: VirtualTable = {
 }
 
 /** Each session field: its ZedQL over the session's events, and its type. */
-export const SESSION_FIELDS: Readonly<Record<string, { readonly zedql: string; readonly type: ZType }>> = (() => {
-  const entry = (key: string) => `argMinIf(properties.${key}, timestamp, properties.${key} IS NOT NULL)`
-  const exit = (key: string) => `argMaxIf(properties.${key}, timestamp, properties.${key} IS NOT NULL)`
-  const duration = "dateDiff('second', min(timestamp), max(timestamp))"
+export const SESSION_FIELDS: Readonly<Record<string, { readonly zedql: Expr; readonly type: ZType }>> = (() => {
+  const property = (key: string) => Q.field("properties", key)
+  const entry = (key: string) => Q.expr`argMinIf(${property(key)}, timestamp, ${property(key)} IS NOT NULL)`
+  const exit = (key: string) => Q.expr`argMaxIf(${property(key)}, timestamp, ${property(key)} IS NOT NULL)`
+  const duration = Q.expr`dateDiff('second', min(timestamp), max(timestamp))`
   return {
     // Qualified: the column is aliased `distinct_id`, and an alias wins over a bare field name.
-    distinct_id: { zedql: "argMin(events.distinct_id, timestamp)", type: String },
-    $start_timestamp: { zedql: "min(timestamp)", type: T.DateTime },
-    $end_timestamp: { zedql: "max(timestamp)", type: T.DateTime },
+    distinct_id: { zedql: Q.expr`argMin(events.distinct_id, timestamp)`, type: String },
+    $start_timestamp: { zedql: Q.expr`min(timestamp)`, type: T.DateTime },
+    $end_timestamp: { zedql: Q.expr`max(timestamp)`, type: T.DateTime },
     $session_duration: { zedql: duration, type: T.Int },
-    $pageview_count: { zedql: "countIf(event = '$pageview')", type: T.Int },
-    $autocapture_count: { zedql: "countIf(event = '$autocapture')", type: T.Int },
-    $screen_count: { zedql: "countIf(event = '$screen')", type: T.Int },
-    $urls: { zedql: "groupUniqArray(properties.$current_url)", type: T.array(String) },
-    $num_uniq_urls: { zedql: "uniqExact(properties.$current_url)", type: T.Int },
+    $pageview_count: { zedql: Q.expr`countIf(event = '$pageview')`, type: T.Int },
+    $autocapture_count: { zedql: Q.expr`countIf(event = '$autocapture')`, type: T.Int },
+    $screen_count: { zedql: Q.expr`countIf(event = '$screen')`, type: T.Int },
+    $urls: { zedql: Q.expr`groupUniqArray(properties.$current_url)`, type: T.array(String) },
+    $num_uniq_urls: { zedql: Q.expr`uniqExact(properties.$current_url)`, type: T.Int },
     $entry_current_url: { zedql: entry("$current_url"), type: NString },
     $entry_pathname: { zedql: entry("$pathname"), type: NString },
     $entry_hostname: { zedql: entry("$host"), type: NString },
@@ -187,7 +190,7 @@ export const SESSION_FIELDS: Readonly<Record<string, { readonly zedql: string; r
     // PostHog: no pageview, no verdict; else a bounce unless more than one pageview, any autocapture,
     // or at least 10 seconds.
     $is_bounce: {
-      zedql: `if(countIf(event = '$pageview') = 0, NULL, NOT (countIf(event = '$pageview') > 1 OR countIf(event = '$autocapture') > 0 OR ${duration} >= 10))`,
+      zedql: Q.expr`if(countIf(event = '$pageview') = 0, NULL, NOT (countIf(event = '$pageview') > 1 OR countIf(event = '$autocapture') > 0 OR ${duration} >= 10))`,
       type: nullable(T.Bool)
     }
   }
@@ -199,11 +202,8 @@ const sessions: VirtualTable = {
     kind: "zedql",
     build: (fields) => {
       const computed = fields.filter((f) => f !== "session_id" && Object.hasOwn(SESSION_FIELDS, f))
-      const columns = [
-        "properties.$session_id AS session_id",
-        ...computed.map((f) => `${SESSION_FIELDS[f]!.zedql} AS \`${f}\``)
-      ]
-      return `SELECT ${columns.join(", ")} FROM events WHERE properties.$session_id IS NOT NULL GROUP BY session_id`
+      const columns = computed.map((f) => Q.alias(SESSION_FIELDS[f]!.zedql, f))
+      return Q.select`SELECT properties.$session_id AS session_id, ${columns} FROM events WHERE properties.$session_id IS NOT NULL GROUP BY session_id`
     }
   },
   fields: {

@@ -312,7 +312,7 @@ export const timeToConvertBins = (
 }
 
 export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(FunnelsQuery, input)), (query) => {
+  Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
     const timeToConvert = query.funnelsFilter?.funnelVizType === "time_to_convert"
     let statement
     try {

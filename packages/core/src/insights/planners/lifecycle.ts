@@ -36,7 +36,7 @@ export type LifecycleQuery = typeof LifecycleQuery.Type
 const UNIT_FUNCTION = { hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
 export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(LifecycleQuery, input)), (query) => {
+  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) => {
     const interval = query.interval ?? "day"
     const period = resolvePeriod(query.dateRange, interval, ctx)
     if (period.from === null) return invalid('A lifecycle insight needs a date range with a start (not "all")')

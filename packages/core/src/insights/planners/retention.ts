@@ -140,7 +140,7 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
 }
 
 export const planRetention = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(RetentionQuery, input)), (query) => {
+  Effect.flatMap(decodeNode(RetentionQuery, input), (query) => {
     try {
       return Effect.succeed(plan(query, ctx))
     } catch (error) {

@@ -49,7 +49,7 @@ export const StickinessQuery = Schema.Struct({
 export type StickinessQuery = typeof StickinessQuery.Type
 
 export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(StickinessQuery, input)), (query) => {
+  Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
     const interval = query.interval ?? "day"
     const current = resolvePeriod(query.dateRange, interval, ctx)
     if (current.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')

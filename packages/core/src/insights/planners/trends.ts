@@ -158,7 +158,7 @@ const groups = (
 const breakdownShown = (value: string | undefined) => (value === undefined ? undefined : value === "" ? "none" : value)
 
 export const planTrends = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(Effect.zipRight(Q.ready, decodeNode(TrendsQuery, input)), (query) => {
+  Effect.flatMap(decodeNode(TrendsQuery, input), (query) => {
     const interval = query.interval ?? "day"
     const display = query.trendsFilter?.display ?? "ActionsLineGraph"
     const total = TOTAL_DISPLAYS.includes(display)
