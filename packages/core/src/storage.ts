@@ -57,6 +57,7 @@ export {
   relativeX
 } from "./services/HeatmapStore.js"
 export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
+export { Insight, InsightInsert } from "./insights/insightEntity.js"
 export {
   type ActivityEntry,
   type Dashboard,

@@ -1,45 +1,11 @@
 import { Context, type Effect, type Option } from "effect"
+import type { InsightPatch, NewInsight, StoredInsight } from "../insights/insightEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 // Saved insights with what hangs off them: dashboards and their tiles, the public sharing
 // configuration, and the activity log of changes.
 
-export interface StoredInsight {
-  readonly id: number
-  readonly short_id: string
-  readonly name: string | null
-  readonly derived_name: string | null
-  readonly description: string
-  readonly filters: Record<string, unknown>
-  /** The query node exactly as the client sent it. */
-  readonly query: unknown
-  readonly order: number | null
-  readonly deleted: boolean
-  readonly favorited: boolean
-  readonly saved: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly created_by: number | null
-  readonly last_modified_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly last_modified_at: Date
-}
-
-export type NewInsight = Omit<
-  StoredInsight,
-  "id" | "last_modified_by" | "created_at" | "updated_at" | "last_modified_at"
->
-
-type Editable = Pick<
-  StoredInsight,
-  "name" | "derived_name" | "description" | "filters" | "query" | "order" | "deleted" | "favorited" | "saved" | "tags"
->
-
-export type InsightPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined } & {
-  readonly last_modified_by: number | null
-  /** Whether a material field changed, which moves `last_modified_at`. */
-  readonly material: boolean
-}
+export type { InsightPatch, NewInsight, StoredInsight }
 
 export interface InsightQuery {
   readonly created_by?: number | undefined
