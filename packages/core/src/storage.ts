@@ -57,10 +57,10 @@ export {
   relativeX
 } from "./services/HeatmapStore.js"
 export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
+export { Dashboard, DashboardInsert } from "./insights/dashboardEntity.js"
 export { Insight, InsightInsert } from "./insights/insightEntity.js"
 export {
   type ActivityEntry,
-  type Dashboard,
   type DashboardTile,
   type InsightPatch,
   type InsightQuery,
@@ -69,6 +69,7 @@ export {
   type NewDashboard,
   type NewInsight,
   type SharingConfiguration,
+  type StoredDashboard,
   type StoredInsight
 } from "./services/InsightStore.js"
 export {

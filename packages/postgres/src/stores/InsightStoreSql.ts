@@ -1,12 +1,14 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import {
   type ActivityEntry,
-  type Dashboard,
+  Dashboard,
+  DashboardInsert,
   type DashboardTile,
   Insight,
   InsightInsert,
   InsightStore,
   type SharingConfiguration,
+  type StoredDashboard,
   type StoredInsight,
   uuidv7
 } from "@zed/core/storage"
@@ -14,7 +16,6 @@ import { Array as Arr, Effect, Layer } from "effect"
 import { entityColumns } from "./entityColumns.js"
 import { orStorageError } from "./sqlErrors.js"
 
-const DASHBOARD_COLUMNS = "id, name, description, filters, created_by, created_at"
 const TILE_COLUMNS = "id, dashboard_id, insight_id, deleted"
 
 export const InsightStoreSql = Layer.effect(
@@ -22,7 +23,7 @@ export const InsightStoreSql = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const insights = entityColumns(sql, Insight, InsightInsert)
-    const dashboardColumns = sql.literal(DASHBOARD_COLUMNS)
+    const dashboards = entityColumns(sql, Dashboard, DashboardInsert)
     const tileColumns = sql.literal(TILE_COLUMNS)
     const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`
     const counted = <A extends object>(rows: Statement.Statement<A>, total: Statement.Statement<{ total: number }>) =>
@@ -101,18 +102,17 @@ export const InsightStoreSql = Layer.effect(
           orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)
         ),
       createDashboard: (projectId, d) =>
-        orStorageError(sql<Dashboard>`
-          INSERT INTO dashboards (project_id, name, description, filters, created_by)
-          VALUES (${projectId}, ${d.name}, ${d.description}, ${json(d.filters)}, ${d.created_by})
-          RETURNING ${dashboardColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+        orStorageError(sql<StoredDashboard>`
+          INSERT INTO dashboards (project_id, ${dashboards.inserted}) VALUES (${projectId}, ${dashboards.values(d)})
+          RETURNING ${dashboards.columns}`).pipe(Effect.map((rows) => rows[0]!)),
       getDashboards: (projectId, ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : orStorageError(sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards
+          : orStorageError(sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards
               WHERE project_id = ${projectId} AND ${sql.in("id", ids)} ORDER BY id`),
       listDashboards: (projectId, page) =>
         counted(
-          sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards WHERE project_id = ${projectId}
+          sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards WHERE project_id = ${projectId}
             ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
           sql<{ total: number }>`SELECT count(*)::int AS total FROM dashboards WHERE project_id = ${projectId}`
         ),
