@@ -80,6 +80,7 @@ export {
   type RecordingMeta,
   RecordingStore
 } from "./services/RecordingStore.js"
+export { Playlist, PlaylistInsert } from "./recordings/playlistEntity.js"
 export {
   type NewPlaylist,
   type PinnedRecording,
