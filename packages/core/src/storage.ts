@@ -92,6 +92,7 @@ export {
   type PlaylistType,
   type StoredPlaylist
 } from "./services/PlaylistStore.js"
+export { FunctionInsert, ZedFunction } from "./functions/functionEntity.js"
 export {
   type FunctionPatch,
   type FunctionType,

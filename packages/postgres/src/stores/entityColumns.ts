@@ -1,4 +1,4 @@
-import type { SqlClient } from "@effect/sql"
+import { type SqlClient, Statement } from "@effect/sql"
 import { Schema, SchemaAST } from "effect"
 import { jsonb } from "./patchSets.js"
 
@@ -32,7 +32,9 @@ const quoted = (fields: ReadonlyArray<string>) => fields.map((field) => `"${fiel
 
 export const entityColumns = (sql: SqlClient.SqlClient, record: Stored, insert: Insert) => {
   const json = new Set(Object.keys(record.fields).filter((field) => !scalar(record.fields[field]!.ast)))
-  const value = (field: string, v: unknown) => (json.has(field) ? jsonb(sql, v) : sql`${v}`)
+  // A value given as SQL (a subquery) is taken as it is.
+  const value = (field: string, v: unknown) =>
+    Statement.isFragment(v) ? v : json.has(field) ? jsonb(sql, v) : sql`${v}`
   const inserted = Object.keys(insert.fields)
   return {
     /** Every field's column, for SELECT and RETURNING (quoted: `order` is a keyword). */
