@@ -118,6 +118,7 @@ export {
   type LogType
 } from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { Survey, SurveyInsert } from "./surveys/surveyEntity.js"
 export {
   type NewSurvey,
   type StoredSurvey,
