@@ -17,6 +17,7 @@ export { type PersonChanges, type PersonDraft, processPersons } from "./persons/
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
+export { EarlyAccessFeature, EarlyAccessFeatureInsert } from "./earlyAccess/featureEntity.js"
 export {
   type EarlyAccessFeaturePatch,
   EarlyAccessFeatureStore,

@@ -1,11 +1,10 @@
 import { type SqlClient, Statement } from "@effect/sql"
 import { Schema, SchemaAST } from "effect"
-import { jsonb } from "./patchSets.js"
 
 // An entity's table, derived from its declaration in @zed/core (decision 0011): its columns are the
 // stored record's fields, INSERT takes the insert form's, and a field's schema tells how its values
 // are kept: text, numbers, booleans and dates as they are, anything else (arrays, records, what the
-// client sent as it was) as jsonb.
+// client sent as it was) as jsonb, NULL for none.
 
 const scalar = (ast: SchemaAST.AST): boolean => {
   switch (ast._tag) {
@@ -34,7 +33,13 @@ export const entityColumns = (sql: SqlClient.SqlClient, record: Stored, insert: 
   const json = new Set(Object.keys(record.fields).filter((field) => !scalar(record.fields[field]!.ast)))
   // A value given as SQL (a subquery) is taken as it is.
   const value = (field: string, v: unknown) =>
-    Statement.isFragment(v) ? v : json.has(field) ? jsonb(sql, v) : sql`${v}`
+    Statement.isFragment(v)
+      ? v
+      : !json.has(field)
+        ? sql`${v}`
+        : v === null || v === undefined
+          ? sql`NULL`
+          : sql`${JSON.stringify(v)}::jsonb`
   const inserted = Object.keys(insert.fields)
   return {
     /** Every field's column, for SELECT and RETURNING (quoted: `order` is a keyword). */
