@@ -17,6 +17,7 @@ export { type PersonChanges, type PersonDraft, processPersons } from "./persons/
 export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
+export { EarlyAccessFeature, EarlyAccessFeatureInsert } from "./earlyAccess/featureEntity.js"
 export {
   type EarlyAccessFeaturePatch,
   EarlyAccessFeatureStore,
@@ -57,9 +58,10 @@ export {
   relativeX
 } from "./services/HeatmapStore.js"
 export { type HeatmapPoint, heatmapPoints, SCALE_FACTOR } from "./heatmaps/points.js"
+export { Dashboard, DashboardInsert } from "./insights/dashboardEntity.js"
+export { Insight, InsightInsert } from "./insights/insightEntity.js"
 export {
   type ActivityEntry,
-  type Dashboard,
   type DashboardTile,
   type InsightPatch,
   type InsightQuery,
@@ -68,6 +70,7 @@ export {
   type NewDashboard,
   type NewInsight,
   type SharingConfiguration,
+  type StoredDashboard,
   type StoredInsight
 } from "./services/InsightStore.js"
 export {
@@ -78,6 +81,7 @@ export {
   type RecordingMeta,
   RecordingStore
 } from "./services/RecordingStore.js"
+export { Playlist, PlaylistInsert } from "./recordings/playlistEntity.js"
 export {
   type NewPlaylist,
   type PinnedRecording,
@@ -89,6 +93,7 @@ export {
   type PlaylistType,
   type StoredPlaylist
 } from "./services/PlaylistStore.js"
+export { FunctionInsert, ZedFunction } from "./functions/functionEntity.js"
 export {
   type FunctionPatch,
   type FunctionType,
@@ -114,6 +119,7 @@ export {
   type LogType
 } from "./services/FunctionLogStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
+export { Survey, SurveyInsert } from "./surveys/surveyEntity.js"
 export {
   type NewSurvey,
   type StoredSurvey,

@@ -1,23 +1,14 @@
 import { Context, type Effect, type Option } from "effect"
+import type {
+  EarlyAccessFeaturePatch,
+  NewEarlyAccessFeature,
+  StoredEarlyAccessFeature
+} from "../earlyAccess/featureEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 // Early access features: a named feature at a release stage, released through its own flag.
 
-export interface StoredEarlyAccessFeature {
-  readonly id: string
-  readonly feature_flag_id: number
-  readonly name: string
-  readonly description: string
-  readonly stage: string
-  readonly documentation_url: string
-  readonly created_at: Date
-}
-
-export type NewEarlyAccessFeature = Omit<StoredEarlyAccessFeature, "created_at">
-
-type Editable = Pick<StoredEarlyAccessFeature, "name" | "description" | "stage" | "documentation_url">
-
-export type EarlyAccessFeaturePatch = { readonly [K in keyof Editable]?: Editable[K] | undefined }
+export type { EarlyAccessFeaturePatch, NewEarlyAccessFeature, StoredEarlyAccessFeature }
 
 export class EarlyAccessFeatureStore extends Context.Tag("@zed/core/EarlyAccessFeatureStore")<
   EarlyAccessFeatureStore,

@@ -1,45 +1,12 @@
 import { Context, type Effect, type Option } from "effect"
+import type { NewDashboard, StoredDashboard } from "../insights/dashboardEntity.js"
+import type { InsightPatch, NewInsight, StoredInsight } from "../insights/insightEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 // Saved insights with what hangs off them: dashboards and their tiles, the public sharing
 // configuration, and the activity log of changes.
 
-export interface StoredInsight {
-  readonly id: number
-  readonly short_id: string
-  readonly name: string | null
-  readonly derived_name: string | null
-  readonly description: string
-  readonly filters: Record<string, unknown>
-  /** The query node exactly as the client sent it. */
-  readonly query: unknown
-  readonly order: number | null
-  readonly deleted: boolean
-  readonly favorited: boolean
-  readonly saved: boolean
-  readonly tags: ReadonlyArray<string>
-  readonly created_by: number | null
-  readonly last_modified_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-  readonly last_modified_at: Date
-}
-
-export type NewInsight = Omit<
-  StoredInsight,
-  "id" | "last_modified_by" | "created_at" | "updated_at" | "last_modified_at"
->
-
-type Editable = Pick<
-  StoredInsight,
-  "name" | "derived_name" | "description" | "filters" | "query" | "order" | "deleted" | "favorited" | "saved" | "tags"
->
-
-export type InsightPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined } & {
-  readonly last_modified_by: number | null
-  /** Whether a material field changed, which moves `last_modified_at`. */
-  readonly material: boolean
-}
+export type { InsightPatch, NewDashboard, NewInsight, StoredDashboard, StoredInsight }
 
 export interface InsightQuery {
   readonly created_by?: number | undefined
@@ -59,18 +26,6 @@ export interface DashboardTile {
   readonly insight_id: number
   readonly deleted: boolean
 }
-
-export interface Dashboard {
-  readonly id: number
-  readonly name: string
-  readonly description: string
-  /** `date_from`, `date_to`, `properties`: applied to insights viewed from the dashboard. */
-  readonly filters: Record<string, unknown>
-  readonly created_by: number | null
-  readonly created_at: Date
-}
-
-export type NewDashboard = Omit<Dashboard, "id" | "created_at">
 
 export interface SharingConfiguration {
   readonly enabled: boolean
@@ -119,16 +74,19 @@ export class InsightStore extends Context.Tag("@zed/core/InsightStore")<
     /** Soft-deletes or revives every tile of the insight (it was deleted or restored). */
     readonly markTiles: (insightId: number, deleted: boolean) => Effect.Effect<void, StorageError>
 
-    readonly createDashboard: (projectId: number, dashboard: NewDashboard) => Effect.Effect<Dashboard, StorageError>
+    readonly createDashboard: (
+      projectId: number,
+      dashboard: NewDashboard
+    ) => Effect.Effect<StoredDashboard, StorageError>
     readonly getDashboards: (
       projectId: number,
       ids: ReadonlyArray<number>
-    ) => Effect.Effect<ReadonlyArray<Dashboard>, StorageError>
+    ) => Effect.Effect<ReadonlyArray<StoredDashboard>, StorageError>
     /** Newest first. */
     readonly listDashboards: (
       projectId: number,
       page: { readonly limit: number; readonly offset: number }
-    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<Dashboard> }, StorageError>
+    ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredDashboard> }, StorageError>
 
     readonly sharing: (insightId: number) => Effect.Effect<Option.Option<SharingConfiguration>, StorageError>
     /** Saves the insight's sharing configuration (one per insight); `created_at` is kept from the first save. */

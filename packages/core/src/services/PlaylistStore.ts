@@ -1,42 +1,10 @@
 import { Context, type Effect, type Option } from "effect"
+import type { NewPlaylist, PlaylistPatch, PlaylistType, StoredPlaylist } from "../recordings/playlistEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 // Session recording playlists: a collection of pinned recordings, or saved filters.
 
-export type PlaylistType = "collection" | "filters"
-
-export interface StoredPlaylist {
-  readonly id: number
-  readonly short_id: string
-  readonly name: string | null
-  readonly derived_name: string | null
-  readonly description: string
-  readonly pinned: boolean
-  readonly deleted: boolean
-  /** As the client sent them. */
-  readonly filters: unknown
-  readonly type: PlaylistType
-  readonly created_by: number | null
-  readonly created_at: Date
-  readonly last_modified_by: number | null
-  readonly last_modified_at: Date
-  /** The saved filters' count when last computed, for `recordings_counts.saved_filters.increased`. */
-  readonly filters_count: number | null
-  readonly filters_counted_at: Date | null
-}
-
-export type NewPlaylist = Pick<
-  StoredPlaylist,
-  "short_id" | "name" | "derived_name" | "description" | "pinned" | "deleted" | "filters" | "type" | "created_by"
->
-
-type Editable = Pick<StoredPlaylist, "name" | "derived_name" | "description" | "pinned" | "deleted" | "filters">
-
-export type PlaylistPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined } & {
-  readonly last_modified_by: number | null
-  /** Whether a material field changed, which moves `last_modified_at` and `last_modified_by`. */
-  readonly material: boolean
-}
+export type { NewPlaylist, PlaylistPatch, PlaylistType, StoredPlaylist }
 
 export interface PlaylistQuery {
   readonly created_by?: number | undefined

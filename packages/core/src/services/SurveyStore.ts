@@ -1,37 +1,11 @@
 import { Context, type Effect, type Option } from "effect"
 import type { StorageError } from "./StorageError.js"
+import type { NewSurvey, StoredSurvey, SurveyPatch } from "../surveys/surveyEntity.js"
 
 // Surveys posthog-js shows: their questions, display conditions and appearance as validated JSON,
 // the flags that target them, and when they run.
 
-export interface StoredSurvey {
-  readonly id: string
-  readonly name: string
-  readonly description: string
-  readonly type: string
-  readonly schedule: string | null
-  readonly questions: ReadonlyArray<unknown>
-  readonly conditions: unknown
-  readonly appearance: unknown
-  readonly linked_flag_id: number | null
-  readonly targeting_flag_id: number | null
-  /** The flag that stops showing the survey to people who answered or dismissed it. */
-  readonly internal_targeting_flag_id: number | null
-  readonly start_date: Date | null
-  readonly end_date: Date | null
-  readonly archived: boolean
-  readonly responses_limit: number | null
-  readonly enable_partial_responses: boolean | null
-  readonly created_by: number | null
-  readonly created_at: Date
-  readonly updated_at: Date
-}
-
-export type NewSurvey = Omit<StoredSurvey, "created_at" | "updated_at">
-
-type Editable = Omit<NewSurvey, "id" | "created_by">
-
-export type SurveyPatch = { readonly [K in keyof Editable]?: Editable[K] | undefined }
+export type { NewSurvey, StoredSurvey, SurveyPatch }
 
 export interface SurveyQuery {
   readonly archived?: boolean | undefined

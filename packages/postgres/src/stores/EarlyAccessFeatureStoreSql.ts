@@ -1,22 +1,26 @@
 import { SqlClient } from "@effect/sql"
-import { EarlyAccessFeatureStore, isUuid, type StoredEarlyAccessFeature } from "@zed/core/storage"
+import {
+  EarlyAccessFeature,
+  EarlyAccessFeatureInsert,
+  EarlyAccessFeatureStore,
+  isUuid,
+  type StoredEarlyAccessFeature
+} from "@zed/core/storage"
 import { Array as Arr, Effect, Layer, Option } from "effect"
-import { patchSets } from "./patchSets.js"
+import { entityColumns } from "./entityColumns.js"
 import { orStorageError } from "./sqlErrors.js"
-
-const COLUMNS = "id, feature_flag_id, name, description, stage, documentation_url, created_at"
 
 export const EarlyAccessFeatureStoreSql = Layer.effect(
   EarlyAccessFeatureStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(COLUMNS)
+    const features = entityColumns(sql, EarlyAccessFeature, EarlyAccessFeatureInsert)
 
     return EarlyAccessFeatureStore.of({
       list: (projectId, page) =>
         orStorageError(
           Effect.all([
-            sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId}
+            sql<StoredEarlyAccessFeature>`SELECT ${features.columns} FROM early_access_features WHERE project_id = ${projectId}
             ORDER BY created_at DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
             sql<{
               total: number
@@ -26,30 +30,30 @@ export const EarlyAccessFeatureStoreSql = Layer.effect(
       atStages: (projectId, stages) =>
         stages.length === 0
           ? Effect.succeed([])
-          : orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features
+          : orStorageError(sql<StoredEarlyAccessFeature>`SELECT ${features.columns} FROM early_access_features
           WHERE project_id = ${projectId} AND stage IN ${sql.in(stages)} ORDER BY created_at, id`),
       // An id that is no UUID names no feature here, as in memory, rather than failing the uuid cast.
       get: (projectId, id) =>
         !isUuid(id)
           ? Effect.succeed(Option.none())
           : orStorageError(
-              sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
+              sql<StoredEarlyAccessFeature>`SELECT ${features.columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
             ).pipe(Effect.map(Arr.head)),
       // clock_timestamp: features created in one transaction still list in the order they were made.
       create: (projectId, f) =>
         orStorageError(sql<StoredEarlyAccessFeature>`
-          INSERT INTO early_access_features (id, project_id, feature_flag_id, name, description, stage, documentation_url, created_at)
-          VALUES (${f.id}, ${projectId}, ${f.feature_flag_id}, ${f.name}, ${f.description}, ${f.stage}, ${f.documentation_url}, clock_timestamp())
-          RETURNING ${columns}`).pipe(Effect.map((rows) => rows[0]!)),
+          INSERT INTO early_access_features (project_id, ${features.inserted}, created_at)
+          VALUES (${projectId}, ${features.values(f)}, clock_timestamp())
+          RETURNING ${features.columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, id, patch) => {
         if (!isUuid(id)) return Effect.succeed(Option.none())
-        const sets = patchSets(sql, patch)
+        const sets = features.sets(patch)
         if (sets.length === 0)
           return orStorageError(
-            sql<StoredEarlyAccessFeature>`SELECT ${columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
+            sql<StoredEarlyAccessFeature>`SELECT ${features.columns} FROM early_access_features WHERE project_id = ${projectId} AND id = ${id}`
           ).pipe(Effect.map(Arr.head))
         return orStorageError(sql<StoredEarlyAccessFeature>`UPDATE early_access_features SET ${sql.csv(sets)}
-          WHERE project_id = ${projectId} AND id = ${id} RETURNING ${columns}`).pipe(Effect.map(Arr.head))
+          WHERE project_id = ${projectId} AND id = ${id} RETURNING ${features.columns}`).pipe(Effect.map(Arr.head))
       },
       remove: (projectId, id) =>
         !isUuid(id)

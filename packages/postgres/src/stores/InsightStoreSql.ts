@@ -1,31 +1,31 @@
 import { SqlClient, type Statement } from "@effect/sql"
 import {
   type ActivityEntry,
-  type Dashboard,
+  Dashboard,
+  DashboardInsert,
   type DashboardTile,
+  Insight,
+  InsightInsert,
   InsightStore,
   type SharingConfiguration,
+  type StoredDashboard,
   type StoredInsight,
   uuidv7
 } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
+import { entityColumns } from "./entityColumns.js"
 import { orStorageError } from "./sqlErrors.js"
 
-const INSIGHT_COLUMNS = `id, short_id, name, derived_name, description, filters, query, "order", deleted, favorited, saved, tags,
-  created_by, last_modified_by, created_at, updated_at, last_modified_at`
-const JSON_COLUMNS = new Set(["filters", "query", "tags"])
-const DASHBOARD_COLUMNS = "id, name, description, filters, created_by, created_at"
 const TILE_COLUMNS = "id, dashboard_id, insight_id, deleted"
 
 export const InsightStoreSql = Layer.effect(
   InsightStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const insightColumns = sql.literal(INSIGHT_COLUMNS)
-    const dashboardColumns = sql.literal(DASHBOARD_COLUMNS)
+    const insights = entityColumns(sql, Insight, InsightInsert)
+    const dashboards = entityColumns(sql, Dashboard, DashboardInsert)
     const tileColumns = sql.literal(TILE_COLUMNS)
     const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`
-    const value = (field: string, v: unknown): Statement.Fragment => (JSON_COLUMNS.has(field) ? json(v) : sql`${v}`)
     const counted = <A extends object>(rows: Statement.Statement<A>, total: Statement.Statement<{ total: number }>) =>
       orStorageError(Effect.all([rows, total])).pipe(
         Effect.map(([results, [count]]) => ({ count: count!.total, results }))
@@ -55,31 +55,26 @@ export const InsightStoreSql = Layer.effect(
               ])
         ])
         return counted(
-          sql<StoredInsight>`SELECT ${insightColumns} FROM insights WHERE ${where} ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
+          sql<StoredInsight>`SELECT ${insights.columns} FROM insights WHERE ${where} ORDER BY id DESC LIMIT ${query.limit} OFFSET ${query.offset}`,
           sql<{ total: number }>`SELECT count(*)::int AS total FROM insights WHERE ${where}`
         )
       },
       get: (projectId, id, includeDeleted = false) =>
-        orStorageError(sql<StoredInsight>`SELECT ${insightColumns} FROM insights
+        orStorageError(sql<StoredInsight>`SELECT ${insights.columns} FROM insights
           WHERE project_id = ${projectId} AND id = ${id} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(
           Effect.map(Arr.head)
         ),
       create: (projectId, i) =>
         orStorageError(sql<StoredInsight>`
-          INSERT INTO insights (project_id, short_id, name, derived_name, description, filters, query, "order", deleted, favorited,
-            saved, tags, created_by, last_modified_by)
-          VALUES (${projectId}, ${i.short_id}, ${i.name}, ${i.derived_name}, ${i.description}, ${json(i.filters)}, ${i.query === null ? null : json(i.query)},
-            ${i.order}, ${i.deleted}, ${i.favorited}, ${i.saved}, ${json(i.tags)}, ${i.created_by}, ${i.created_by})
-          RETURNING ${insightColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+          INSERT INTO insights (project_id, ${insights.inserted}, last_modified_by)
+          VALUES (${projectId}, ${insights.values(i)}, ${i.created_by})
+          RETURNING ${insights.columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, id, { material, last_modified_by, ...patch }) => {
-        const sets = Object.entries(patch)
-          .filter(([, v]) => v !== undefined)
-          .map(([field, v]) => sql`${sql(field)} = ${v === null ? sql`NULL` : value(field, v)}`)
         const modified = material ? [sql`last_modified_at = now()`, sql`last_modified_by = ${last_modified_by}`] : []
         return orStorageError(sql<StoredInsight>`
-          UPDATE insights SET ${sql.csv([...sets, ...modified, sql`updated_at = now()`])}
+          UPDATE insights SET ${sql.csv([...insights.sets(patch), ...modified, sql`updated_at = now()`])}
           WHERE project_id = ${projectId} AND id = ${id}
-          RETURNING ${insightColumns}`).pipe(Effect.map(Arr.head))
+          RETURNING ${insights.columns}`).pipe(Effect.map(Arr.head))
       },
       tiles: (insightIds) =>
         insightIds.length === 0
@@ -107,18 +102,17 @@ export const InsightStoreSql = Layer.effect(
           orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)
         ),
       createDashboard: (projectId, d) =>
-        orStorageError(sql<Dashboard>`
-          INSERT INTO dashboards (project_id, name, description, filters, created_by)
-          VALUES (${projectId}, ${d.name}, ${d.description}, ${json(d.filters)}, ${d.created_by})
-          RETURNING ${dashboardColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+        orStorageError(sql<StoredDashboard>`
+          INSERT INTO dashboards (project_id, ${dashboards.inserted}) VALUES (${projectId}, ${dashboards.values(d)})
+          RETURNING ${dashboards.columns}`).pipe(Effect.map((rows) => rows[0]!)),
       getDashboards: (projectId, ids) =>
         ids.length === 0
           ? Effect.succeed([])
-          : orStorageError(sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards
+          : orStorageError(sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards
               WHERE project_id = ${projectId} AND ${sql.in("id", ids)} ORDER BY id`),
       listDashboards: (projectId, page) =>
         counted(
-          sql<Dashboard>`SELECT ${dashboardColumns} FROM dashboards WHERE project_id = ${projectId}
+          sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards WHERE project_id = ${projectId}
             ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
           sql<{ total: number }>`SELECT count(*)::int AS total FROM dashboards WHERE project_id = ${projectId}`
         ),

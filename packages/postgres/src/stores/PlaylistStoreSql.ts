@@ -1,22 +1,16 @@
 import { SqlClient } from "@effect/sql"
-import { type PinnedRecording, PlaylistStore, type StoredPlaylist } from "@zed/core/storage"
+import { type PinnedRecording, Playlist, PlaylistInsert, PlaylistStore, type StoredPlaylist } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
-import { jsonb, patchSets } from "./patchSets.js"
+import { entityColumns } from "./entityColumns.js"
 import { orStorageError } from "./sqlErrors.js"
-
-const PLAYLIST_COLUMNS = `id, short_id, name, derived_name, description, pinned, deleted, filters, type, created_by, created_at,
-  last_modified_by, last_modified_at, filters_count, filters_counted_at`
-
-const JSON_COLUMNS = new Set(["filters"])
 
 export const PlaylistStoreSql = Layer.effect(
   PlaylistStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const playlistColumns = sql.literal(PLAYLIST_COLUMNS)
-    const json = (v: unknown) => jsonb(sql, v)
+    const playlists = entityColumns(sql, Playlist, PlaylistInsert)
     const find = (projectId: number, shortId: string, includeDeleted: boolean) =>
-      orStorageError(sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists
+      orStorageError(sql<StoredPlaylist>`SELECT ${playlists.columns} FROM session_recording_playlists
         WHERE project_id = ${projectId} AND short_id = ${shortId} ${includeDeleted ? sql`` : sql`AND NOT deleted`}`).pipe(
         Effect.map(Arr.head)
       )
@@ -50,7 +44,7 @@ export const PlaylistStoreSql = Layer.effect(
         )
         return orStorageError(
           Effect.all([
-            sql<StoredPlaylist>`SELECT ${playlistColumns} FROM session_recording_playlists WHERE ${where}
+            sql<StoredPlaylist>`SELECT ${playlists.columns} FROM session_recording_playlists WHERE ${where}
             ORDER BY ${order} LIMIT ${query.limit} OFFSET ${query.offset}`,
             sql<{ total: number }>`SELECT count(*)::int AS total FROM session_recording_playlists WHERE ${where}`
           ])
@@ -59,21 +53,19 @@ export const PlaylistStoreSql = Layer.effect(
       get: (projectId, shortId, includeDeleted = false) => find(projectId, shortId, includeDeleted),
       create: (projectId, p) =>
         orStorageError(sql<StoredPlaylist>`
-          INSERT INTO session_recording_playlists (project_id, short_id, name, derived_name, description, pinned, deleted, filters, type,
-            created_by, last_modified_by)
-          VALUES (${projectId}, ${p.short_id}, ${p.name}, ${p.derived_name}, ${p.description}, ${p.pinned}, ${p.deleted}, ${json(p.filters)},
-            ${p.type}, ${p.created_by}, ${p.created_by})
-          RETURNING ${playlistColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+          INSERT INTO session_recording_playlists (project_id, ${playlists.inserted}, last_modified_by)
+          VALUES (${projectId}, ${playlists.values(p)}, ${p.created_by})
+          RETURNING ${playlists.columns}`).pipe(Effect.map((rows) => rows[0]!)),
       update: (projectId, shortId, { material, last_modified_by, ...patch }) => {
         const sets = [
-          ...patchSets(sql, patch, JSON_COLUMNS),
+          ...playlists.sets(patch),
           ...(material ? [sql`last_modified_at = now()`, sql`last_modified_by = ${last_modified_by}`] : [])
         ]
         if (sets.length === 0) return find(projectId, shortId, true)
         return orStorageError(sql<StoredPlaylist>`
           UPDATE session_recording_playlists SET ${sql.csv(sets)}
           WHERE project_id = ${projectId} AND short_id = ${shortId}
-          RETURNING ${playlistColumns}`).pipe(Effect.map(Arr.head))
+          RETURNING ${playlists.columns}`).pipe(Effect.map(Arr.head))
       },
       items: (playlistId) =>
         orStorageError(sql<PinnedRecording>`SELECT session_id, created_at FROM session_recording_playlist_items

@@ -1,6 +1,7 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import { UserBasic } from "../../domain/models.js"
-import { type Dashboard as StoredDashboard, InsightStore } from "../../services/InsightStore.js"
+import { Dashboard as Entity, newDashboard } from "../../insights/dashboardEntity.js"
+import { InsightStore, type StoredDashboard } from "../../services/InsightStore.js"
 import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute } from "../route.js"
@@ -25,16 +26,12 @@ const Filters = Schema.Struct(
   Schema.Record({ key: Schema.String, value: Schema.Unknown })
 ).annotations({ identifier: "DashboardFilters" })
 
-const DashboardCreate = Schema.Struct({
-  name: Schema.optional(Schema.String),
-  description: Schema.optional(Schema.String),
-  filters: Schema.optional(Filters)
-}).annotations({ identifier: "DashboardCreate" })
+const DashboardCreate = Schema.partial(
+  Schema.Struct({ ...Struct.pick(Entity.fields, "name", "description"), filters: Filters })
+).annotations({ identifier: "DashboardCreate" })
 
 const Fields = {
-  id: Schema.Int,
-  name: Schema.String,
-  description: Schema.String,
+  ...Struct.pick(Entity.fields, "id", "name", "description"),
   filters: Schema.Unknown,
   /** The filters' date range, also shown on its own as PostHog does. */
   date_from: Schema.NullOr(Schema.String),
@@ -91,12 +88,10 @@ const create = environmentRoute({
   status: 201,
   handler: ({ body, principal, project }) =>
     Effect.gen(function* () {
-      const dashboard = yield* (yield* InsightStore).createDashboard(project.id, {
-        name: body.name ?? "",
-        description: body.description ?? "",
-        filters: body.filters ?? {},
-        created_by: principal.user.id
-      })
+      const dashboard = yield* (yield* InsightStore).createDashboard(
+        project.id,
+        newDashboard({ ...body, created_by: principal.user.id })
+      )
       return { ...(yield* basics([dashboard]))[0]!, tiles: [] }
     })
 })

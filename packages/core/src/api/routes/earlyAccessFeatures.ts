@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import {
   DEFAULT_PUBLIC_STAGES,
@@ -8,6 +8,7 @@ import {
   STAGES
 } from "../../earlyAccess/stages.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
+import { EarlyAccessFeature as Entity, newEarlyAccessFeature } from "../../earlyAccess/featureEntity.js"
 import { EarlyAccessFeatureStore, type StoredEarlyAccessFeature } from "../../services/EarlyAccessFeatureStore.js"
 import { newFlag } from "../../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
@@ -44,9 +45,11 @@ const DocumentationUrl = Schema.String.pipe(
   )
 )
 
+// The wire checks a name's length, the stage and the documentation URL; the description is the
+// entity's as declared.
 const FeatureFields = {
   name: Text(200),
-  description: Schema.optional(Schema.String),
+  description: Schema.optional(Entity.fields.description),
   stage: Stage,
   documentation_url: Schema.optional(DocumentationUrl)
 }
@@ -68,12 +71,9 @@ const FeatureUpdate = Schema.Struct({
 }).annotations({ identifier: "EarlyAccessFeatureUpdate" })
 
 const Feature = Schema.Struct({
-  id: Schema.String,
+  ...Struct.pick(Entity.fields, "id"),
   feature_flag: Schema.NullOr(MinimalFlag),
-  name: Schema.String,
-  description: Schema.String,
-  stage: Schema.String,
-  documentation_url: Schema.String,
+  ...Struct.pick(Entity.fields, "name", "description", "stage", "documentation_url"),
   created_at: Schema.Date
 }).annotations({ identifier: "EarlyAccessFeature" })
 
@@ -193,14 +193,10 @@ const create = environmentRoute({
                 )
           return yield* flagTaken(
             flag,
-            (yield* EarlyAccessFeatureStore).create(project.id, {
-              id: uuidv7(),
-              feature_flag_id: flag.id,
-              name: body.name,
-              description: body.description ?? "",
-              stage: body.stage,
-              documentation_url: body.documentation_url ?? ""
-            })
+            (yield* EarlyAccessFeatureStore).create(
+              project.id,
+              newEarlyAccessFeature({ ...body, id: uuidv7(), feature_flag_id: flag.id })
+            )
           )
         })
       )
@@ -276,11 +272,9 @@ const remove = environmentRoute({
     })
 })
 
+// posthog-js's shape renames the documentation URL and the flag; the rest are the entity's fields.
 const PublicFeature = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  description: Schema.String,
-  stage: Schema.String,
+  ...Struct.pick(Entity.fields, "id", "name", "description", "stage"),
   documentationUrl: Schema.String,
   flagKey: Schema.NullOr(Schema.String)
 })

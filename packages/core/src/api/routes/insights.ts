@@ -1,6 +1,7 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import { queryNodeProblem } from "../../insights/queryNode.js"
 import { RefreshMode } from "../../queries/cachePolicy.js"
+import { Insight as Entity, newInsight } from "../../insights/insightEntity.js"
 import { type InsightPatch, InsightStore } from "../../services/InsightStore.js"
 import { Transactor } from "../../services/Transactor.js"
 import { csvReply, Format } from "../csv.js"
@@ -8,7 +9,7 @@ import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { findInsight, Insight, InsightRef, presentInsights, Tags } from "../wire/insights.js"
+import { findInsight, Insight, InsightRef, presentInsights } from "../wire/insights.js"
 import { check, Int4, IntFromString, IntIn } from "../../schema/fields.js"
 import { changesOf, logInsightActivity, same, shortId } from "../../activity/log.js"
 import { ActivityPage, ActivityParams, activityPage } from "../activityPage.js"
@@ -29,23 +30,22 @@ const QueryNode = Schema.Unknown.pipe(
     "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)."
 })
 
-const InsightFields = Schema.Struct({
-  name: Schema.optional(Schema.NullOr(Schema.String)),
-  derived_name: Schema.optional(Schema.NullOr(Schema.String)),
-  description: Schema.optional(Schema.NullOr(Schema.String)),
-  filters: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
-  query: Schema.optional(Schema.NullOr(QueryNode)),
-  order: Schema.optional(Schema.NullOr(Int4)),
-  deleted: Schema.optional(Schema.Boolean),
-  dashboards: Schema.optional(
-    Schema.Array(IntIn(1)).annotations({
+// The wire takes a null description (as none), checks the query node and orders as int4, and
+// places the insight on dashboards; the rest are the entity's fields as declared.
+const InsightFields = Schema.partial(
+  Schema.Struct({
+    ...Struct.pick(Entity.fields, "name", "derived_name"),
+    description: Schema.NullOr(Schema.String),
+    ...Struct.pick(Entity.fields, "filters"),
+    query: Schema.NullOr(QueryNode),
+    order: Schema.NullOr(Int4),
+    ...Struct.pick(Entity.fields, "deleted"),
+    dashboards: Schema.Array(IntIn(1)).annotations({
       description: "Dashboards to show the insight on (deprecated by PostHog but the way to place it)."
-    })
-  ),
-  tags: Schema.optional(Tags),
-  favorited: Schema.optional(Schema.Boolean),
-  saved: Schema.optional(Schema.Boolean)
-}).annotations({ identifier: "InsightWrite" })
+    }),
+    ...Struct.pick(Entity.fields, "tags", "favorited", "saved")
+  })
+).annotations({ identifier: "InsightWrite" })
 
 /** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
 const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
@@ -146,20 +146,15 @@ const create = environmentRoute({
       const store = yield* InsightStore
       const insight = yield* (yield* Transactor).transaction(
         Effect.gen(function* () {
-          const insight = yield* store.create(project.id, {
-            short_id: shortId(),
-            name: body.name ?? null,
-            derived_name: body.derived_name ?? null,
-            description: body.description ?? "",
-            filters: body.filters ?? {},
-            query: body.query ?? null,
-            order: body.order ?? null,
-            deleted: body.deleted ?? false,
-            favorited: body.favorited ?? false,
-            saved: body.saved ?? false,
-            tags: body.tags ?? [],
-            created_by: principal.user.id
-          })
+          const insight = yield* store.create(
+            project.id,
+            newInsight({
+              ...body,
+              description: body.description ?? undefined,
+              short_id: shortId(),
+              created_by: principal.user.id
+            })
+          )
           if (body.dashboards !== undefined) yield* store.placeOn(insight.id, body.dashboards)
           yield* logInsightActivity(project.id, principal.user.id, insight, "created", [])
           return insight

@@ -1,9 +1,10 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { RecordingFilters } from "../../recordings/filters.js"
 import { MAX_SESSION_ID_LENGTH } from "../../recordings/payload.js"
 import { recordingsOf, selectRecordings } from "../../recordings/select.js"
+import { newPlaylist, Playlist as Entity, PlaylistType } from "../../recordings/playlistEntity.js"
 import {
   PLAYLIST_ORDERS,
   type PlaylistPatch,
@@ -40,27 +41,23 @@ const SCOPE = "SessionRecordingPlaylist"
 const SAVED_FILTERS_PAGE = { limit: 50, offset: 0 }
 const MAX_BULK = 20
 
-const PlaylistType = Schema.Literal("collection", "filters")
-
-const PlaylistFields = Schema.Struct({
-  name: Schema.optional(Schema.NullOr(Schema.String)),
-  derived_name: Schema.optional(Schema.NullOr(Schema.String)),
-  description: Schema.optional(Schema.NullOr(Schema.String)),
-  pinned: Schema.optional(Schema.Boolean),
-  deleted: Schema.optional(Schema.Boolean),
-  filters: Schema.optional(
-    Schema.NullOr(Schema.Unknown).annotations({
+// The wire takes a null description or filters (as none), and any type (refused with PostHog's
+// message unless it is one); the rest are the entity's fields as declared.
+const PlaylistFields = Schema.partial(
+  Schema.Struct({
+    ...Struct.pick(Entity.fields, "name", "derived_name"),
+    description: Schema.NullOr(Schema.String),
+    ...Struct.pick(Entity.fields, "pinned", "deleted"),
+    filters: Schema.NullOr(Schema.Unknown).annotations({
       description:
         "What a `filters` playlist selects, as the recordings list takes it: `date_from`, `date_to`, `duration`, `events`, `properties`, `filter_group`, `filter_test_accounts`, `order`…"
-    })
-  ),
-  type: Schema.optional(
-    Schema.Unknown.annotations({
+    }),
+    type: Schema.Unknown.annotations({
       description:
         "`collection` (pinned recordings) or `filters` (saved filters); without it, `filters` when filters are given, else `collection`; fixed after creation."
     })
-  )
-}).annotations({ identifier: "SessionRecordingPlaylistWrite" })
+  })
+).annotations({ identifier: "SessionRecordingPlaylistWrite" })
 type PlaylistInput = typeof PlaylistFields.Type
 
 const CollectionCounts = Schema.Struct({ count: Schema.NullOr(Schema.Int), watched_count: Schema.Int })
@@ -74,16 +71,10 @@ const SavedFiltersCounts = Schema.Struct({
 })
 
 export const Playlist = Schema.Struct({
-  id: Schema.Int,
-  short_id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  derived_name: Schema.NullOr(Schema.String),
-  description: Schema.String,
-  pinned: Schema.Boolean,
+  ...Struct.pick(Entity.fields, "id", "short_id", "name", "derived_name", "description", "pinned"),
   created_at: Schema.Date,
   created_by: Schema.NullOr(UserBasic),
-  deleted: Schema.Boolean,
-  filters: Schema.Unknown,
+  ...Struct.pick(Entity.fields, "deleted", "filters"),
   last_modified_at: Schema.Date,
   last_modified_by: Schema.NullOr(UserBasic),
   recordings_counts: Schema.Struct({
@@ -95,7 +86,7 @@ export const Playlist = Schema.Struct({
         "For a `filters` playlist, computed on read over the first 50 recordings the filters select; `increased`: more than at the previous read. All null for a collection."
     })
   }),
-  type: PlaylistType
+  ...Struct.pick(Entity.fields, "type")
 }).annotations({ identifier: "SessionRecordingPlaylist" })
 type Playlist = typeof Playlist.Type
 
@@ -262,17 +253,17 @@ const create = environmentRoute({
       const store = yield* PlaylistStore
       const playlist = yield* (yield* Transactor).transaction(
         Effect.gen(function* () {
-          const playlist = yield* store.create(project.id, {
-            short_id: shortId(),
-            name: body.name ?? null,
-            derived_name: body.derived_name ?? null,
-            description: body.description ?? "",
-            pinned: body.pinned ?? false,
-            deleted: body.deleted ?? false,
-            filters: hasFilters(body.filters) ? body.filters : {},
-            type,
-            created_by: principal.user.id
-          })
+          const playlist = yield* store.create(
+            project.id,
+            newPlaylist({
+              ...body,
+              description: body.description ?? undefined,
+              filters: hasFilters(body.filters) ? body.filters : undefined,
+              type,
+              short_id: shortId(),
+              created_by: principal.user.id
+            })
+          )
           yield* logActivity(SCOPE, project.id, principal.user.id, playlist, "created", [])
           return playlist
         })
@@ -327,12 +318,10 @@ const update = environmentRoute({
         }
       }
       const changes = changesOf(LOGGED, before, { ...body, filters: body.filters === null ? {} : body.filters })
+      const { type: _, ...fields } = body
       const patch: PlaylistPatch = {
-        name: body.name,
-        derived_name: body.derived_name,
+        ...fields,
         description: body.description === null ? "" : body.description,
-        pinned: body.pinned,
-        deleted: body.deleted,
         filters: body.filters === null ? {} : body.filters,
         last_modified_by: principal.user.id,
         material: changes.some((c) => MATERIAL.has(c.field))

@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
@@ -7,7 +7,8 @@ import { uuidv7 } from "../../ingest/uuid.js"
 import { newFlag } from "../../flags/flagEntity.js"
 import { FlagStore } from "../../services/FlagStore.js"
 import type { StorageError } from "../../services/StorageError.js"
-import { type NewSurvey, type StoredSurvey, SurveyStore } from "../../services/SurveyStore.js"
+import { type StoredSurvey, SurveyStore } from "../../services/SurveyStore.js"
+import { newSurvey, Survey as Entity } from "../../surveys/surveyEntity.js"
 import { Transactor } from "../../services/Transactor.js"
 import {
   Appearance,
@@ -48,6 +49,9 @@ const TAG = "surveys"
 const invalid = (detail: string, attr: string | null) => new ValidationError({ code: "invalid_input", detail, attr })
 const notFound = () => new NotFound({ detail: "Not found." })
 
+// What comes in is checked more closely than the entity keeps it (a name's length, the types and
+// schedules there are, questions and appearance as surveys/definition.ts reads them, dates given as
+// text): most fields are the wire's own.
 const SurveyWrite = Schema.Struct({
   name: Schema.optional(
     Text.pipe(check((s: string) => s.length <= 400, "max_length", "Ensure this field has no more than 400 characters."))
@@ -69,9 +73,9 @@ const SurveyWrite = Schema.Struct({
     description: "Launches the survey (now or at that date)."
   }),
   end_date: Schema.optional(Schema.NullOr(Instant)).annotations({ description: "Stops it (now or at that date)." }),
-  archived: Schema.optional(Schema.Boolean),
+  archived: Schema.optional(Entity.fields.archived),
   responses_limit: Schema.optional(Schema.NullOr(IntIn(1))),
-  enable_partial_responses: Schema.optional(Schema.NullOr(Schema.Boolean))
+  enable_partial_responses: Schema.optional(Entity.fields.enable_partial_responses)
 }).annotations({ identifier: "SurveyWrite" })
 type SurveyWrite = typeof SurveyWrite.Type
 
@@ -83,30 +87,23 @@ const SurveyCreate = Schema.Struct({
 }).annotations({ identifier: "SurveyCreate" })
 
 const Survey = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  description: Schema.String,
-  type: Schema.String,
-  schedule: Schema.NullOr(Schema.String),
+  ...Struct.pick(Entity.fields, "id", "name", "description", "type", "schedule"),
   linked_flag: Schema.NullOr(MinimalFlag),
-  linked_flag_id: Schema.NullOr(Schema.Int),
+  ...Struct.pick(Entity.fields, "linked_flag_id"),
   targeting_flag: Schema.NullOr(MinimalFlag),
   internal_targeting_flag: Schema.NullOr(MinimalFlag),
-  questions: Schema.Array(Schema.Unknown),
-  conditions: Schema.Unknown,
-  appearance: Schema.Unknown,
+  ...Struct.pick(Entity.fields, "questions", "conditions", "appearance"),
   created_at: Schema.Date,
   created_by: Schema.NullOr(UserBasic),
   start_date: Schema.NullOr(Schema.Date),
   end_date: Schema.NullOr(Schema.Date),
-  archived: Schema.Boolean,
-  responses_limit: Schema.NullOr(Schema.Int),
+  ...Struct.pick(Entity.fields, "archived", "responses_limit"),
   feature_flag_keys: Schema.Array(Schema.Struct({ key: Schema.String, value: Schema.NullOr(Schema.String) })),
   iteration_count: Schema.Null,
   iteration_frequency_days: Schema.Null,
   current_iteration: Schema.Null,
   current_iteration_start_date: Schema.Null,
-  enable_partial_responses: Schema.NullOr(Schema.Boolean)
+  ...Struct.pick(Entity.fields, "enable_partial_responses")
 }).annotations({ identifier: "Survey" })
 
 const present = (projectId: number, surveys: ReadonlyArray<StoredSurvey>) =>
@@ -114,25 +111,13 @@ const present = (projectId: number, surveys: ReadonlyArray<StoredSurvey>) =>
     const flags = yield* flagsById(projectId)
     const user = yield* userLookup(surveys.map((s) => s.created_by))
     const flag = (id: number | null) => minimalFlag(projectId, id === null ? undefined : flags.get(id))
+    // The response schema keeps the wire's fields of the stored survey and drops the rest.
     return surveys.map((s): typeof Survey.Type => ({
-      id: s.id,
-      name: s.name,
-      description: s.description,
-      type: s.type,
-      schedule: s.schedule,
+      ...s,
       linked_flag: flag(s.linked_flag_id),
-      linked_flag_id: s.linked_flag_id,
       targeting_flag: flag(s.targeting_flag_id),
       internal_targeting_flag: flag(s.internal_targeting_flag_id),
-      questions: s.questions,
-      conditions: s.conditions,
-      appearance: s.appearance,
-      created_at: s.created_at,
       created_by: user(s.created_by),
-      start_date: s.start_date,
-      end_date: s.end_date,
-      archived: s.archived,
-      responses_limit: s.responses_limit,
       feature_flag_keys: [
         { key: "linked_flag_key", value: flag(s.linked_flag_id)?.key ?? null },
         { key: "targeting_flag_key", value: flag(s.targeting_flag_id)?.key ?? null },
@@ -141,8 +126,7 @@ const present = (projectId: number, surveys: ReadonlyArray<StoredSurvey>) =>
       iteration_count: null,
       iteration_frequency_days: null,
       current_iteration: null,
-      current_iteration_start_date: null,
-      enable_partial_responses: s.enable_partial_responses
+      current_iteration_start_date: null
     }))
   })
 
@@ -320,20 +304,16 @@ const create = environmentRoute({
             targetingFlagKey("-custom"),
             internalTargetingFilters(id, fields.conditions?.seenSurveyWaitPeriodInDays)
           )
-          const survey: NewSurvey = {
-            id,
-            name: body.name,
-            description: body.description ?? "",
-            type: body.type,
-            schedule: body.schedule ?? null,
+          const survey = newSurvey({
+            ...body,
             ...fields,
-            targeting_flag_id: targeting?.id ?? body.targeting_flag_id ?? null,
+            id,
+            description: body.description ?? undefined,
+            targeting_flag_id: targeting?.id ?? body.targeting_flag_id,
             internal_targeting_flag_id: internal.id,
             archived,
-            responses_limit: body.responses_limit ?? null,
-            enable_partial_responses: body.enable_partial_responses ?? null,
             created_by: principal.user.id
-          }
+          })
           const created = yield* nameTaken((yield* SurveyStore).create(project.id, survey))
           yield* logActivity(SCOPE, project.id, principal.user.id, created, "created", [])
           return created
@@ -449,17 +429,14 @@ const update = environmentRoute({
               )).id
             }
           }
+          // The targeting flag's filters and removal are not the survey's own fields.
+          const { targeting_flag_filters: _, remove_targeting_flag: __, ...fields } = body
           const saved = yield* nameTaken(
             (yield* SurveyStore).update(project.id, params.id, {
-              name: body.name,
+              ...fields,
               description: body.description === null ? "" : body.description,
-              type: body.type,
-              schedule: body.schedule,
               ...after,
-              targeting_flag_id: targeting,
-              archived: body.archived,
-              responses_limit: body.responses_limit,
-              enable_partial_responses: body.enable_partial_responses
+              targeting_flag_id: targeting
             })
           )
           const survey = yield* Option.match(saved, { onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
@@ -582,21 +559,16 @@ const stats = environmentRoute({
 // The public list, as posthog-js reads it with the project API key.
 
 const PublicSurvey = Schema.Struct({
-  id: Schema.String,
-  name: Schema.String,
-  type: Schema.String,
+  ...Struct.pick(Entity.fields, "id", "name", "type"),
   linked_flag_key: Schema.NullOr(Schema.String),
   targeting_flag_key: Schema.NullOr(Schema.String),
   internal_targeting_flag_key: Schema.NullOr(Schema.String),
-  questions: Schema.Array(Schema.Unknown),
-  conditions: Schema.Unknown,
-  appearance: Schema.Unknown,
+  ...Struct.pick(Entity.fields, "questions", "conditions", "appearance"),
   start_date: Schema.NullOr(Schema.Date),
   end_date: Schema.NullOr(Schema.Date),
   current_iteration: Schema.Null,
   current_iteration_start_date: Schema.Null,
-  schedule: Schema.NullOr(Schema.String),
-  enable_partial_responses: Schema.NullOr(Schema.Boolean)
+  ...Struct.pick(Entity.fields, "schedule", "enable_partial_responses")
 }).annotations({ identifier: "PublicSurvey" })
 
 const PublicSurveys = Schema.Struct({ surveys: Schema.Array(PublicSurvey), survey_config: Schema.Null }).annotations({
@@ -637,22 +609,15 @@ export const publicSurveys = (project: Project) =>
     const key = (id: number | null) => (id === null ? null : (flags.get(id)?.key ?? null))
     const published = (yield* (yield* SurveyStore).unarchived(project.id)).filter((s) => isPublished(s, now))
     const surveys = yield* Effect.forEach(published, (s) => stopAtLimit(project, s, now))
+    // Encoded with PublicSurvey, which keeps posthog-js's fields of the stored survey and drops the rest.
     return surveys.map((s): typeof PublicSurvey.Type => ({
-      id: s.id,
-      name: s.name,
-      type: s.type,
+      ...s,
       linked_flag_key: key(s.linked_flag_id),
       targeting_flag_key: key(s.targeting_flag_id),
       internal_targeting_flag_key: key(s.internal_targeting_flag_id),
-      questions: s.questions,
-      conditions: s.conditions,
-      appearance: s.appearance,
-      start_date: s.start_date,
       end_date: shownEndDate(s, now),
       current_iteration: null,
-      current_iteration_start_date: null,
-      schedule: s.schedule,
-      enable_partial_responses: s.enable_partial_responses
+      current_iteration_start_date: null
     }))
   })
 

@@ -1,4 +1,4 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import { UserBasic } from "../../domain/models.js"
 import { compileCode, readFilters, readInputs, readMasking, storedInputsAsSent } from "../../functions/definition.js"
 import { FunctionFilters } from "../../functions/filters.js"
@@ -7,12 +7,8 @@ import { Inputs, InputsSchema, presentInputs } from "../../functions/inputs.js"
 import { FunctionRegistry } from "../../functions/registry.js"
 import { iconById, searchIcons } from "../../plugins/icons.js"
 import { Transactor } from "../../services/Transactor.js"
-import {
-  type FunctionPatch,
-  type FunctionType,
-  type StoredFunction,
-  ZedFunctionStore
-} from "../../services/ZedFunctionStore.js"
+import { FunctionType, newFunction, ZedFunction as Entity } from "../../functions/functionEntity.js"
+import { type FunctionPatch, type StoredFunction, ZedFunctionStore } from "../../services/ZedFunctionStore.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
@@ -29,46 +25,39 @@ import { logRoute } from "../logRoute.js"
 
 const TAG = "zed functions"
 const SCOPE = "ZedFunction"
-const FUNCTION_TYPES = ["transformation", "destination"] as const satisfies ReadonlyArray<FunctionType>
 
 const invalid = (detail: string, attr: string | null = null) =>
   new ValidationError({ code: "invalid_input", detail, attr })
 const notFound = () => new NotFound({ detail: "Not found." })
 
-const FunctionWrite = Schema.Struct({
-  type: Schema.optional(
-    Schema.Unknown.annotations({ description: "`transformation` or `destination`; required at creation, fixed after." })
-  ),
-  name: Schema.optional(Text(400)),
-  description: Schema.optional(Schema.NullOr(Schema.String)),
-  enabled: Schema.optional(Schema.Boolean),
-  deleted: Schema.optional(
-    Schema.Boolean.annotations({ description: "Write-only: true deletes softly, false restores." })
-  ),
-  code: Schema.optional(Schema.String.annotations({ description: "Hog source; compiled to `bytecode` when saved." })),
-  inputs_schema: Schema.optional(
-    Schema.Unknown.annotations({
+// The wire takes any type (refused with PostHog's message unless it is one), a null description
+// (as none), and code, inputs, filters and masking as sent, to validate and compile; the rest are
+// the entity's fields as declared.
+const FunctionWrite = Schema.partial(
+  Schema.Struct({
+    type: Schema.Unknown.annotations({
+      description: "`transformation` or `destination`; required at creation, fixed after."
+    }),
+    name: Text(400),
+    description: Schema.NullOr(Schema.String),
+    ...Struct.pick(Entity.fields, "enabled"),
+    deleted: Entity.fields.deleted.annotations({ description: "Write-only: true deletes softly, false restores." }),
+    code: Entity.fields.code.annotations({ description: "Hog source; compiled to `bytecode` when saved." }),
+    inputs_schema: Schema.Unknown.annotations({
       description: "The inputs: `[{type, key, label, required, default, secret, choices, templating}]`."
-    })
-  ),
-  inputs: Schema.optional(Inputs),
-  filters: Schema.optional(
-    Schema.Unknown.annotations({
+    }),
+    inputs: Inputs,
+    filters: Schema.Unknown.annotations({
       description: "`{events, properties, filter_test_accounts}`: which events reach the function; null for all."
-    })
-  ),
-  masking: Schema.optional(
-    Schema.Unknown.annotations({
+    }),
+    masking: Schema.Unknown.annotations({
       description: "`{ttl, threshold, hash}` or null: de-duplicates invocations by a hash template."
-    })
-  ),
-  mappings: Schema.optional(
-    Schema.NullOr(Schema.Array(Schema.Unknown)).annotations({ description: "Not supported: null or empty." })
-  ),
-  icon_url: Schema.optional(Schema.NullOr(Schema.String)),
-  template_id: Schema.optional(Schema.NullOr(Schema.String)),
-  execution_order: Schema.optional(Schema.NullOr(Int4))
-}).annotations({ identifier: "ZedFunctionWrite" })
+    }),
+    mappings: Entity.fields.mappings.annotations({ description: "Not supported: null or empty." }),
+    ...Struct.pick(Entity.fields, "icon_url", "template_id"),
+    execution_order: Schema.NullOr(Int4)
+  })
+).annotations({ identifier: "ZedFunctionWrite" })
 type FunctionWrite = typeof FunctionWrite.Type
 
 const Status = Schema.Struct({ state: Schema.Int, tokens: Schema.Int, rating: Schema.Number })
@@ -83,36 +72,32 @@ const StoredMasking = Schema.NullOr(
 )
 
 const listFields = {
-  id: Schema.UUID,
-  type: Schema.Literal(...FUNCTION_TYPES),
-  name: Schema.String,
-  description: Schema.String,
+  ...Struct.pick(Entity.fields, "id", "type", "name", "description"),
   created_at: Schema.Date,
   created_by: Schema.NullOr(UserBasic),
   updated_at: Schema.Date,
-  enabled: Schema.Boolean,
-  code: Schema.String,
+  ...Struct.pick(Entity.fields, "enabled", "code"),
   filters: Schema.NullOr(FunctionFilters),
-  icon_url: Schema.NullOr(Schema.String),
+  ...Struct.pick(Entity.fields, "icon_url"),
   template: Schema.Null,
   status: Status.annotations({
     description:
       "`state` 0 unknown, 1 healthy, 2 degraded; `rating`: share of the last 100 invocations (in this process) that succeeded."
   }),
-  execution_order: Schema.NullOr(Schema.Int)
+  ...Struct.pick(Entity.fields, "execution_order")
 }
 
 const ZedFunctionSummary = Schema.Struct(listFields).annotations({ identifier: "ZedFunctionSummary" })
 
 export const ZedFunction = Schema.Struct({
   ...listFields,
-  bytecode: Schema.Array(Schema.Unknown),
+  ...Struct.pick(Entity.fields, "bytecode"),
   inputs_schema: InputsSchema,
   inputs: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({
     description: 'Values with their compiled templates; secret inputs as `{"secret": true}`.'
   }),
   masking: StoredMasking,
-  mappings: Schema.NullOr(Schema.Array(Schema.Unknown))
+  ...Struct.pick(Entity.fields, "mappings")
 }).annotations({ identifier: "ZedFunction" })
 type ZedFunction = typeof ZedFunction.Type
 
@@ -120,27 +105,18 @@ const present = (functions: ReadonlyArray<StoredFunction>) =>
   Effect.gen(function* () {
     const user = yield* userLookup(functions.map((f) => f.created_by))
     const health = yield* FunctionHealth
+    // The response schema keeps the wire's fields of the stored function and drops the rest; the
+    // secret inputs are left out here all the same, shown only masked among the inputs.
     return functions.map(
-      (fn): ZedFunction => ({
-        id: fn.id,
-        type: fn.type,
-        name: fn.name,
-        description: fn.description,
-        created_at: fn.created_at,
+      ({ secrets, ...fn }): ZedFunction => ({
+        ...fn,
         created_by: user(fn.created_by),
-        updated_at: fn.updated_at,
-        enabled: fn.enabled,
-        code: fn.code,
         filters: fn.filters as FunctionFilters | null,
-        icon_url: fn.icon_url,
         template: null,
         status: fn.enabled ? health.status(fn.id) : UNKNOWN_STATUS,
-        execution_order: fn.execution_order,
-        bytecode: fn.bytecode,
         inputs_schema: fn.inputs_schema as ZedFunction["inputs_schema"],
-        inputs: presentInputs(fn.inputs, fn.secrets),
-        masking: fn.masking as ZedFunction["masking"],
-        mappings: fn.mappings
+        inputs: presentInputs(fn.inputs, secrets),
+        masking: fn.masking as ZedFunction["masking"]
       })
     )
   })
@@ -165,33 +141,24 @@ const refuseMappings = (mappings: ReadonlyArray<unknown> | null | undefined) =>
 const prepare = (body: FunctionWrite, stored: StoredFunction | undefined) =>
   Effect.gen(function* () {
     yield* refuseMappings(body.mappings)
-    const patch: { -readonly [K in keyof FunctionPatch]: FunctionPatch[K] } = {}
-    if (body.code !== undefined) {
-      patch.code = body.code
-      patch.bytecode = yield* compileCode(body.code)
+    // What is not read or compiled here is stored as given.
+    const { type: _, code, inputs_schema, inputs, filters, masking, description, ...given } = body
+    const patch: { -readonly [K in keyof FunctionPatch]: FunctionPatch[K] } = { ...given }
+    if (code !== undefined) {
+      patch.code = code
+      patch.bytecode = yield* compileCode(code)
     }
-    if (body.inputs_schema !== undefined || body.inputs !== undefined) {
-      const schema = body.inputs_schema ?? stored?.inputs_schema ?? []
-      const inputs = body.inputs ?? (stored === undefined ? {} : storedInputsAsSent(stored))
-      const compiled = yield* readInputs(schema, inputs, stored?.secrets ?? {})
+    if (inputs_schema !== undefined || inputs !== undefined) {
+      const schema = inputs_schema ?? stored?.inputs_schema ?? []
+      const sent = inputs ?? (stored === undefined ? {} : storedInputsAsSent(stored))
+      const compiled = yield* readInputs(schema, sent, stored?.secrets ?? {})
       patch.inputs_schema = compiled.inputs_schema
       patch.inputs = compiled.inputs
       patch.secrets = compiled.secrets
     }
-    if (body.filters !== undefined) patch.filters = yield* readFilters(body.filters)
-    if (body.masking !== undefined) patch.masking = yield* readMasking(body.masking)
-    for (const field of [
-      "name",
-      "enabled",
-      "deleted",
-      "icon_url",
-      "template_id",
-      "execution_order",
-      "mappings"
-    ] as const) {
-      if (body[field] !== undefined) (patch as Record<string, unknown>)[field] = body[field]
-    }
-    if (body.description !== undefined) patch.description = body.description ?? ""
+    if (filters !== undefined) patch.filters = yield* readFilters(filters)
+    if (masking !== undefined) patch.masking = yield* readMasking(masking)
+    if (description !== undefined) patch.description = description ?? ""
     return patch
   })
 
@@ -221,7 +188,7 @@ const list = environmentRoute({
   query: PageParams.pipe(
     Schema.extend(
       Schema.Struct({
-        type: Schema.optional(Schema.Literal(...FUNCTION_TYPES)),
+        type: Schema.optional(FunctionType),
         types: Schema.optional(Schema.String),
         enabled: Schema.optional(Schema.Literal("true", "false")),
         created_by: Schema.optional(IntFromString(0)),
@@ -237,7 +204,7 @@ const list = environmentRoute({
         ?.split(",")
         .map((t) => t.trim())
         .filter((t) => t !== "") ?? [query.type ?? "destination"]
-      const unknown = types.find((t) => !(FUNCTION_TYPES as ReadonlyArray<string>).includes(t))
+      const unknown = types.find((t) => !(FunctionType.literals as ReadonlyArray<string>).includes(t))
       if (unknown !== undefined) return yield* invalid(`Unknown type: ${unknown}`, "types")
       const wanted = yield* containedFilters(query.filters)
       const all = (yield* (yield* ZedFunctionStore).list(project.id)).filter(
@@ -304,32 +271,26 @@ const create = environmentRoute({
     Effect.gen(function* () {
       if (body.type === undefined)
         return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "type" })
-      if (!Schema.is(Schema.Literal(...FUNCTION_TYPES))(body.type))
+      if (!Schema.is(FunctionType)(body.type))
         return yield* invalid(`"${String(body.type)}" is not a valid choice: transformation or destination.`, "type")
       if (body.name === undefined)
         return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "name" })
       if (body.code === undefined)
         return yield* new ValidationError({ code: "required", detail: "This field is required.", attr: "code" })
-      const fields = yield* prepare(body, undefined)
-      const fn = yield* (yield* ZedFunctionStore).create(project.id, {
-        type: body.type,
-        name: body.name,
-        description: fields.description ?? "",
-        enabled: fields.enabled ?? false,
-        deleted: false,
-        code: body.code,
-        bytecode: fields.bytecode!,
-        inputs_schema: fields.inputs_schema ?? [],
-        inputs: fields.inputs ?? {},
-        secrets: fields.secrets ?? {},
-        filters: fields.filters ?? null,
-        masking: fields.masking ?? null,
-        mappings: null,
-        icon_url: fields.icon_url ?? null,
-        template_id: fields.template_id ?? null,
-        execution_order: body.type === "transformation" ? (fields.execution_order ?? null) : null,
-        created_by: principal.user.id
-      })
+      // A function is created live, and without mappings (an empty list is taken as none).
+      const { deleted: _, mappings: __, ...fields } = yield* prepare(body, undefined)
+      const fn = yield* (yield* ZedFunctionStore).create(
+        project.id,
+        newFunction({
+          ...fields,
+          type: body.type,
+          name: body.name,
+          code: body.code,
+          bytecode: fields.bytecode!,
+          execution_order: body.type === "transformation" ? fields.execution_order : null,
+          created_by: principal.user.id
+        })
+      )
       yield* logActivity(SCOPE, project.id, principal.user.id, activityItem(fn), "created", [], fn.type)
       yield* (yield* FunctionRegistry).invalidate(project.id)
       return yield* presentOne(fn)

@@ -1,7 +1,8 @@
-import { Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
 import { InsightCompute, NOTHING_COMPUTED } from "../../insights/compute.js"
+import { Insight as Entity } from "../../insights/insightEntity.js"
 import { withDashboardFilters } from "../../insights/queryNode.js"
 import type { RefreshMode } from "../../queries/cachePolicy.js"
 import { PathId } from "../../schema/fields.js"
@@ -15,19 +16,12 @@ import { userLookup } from "../users.js"
 /** PostHog's access levels: 21 = everyone in the project can edit / can view, 37 = only collaborators / can edit. */
 const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
 
-export const Tags = Schema.Array(Schema.String)
-
 const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
 
 export const Insight = Schema.Struct({
-  id: Schema.Int,
-  short_id: Schema.String,
-  name: Schema.NullOr(Schema.String),
-  derived_name: Schema.NullOr(Schema.String),
+  ...Struct.pick(Entity.fields, "id", "short_id", "name", "derived_name"),
   filters: Schema.Unknown,
-  query: Schema.Unknown,
-  order: Schema.NullOr(Schema.Int),
-  deleted: Schema.Boolean,
+  ...Struct.pick(Entity.fields, "query", "order", "deleted"),
   dashboards: Schema.Array(Schema.Int),
   dashboard_tiles: Schema.Array(Tile),
   last_refresh: Schema.NullOr(Schema.Date),
@@ -38,11 +32,9 @@ export const Insight = Schema.Struct({
   columns: Schema.NullOr(Schema.Array(Schema.String)),
   created_at: Schema.Date,
   created_by: Schema.NullOr(UserBasic),
-  description: Schema.String,
+  ...Struct.pick(Entity.fields, "description"),
   updated_at: Schema.Date,
-  tags: Tags,
-  favorited: Schema.Boolean,
-  saved: Schema.Boolean,
+  ...Struct.pick(Entity.fields, "tags", "favorited", "saved"),
   last_modified_at: Schema.Date,
   last_modified_by: Schema.NullOr(UserBasic),
   is_sample: Schema.Boolean,

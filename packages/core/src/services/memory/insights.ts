@@ -2,10 +2,10 @@ import { Effect, Option } from "effect"
 import { uuidv7 } from "../../ingest/uuid.js"
 import {
   type ActivityEntry,
-  type Dashboard,
   type DashboardTile,
   InsightStore,
   type SharingConfiguration,
+  type StoredDashboard,
   type StoredInsight
 } from "../InsightStore.js"
 import type { Journal } from "./journal.js"
@@ -20,7 +20,7 @@ const page = <A>(all: ReadonlyArray<A>, p: { readonly limit: number; readonly of
 
 export const makeMemoryInsights = (journal: Journal) => {
   const insights = new Map<number, Owned<StoredInsight>>()
-  const dashboards = new Map<number, Owned<Dashboard>>()
+  const dashboards = new Map<number, Owned<StoredDashboard>>()
   const tiles = new Map<number, DashboardTile>()
   const sharing = new Map<number, SharingConfiguration>()
   const activity = new Map<number, Owned<ActivityEntry>>()
@@ -108,14 +108,14 @@ export const makeMemoryInsights = (journal: Journal) => {
       Effect.sync(() => {
         const dashboard = { ...input, id: ids.dashboard++, project_id: projectId, created_at: new Date() }
         journal.set(dashboards, dashboard.id, dashboard)
-        return strip<Dashboard>(dashboard)
+        return strip<StoredDashboard>(dashboard)
       }),
     getDashboards: (projectId, wanted) =>
       Effect.sync(() =>
         [...dashboards.values()]
           .filter((d) => d.project_id === projectId && wanted.includes(d.id))
           .sort((a, b) => a.id - b.id)
-          .map(strip<Dashboard>)
+          .map(strip<StoredDashboard>)
       ),
     listDashboards: (projectId, p) =>
       Effect.sync(() =>
@@ -123,7 +123,7 @@ export const makeMemoryInsights = (journal: Journal) => {
           [...dashboards.values()]
             .filter((d) => d.project_id === projectId)
             .sort((a, b) => b.id - a.id)
-            .map(strip<Dashboard>),
+            .map(strip<StoredDashboard>),
           p
         )
       ),
