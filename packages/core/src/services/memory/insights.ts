@@ -63,7 +63,6 @@ export const makeMemoryInsights = (journal: Journal) => {
           ...input,
           id: ids.insight++,
           project_id: projectId,
-          deleted: false,
           last_modified_by: input.created_by,
           created_at: now,
           updated_at: now,
