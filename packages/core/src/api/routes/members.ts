@@ -83,6 +83,12 @@ const notAbove = (principal: Principal, level: number) =>
     ? Effect.fail(new PermissionDenied({ detail: "You can only grant a level at or below your own." }))
     : Effect.void
 
+/** One page of a list read whole: an organization has few members and invitations. */
+const pageOf = <A, B>(url: URL, query: typeof PageParams.Type, all: ReadonlyArray<A>, present: (a: A) => B) => {
+  const page = toPage(query)
+  return paginated(url, page, all.length, all.slice(page.offset, page.offset + page.limit).map(present))
+}
+
 const listMembers = apiRoute({
   method: "GET",
   path: MEMBERS,
@@ -95,14 +101,7 @@ const listMembers = apiRoute({
   handler: ({ params, principal, query, request }) =>
     Effect.gen(function* () {
       const org = yield* ownOrganization(principal, params.organization_id)
-      const members = yield* (yield* UserStore).list(org.id)
-      const page = toPage(query)
-      return paginated(
-        request.url,
-        page,
-        members.length,
-        members.slice(page.offset, page.offset + page.limit).map(presentMember)
-      )
+      return pageOf(request.url, query, yield* (yield* UserStore).list(org.id), presentMember)
     })
 })
 
@@ -161,14 +160,7 @@ const listInvites = apiRoute({
   handler: ({ params, principal, query, request }) =>
     Effect.gen(function* () {
       const org = yield* ownOrganization(principal, params.organization_id)
-      const invites = yield* (yield* InviteStore).list(org.id)
-      const page = toPage(query)
-      return paginated(
-        request.url,
-        page,
-        invites.length,
-        invites.slice(page.offset, page.offset + page.limit).map(presentInvite)
-      )
+      return pageOf(request.url, query, yield* (yield* InviteStore).list(org.id), presentInvite)
     })
 })
 
