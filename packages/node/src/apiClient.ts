@@ -14,11 +14,20 @@ import { type ServerConfig, storageFor } from "./config.js"
 
 const SERVER_FILE = "server.json"
 
-/** Records where this server listens, for the CLI; removed when the server stops. */
-export const recordServer = (dataDir: string, url: string) => {
-  mkdirSync(dataDir, { recursive: true })
+/**
+ * Records where this server listens, for the CLI; the returned function removes the record. A data
+ * directory that cannot be written (a read-only one beside DATABASE_URL) only costs the CLI the way
+ * to this server, so it is reported, not fatal.
+ */
+export const recordServer = (dataDir: string, url: string, log: (line: string) => void) => {
   const file = join(dataDir, SERVER_FILE)
-  writeFileSync(file, JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 })
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    writeFileSync(file, JSON.stringify({ url, pid: process.pid }) + "\n", { mode: 0o600 })
+  } catch (error) {
+    log(`Could not record this server's address for the CLI in ${file}: ${(error as Error).message}`)
+    return () => {}
+  }
   return () => rmSync(file, { force: true })
 }
 

@@ -79,7 +79,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
   })
   const { port } = server.address() as AddressInfo
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`
-  const forgetServer = recordServer(config.dataDir, url)
+  const forgetServer = recordServer(config.dataDir, url, log)
   log(`Zed listening on ${url} (${Option.isSome(config.databaseUrl) ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`)
   return {
     zed,
