@@ -1,5 +1,6 @@
 import { createZed } from "@zed/core"
 import { pgliteStorage, postgresStorage } from "@zed/postgres"
+import { SESSION_COOKIE, sessionUser } from "./session"
 
 /** This app's Zed: both route files serve the same instance (`@zed/next` keeps one per name). */
 export const createAppZed = () =>
@@ -10,5 +11,10 @@ export const createAppZed = () =>
     bootstrap: {
       projectApiKey: process.env.ZED_PROJECT_API_KEY,
       personalApiKey: process.env.ZED_PERSONAL_API_KEY
+    },
+    // Users signed in to this app are signed in to Zed (and its web app) as themselves.
+    authenticate: async ({ cookies }) => {
+      const email = sessionUser(cookies[SESSION_COOKIE])
+      return email === undefined ? undefined : { email }
     }
   })

@@ -54,4 +54,40 @@ describe("Express example", () => {
       400
     )
   })
+
+  it("signs the shop's users in to Zed through the shop's own session", async () => {
+    const login = await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "Clerk@Shop.test", name: "Cleo" })
+    })
+    expect(login.status).toBe(204)
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!
+    const asClerk = (path: string, init: RequestInit = {}) =>
+      fetch(base + path, { ...init, headers: { cookie, "content-type": "application/json" } })
+
+    const me = await asClerk("/analytics/api/users/@me/")
+    expect(me.status).toBe(200)
+    expect(await me.json()).toMatchObject({
+      email: "clerk@shop.test",
+      first_name: "Cleo",
+      organization: { membership_level: 1 },
+      team: { id: 1 }
+    })
+    // The shop's session is the shop's to protect: no Zed CSRF token needed, but a member's rights only.
+    expect(
+      (await asClerk("/analytics/api/projects/1/feature_flags/", { method: "POST", body: '{"key":"from-shop"}' }))
+        .status
+    ).toBe(201)
+    expect((await asClerk("/analytics/api/projects/1/reset_token/", { method: "PATCH" })).status).toBe(403)
+    // Signed out of the shop (or never signed in): not signed in to Zed either.
+    expect((await fetch(`${base}/analytics/api/users/@me/`)).status).toBe(401)
+    expect(
+      (await fetch(`${base}/analytics/api/users/@me/`, { headers: { cookie: "shop_session=forged" } })).status
+    ).toBe(401)
+    const members = await (await call("/analytics/api/organizations/@current/members/")).json()
+    expect(members.results.filter((m: { user: { email: string } }) => m.user.email === "clerk@shop.test")).toHaveLength(
+      1
+    )
+  })
 })

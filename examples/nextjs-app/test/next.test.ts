@@ -104,4 +104,19 @@ describe("Next.js example (next build && next start)", () => {
     expect(await missing.json()).toMatchObject({ code: "not_found" })
     expect((await (await fetch(base + "/api/schema/")).json()).openapi).toBe("3.1.0")
   })
+
+  it("signs the app's users in to Zed through the app's own session cookie", async () => {
+    const login = await fetch(base + "/auth/login", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "reader@next.test" })
+    })
+    expect(login.status).toBe(204)
+    const cookie = login.headers.get("set-cookie")!.split(";")[0]!
+    const me = await fetch(base + "/api/users/@me/", { headers: { cookie } })
+    expect(me.status).toBe(200)
+    expect(await me.json()).toMatchObject({ email: "reader@next.test", organization: { membership_level: 1 } })
+    const forged = cookie.replace(/\.[^.]+$/, ".forged")
+    expect((await fetch(base + "/api/users/@me/", { headers: { cookie: forged } })).status).toBe(401)
+  })
 })

@@ -4,6 +4,7 @@
 
 export type { ApiError, ErrorBody } from "./api/errors.js"
 export { openApiDocument, type OpenApiDocument } from "./api/openapi.js"
+export { generatePassword } from "./accounts/passwords.js"
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, DEFAULT_SHUTDOWN_GRACE_MS, type Zed, type ZedOptions } from "./createZed.js"
@@ -20,5 +21,11 @@ export { DEFAULT_GRAMMAR_LIMITS, type GrammarLimits } from "./grammar/pool.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { memoryStorage } from "./services/memory/index.js"
 export type { ZedStorage } from "./services/Storage.js"
-export { DEFAULT_LIMITS, limitsOf, type LimitsOptions, type ZedLimits } from "./services/ZedConfig.js"
+export {
+  DEFAULT_LIMITS,
+  type HostAuthenticate,
+  limitsOf,
+  type LimitsOptions,
+  type ZedLimits
+} from "./services/ZedConfig.js"
 export { VERSION } from "./version.js"

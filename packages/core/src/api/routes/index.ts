@@ -3,6 +3,7 @@ import type { AppServices } from "../../app.js"
 import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
+import { accountRoutes } from "./accounts.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
@@ -15,7 +16,9 @@ import { livenessRoute, readinessRoute } from "./health.js"
 import { heatmapRoutes } from "./heatmaps.js"
 import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
+import { memberRoutes } from "./members.js"
 import { organizationRoutes } from "./organizations.js"
+import { personalApiKeyRoutes } from "./personalApiKeys.js"
 import { personRoutes } from "./persons.js"
 import { playlistRoutes } from "./playlists.js"
 import { pluginConfigRoutes } from "./pluginConfigs.js"
@@ -44,7 +47,10 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   livenessRoute,
   readinessRoute,
   schemaRoute,
+  ...accountRoutes,
   ...organizationRoutes,
+  ...memberRoutes,
+  ...personalApiKeyRoutes,
   ...projectRoutes,
   ...personRoutes,
   ...eventRoutes,
