@@ -1,6 +1,6 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
-import { lazy, Suspense, useMemo, useRef, useState } from "react"
+import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react"
 import { ApiError, api, type Paginated, type ZedEvent } from "../api.js"
 import { ResultTable, toCsv } from "../components/ResultTable.js"
 import { lineAndColumn, setEditorText, ZedQLEditor } from "../components/ZedQLEditor.js"
@@ -67,6 +67,19 @@ export const SqlPage = () => {
     },
     onSettled: () => (running.current = undefined)
   })
+  // Ctrl/Cmd+Enter runs the query from anywhere on the page, not only inside the editor.
+  const runLatest = useRef(() => run.mutate(text))
+  runLatest.current = () => run.mutate(text)
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !event.defaultPrevented) {
+        event.preventDefault()
+        runLatest.current()
+      }
+    }
+    addEventListener("keydown", onKey)
+    return () => removeEventListener("keydown", onKey)
+  }, [])
   const cancel = () => {
     if (running.current !== undefined) void api(`/api/projects/${id}/query/${running.current}/`, { method: "DELETE" })
   }
@@ -107,7 +120,7 @@ export const SqlPage = () => {
             <ZedQLEditor
               initial={text}
               onChange={setText}
-              onRun={() => run.mutate(text)}
+              onRun={() => runLatest.current()}
               propertyNames={propertyNames.data ?? []}
               mark={mark}
             />
