@@ -28,5 +28,11 @@ export default defineConfig({
   // Relative asset URLs: the handler adds `<base href>` to index.html for wherever the app is mounted.
   base: "./",
   plugins: [react(), precompress()],
-  build: { outDir: "dist", emptyOutDir: true, assetsDir: "assets", sourcemap: false, target: "es2022" }
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    assetsDir: "assets",
+    target: "es2022",
+    rolldownOptions: { checks: { pluginTimings: false } }
+  }
 })

@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { pgliteStorage } from "@zed/postgres"
+import { openSignIn } from "../../../packages/node/test/browser.js"
 // @ts-expect-error the example is plain JavaScript
 import { createApp } from "../app.js"
 
@@ -53,5 +54,9 @@ describe("Express example", () => {
     expect((await call("/analytics/api/projects/", { method: "POST", body: '{"timezone":"Nowhere"}' })).status).toBe(
       400
     )
+  })
+
+  it("shows the web app under /analytics, its files and API calls there too", async () => {
+    expect(await openSignIn(`${base}/analytics/login`, "/analytics/")).toEqual([])
   })
 })

@@ -6,6 +6,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { openSignIn } from "../../../packages/node/test/browser.js"
 
 const app = fileURLToPath(new URL("..", import.meta.url))
 const next = join(app, "node_modules", ".bin", "next")
@@ -103,5 +104,12 @@ describe("Next.js example (next build && next start)", () => {
     const missing = await call("/api/nothing/")
     expect(await missing.json()).toMatchObject({ code: "not_found" })
     expect((await (await fetch(base + "/api/schema/")).json()).openapi).toBe("3.1.0")
+  })
+
+  it("shows the web app under /ingest, where the catch-all mounts all of Zed", async () => {
+    const index = await fetch(base + "/ingest/project/1/sql")
+    expect(index.headers.get("cache-control")).toBe("no-cache")
+    expect(await index.text()).toContain('<meta name="zed-api" content="/ingest" />')
+    expect(await openSignIn(base + "/ingest/login", "/ingest/")).toEqual([])
   })
 })

@@ -42,3 +42,20 @@ export const zedApi = (baseUrl: () => string, personalKey: string) => {
   }
   return { api, json }
 }
+
+/** Opens the web app's sign-in page at `url` in a fresh browser; answers the URLs it fetched outside `prefix`. */
+export const openSignIn = async (url: string, prefix: string) => {
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage()
+    const outside: Array<string> = []
+    page.on("request", (request) => {
+      if (!new URL(request.url()).pathname.startsWith(prefix)) outside.push(request.url())
+    })
+    await page.goto(url)
+    await page.getByRole("button", { name: "Sign in" }).waitFor()
+    return outside
+  } finally {
+    await browser.close()
+  }
+}
