@@ -44,7 +44,8 @@ export const issuePersonalApiKey = (request: KeyRequest) =>
       mask_value: maskApiKey(value),
       secure_value: hashApiKey(value),
       scopes: [...request.scopes],
-      scoped_teams: request.projects === undefined ? null : [...request.projects]
+      scoped_teams: request.projects === undefined ? null : [...request.projects],
+      scoped_organizations: null
     })
     return { key, value } satisfies { key: PersonalApiKey; value: string }
   })

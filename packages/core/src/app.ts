@@ -1,6 +1,7 @@
 // By path: the @effect/platform barrel loads every module of the package (about 30 MB of heap).
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Layer } from "effect"
+import { SignInThrottle, SignInThrottleLive } from "./accounts/throttle.js"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
 import { FlagPersons, FlagPersonsLive } from "./flags/persons.js"
 import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
@@ -42,6 +43,7 @@ export type AppServices =
   | PosthogJs
   | ProjectTokens
   | QueryRunner
+  | SignInThrottle
   | SurveyResponses
   | ZedConfig
 
@@ -68,7 +70,12 @@ export const appLayer = (
     ),
     Layer.provideMerge(LifecycleLive),
     Layer.provideMerge(
-      Layer.mergeAll(PersonCacheLive, GrammarLive(config.limits.grammar), Layer.succeed(ZedConfig, config))
+      Layer.mergeAll(
+        PersonCacheLive,
+        GrammarLive(config.limits.grammar),
+        SignInThrottleLive,
+        Layer.succeed(ZedConfig, config)
+      )
     ),
     Layer.provideMerge(Layer.map(storage, timeLimited(config.limits.storageTimeoutMs)))
   )

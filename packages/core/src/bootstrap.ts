@@ -1,4 +1,7 @@
 import { Data, Effect } from "effect"
+import { generatePassword, hashPassword, MIN_PASSWORD_LENGTH } from "./accounts/passwords.js"
+import { isEmail, normalizeEmail } from "./accounts/users.js"
+import { MembershipLevel } from "./domain/models.js"
 import { generatePersonalApiKey, generateProjectApiKey, hashApiKey, maskApiKey } from "./domain/keys.js"
 import { ApiKeyStore } from "./services/ApiKeyStore.js"
 import { OrganizationStore } from "./services/OrganizationStore.js"
@@ -12,6 +15,8 @@ export interface BootstrapOptions {
   /** Personal API key with scope `*` for the admin (`phx_…`); generated when absent. */
   readonly personalApiKey?: string | undefined
   readonly adminEmail?: string | undefined
+  /** The admin's password for the web app; generated when absent. */
+  readonly adminPassword?: string | undefined
 }
 
 /** What the first start created; the personal key exists in plain text only here. */
@@ -19,6 +24,9 @@ export interface Credentials {
   readonly project_id: number
   readonly project_api_key: string
   readonly personal_api_key: string
+  readonly admin_email: string
+  /** The admin's password when it was generated (absent when given by the operator). */
+  readonly admin_password?: string | undefined
 }
 
 export type BootstrapResult =
@@ -34,16 +42,24 @@ const checkPrefix = (name: string, value: string | undefined, prefix: string) =>
         new BootstrapError({ message: `${name} must start with "${prefix}" and have at least 16 characters after it` })
       )
 
-/** Checks keys given for the first start, before any storage is opened. */
+/** Checks what was given for the first start, before any storage is opened. */
 export const validateBootstrapOptions = (options: BootstrapOptions) =>
-  Effect.zipRight(
+  Effect.all([
     checkPrefix("the project API key", options.projectApiKey, "phc_"),
-    checkPrefix("the personal API key", options.personalApiKey, "phx_")
-  )
+    checkPrefix("the personal API key", options.personalApiKey, "phx_"),
+    options.adminEmail === undefined || isEmail(options.adminEmail)
+      ? Effect.void
+      : Effect.fail(new BootstrapError({ message: "the admin e-mail is not an e-mail address" })),
+    options.adminPassword === undefined || options.adminPassword.length >= MIN_PASSWORD_LENGTH
+      ? Effect.void
+      : Effect.fail(
+          new BootstrapError({ message: `the admin password must have at least ${MIN_PASSWORD_LENGTH} characters` })
+        )
+  ])
 
 /**
- * On a store with no organization: creates one, its first project (id 1), an admin user and a
- * personal API key with scope `*`. Later starts find the organization and change nothing.
+ * On a store with no organization: creates one, its first project (id 1), its owner (the admin user,
+ * with a password) and a personal API key with scope `*`. Later starts find the organization and change nothing.
  */
 export const bootstrap = (options: BootstrapOptions = {}) =>
   Effect.gen(function* () {
@@ -60,11 +76,14 @@ export const bootstrap = (options: BootstrapOptions = {}) =>
           timezone: "UTC",
           api_token: options.projectApiKey ?? generateProjectApiKey()
         })
+        const password = options.adminPassword ?? generatePassword()
         const user = yield* (yield* UserStore).create({
           organization_id: organization.id,
-          email: options.adminEmail ?? "admin@localhost",
+          email: normalizeEmail(options.adminEmail ?? "admin@localhost"),
           first_name: "Admin",
-          current_project_id: project.id
+          current_project_id: project.id,
+          level: MembershipLevel.owner,
+          password_hash: yield* hashPassword(password)
         })
         const personalApiKey = options.personalApiKey ?? generatePersonalApiKey()
         yield* (yield* ApiKeyStore).create({
@@ -73,11 +92,18 @@ export const bootstrap = (options: BootstrapOptions = {}) =>
           mask_value: maskApiKey(personalApiKey),
           secure_value: hashApiKey(personalApiKey),
           scopes: ["*"],
-          scoped_teams: null
+          scoped_teams: null,
+          scoped_organizations: null
         })
         return {
           created: true,
-          credentials: { project_id: project.id, project_api_key: project.api_token, personal_api_key: personalApiKey }
+          credentials: {
+            project_id: project.id,
+            project_api_key: project.api_token,
+            personal_api_key: personalApiKey,
+            admin_email: user.email,
+            ...(options.adminPassword === undefined ? { admin_password: password } : {})
+          }
         } as BootstrapResult
       })
     )

@@ -14,7 +14,8 @@ import { Lifecycle } from "./lifecycle/Lifecycle.js"
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
 import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
 import type { ZedStorage } from "./services/Storage.js"
-import { type DestinationRetries, limitsOf, type LimitsOptions } from "./services/ZedConfig.js"
+import { MembershipLevel } from "./domain/models.js"
+import { type DestinationRetries, type HostAuthenticate, limitsOf, type LimitsOptions } from "./services/ZedConfig.js"
 
 export interface ZedOptions {
   /** Where Zed keeps its data: `memoryStorage()`, or `pgliteStorage()` / `postgresStorage()` from `@zed/postgres`. */
@@ -39,6 +40,15 @@ export interface ZedOptions {
    * root, at `/login`, `/project/:id/…`), or `false` for none. Served when @zed/web is installed.
    */
   readonly web?: WebAppOptions | false | undefined
+  /**
+   * For apps that sign their users in themselves: who the request's user is (by the app's own session
+   * cookie or header), or undefined. Such a user is found, or made in the first organization, by
+   * e-mail and is signed in to Zed for that request: no Zed session, no CSRF token (the host's
+   * session is the host's to protect). Zed's own sign-in and API keys keep working beside it.
+   */
+  readonly authenticate?: HostAuthenticate | undefined
+  /** The membership level of users `authenticate` brings in (default "member"). */
+  readonly authenticatedLevel?: "member" | "admin" | undefined
   /** Milliseconds `close()` waits for requests under way before it closes storage (default 10 s). */
   readonly shutdownGraceMs?: number | undefined
 }
@@ -75,7 +85,11 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
     appLayer(options.storage, options.geoip ?? GeoIpNone, {
       trustProxy: options.trustProxy ?? false,
       destinationRetries: options.destinationRetries,
-      limits: limitsOf(options.limits)
+      limits: limitsOf(options.limits),
+      hostAuthentication:
+        options.authenticate === undefined
+          ? undefined
+          : { authenticate: options.authenticate, level: MembershipLevel[options.authenticatedLevel ?? "member"] }
     })
   )
   try {

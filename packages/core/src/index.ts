@@ -21,5 +21,11 @@ export { DEFAULT_GRAMMAR_LIMITS, type GrammarLimits } from "./grammar/pool.js"
 export { GeoIp, GeoIpNone } from "./services/GeoIp.js"
 export { memoryStorage } from "./services/memory/index.js"
 export type { ZedStorage } from "./services/Storage.js"
-export { DEFAULT_LIMITS, limitsOf, type LimitsOptions, type ZedLimits } from "./services/ZedConfig.js"
+export {
+  DEFAULT_LIMITS,
+  type HostAuthenticate,
+  limitsOf,
+  type LimitsOptions,
+  type ZedLimits
+} from "./services/ZedConfig.js"
 export { VERSION } from "./version.js"

@@ -7,6 +7,8 @@ export {
   type PersonalApiKey,
   Project,
   ProjectSettings,
+  type Invite,
+  MembershipLevel,
   type User,
   UserBasic
 } from "./domain/models.js"
@@ -14,7 +16,9 @@ export { GROUP_TYPE_LIMIT, type GroupUpdate, groupColumns, groupTypesOf, groupUp
 export { isUuid, uuidv5, uuidv7 } from "./ingest/uuid.js"
 export { displayName, isIllegalDistinctId, type Person, PERSON_NAMESPACE, personUuid } from "./persons/model.js"
 export { type PersonChanges, type PersonDraft, processPersons } from "./persons/processor.js"
-export { ApiKeyStore, type NewPersonalApiKey } from "./services/ApiKeyStore.js"
+export { ApiKeyStore, type NewPersonalApiKey, type PersonalApiKeyPatch } from "./services/ApiKeyStore.js"
+export { InviteStore, type NewInvite } from "./services/InviteStore.js"
+export { SessionStore } from "./services/SessionStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export {
@@ -127,7 +131,7 @@ export { type NewProject, type ProjectPatch, type ProjectQuery, ProjectStore } f
 export type { StorageServices, ZedStorage } from "./services/Storage.js"
 export { StorageError } from "./services/StorageError.js"
 export { Transactor } from "./services/Transactor.js"
-export { type NewUser, UserStore } from "./services/UserStore.js"
+export { type NewUser, type UserPatch, UserStore } from "./services/UserStore.js"
 export type { IncomingEvent } from "./ingest/normalize.js"
 export { memoryStorage } from "./services/memory/index.js"
 export { ProbeFailed, type ProbeFailureReason, StorageProbe } from "./services/StorageProbe.js"

@@ -18,7 +18,7 @@ import { Effect, Layer, Option } from "effect"
 import { clickhouseFor, loadConfig, type ServerConfig, storageFor } from "./config.js"
 import { badDatabaseUrl, databaseHint } from "./databaseHints.js"
 import { renderMarkdown } from "./openapiMarkdown.js"
-import { serve, writeCredentials } from "./serve.js"
+import { bootstrapAdmin, serve, writeCredentials } from "./serve.js"
 
 const usage = `Usage:
   zed serve                                   start the server (PORT, ZED_DATA_DIR, DATABASE_URL, …)
@@ -119,7 +119,7 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
         bootstrap: {
           projectApiKey: Option.getOrUndefined(config.projectApiKey),
           personalApiKey: Option.getOrUndefined(config.personalApiKey),
-          adminEmail: Option.getOrUndefined(config.adminEmail)
+          ...bootstrapAdmin(config)
         }
       })
     )

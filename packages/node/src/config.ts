@@ -34,6 +34,7 @@ export const ServerConfig = Config.all({
   projectApiKey: Config.option(Config.string("ZED_PROJECT_API_KEY")),
   personalApiKey: Config.option(Config.string("ZED_PERSONAL_API_KEY")),
   adminEmail: Config.option(Config.string("ZED_ADMIN_EMAIL")),
+  adminPassword: Config.option(Config.redacted("ZED_ADMIN_PASSWORD")),
   trustProxy: Config.boolean("ZED_TRUST_PROXY").pipe(Config.withDefault(false)),
   geoip: Config.boolean("ZED_GEOIP").pipe(Config.withDefault(true)),
   shutdownGraceMs: positive("ZED_SHUTDOWN_GRACE_MS", DEFAULT_SHUTDOWN_GRACE_MS),

@@ -4,7 +4,7 @@ import type { AddressInfo } from "node:net"
 import { join } from "node:path"
 import { type Credentials, createZed, type Zed } from "@zed/core"
 import { DbipGeoIp } from "@zed/geoip"
-import { Option } from "effect"
+import { Option, Redacted } from "effect"
 import { type ServerConfig, storageFor } from "./config.js"
 
 export interface Running {
@@ -28,6 +28,12 @@ export const writeCredentials = (dataDir: string, credentials: Credentials): str
   return file
 }
 
+/** The first admin's e-mail and password, from `ZED_ADMIN_EMAIL` and `ZED_ADMIN_PASSWORD` when set. */
+export const bootstrapAdmin = (config: ServerConfig) => ({
+  adminEmail: Option.getOrUndefined(config.adminEmail),
+  adminPassword: Option.getOrUndefined(Option.map(config.adminPassword, Redacted.value))
+})
+
 /** Starts Zed as a standalone node:http server. */
 export const serve = async (config: ServerConfig, log: (line: string) => void = console.log): Promise<Running> => {
   const zed = await createZed({
@@ -39,7 +45,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
     bootstrap: {
       projectApiKey: Option.getOrUndefined(config.projectApiKey),
       personalApiKey: Option.getOrUndefined(config.personalApiKey),
-      adminEmail: Option.getOrUndefined(config.adminEmail)
+      ...bootstrapAdmin(config)
     }
   })
   if (zed.bootstrap.created) {
@@ -49,6 +55,10 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
     log(`  project id:        ${credentials.project_id}`)
     log(`  project API key:   ${credentials.project_api_key}`)
     log(`  personal API key:  ${credentials.personal_api_key}  (scope *; stored only as a hash)`)
+    log(`  sign in as:        ${credentials.admin_email}`)
+    if (credentials.admin_password !== undefined) {
+      log(`  with password:     ${credentials.admin_password}  (generated; change it once signed in)`)
+    }
     log(`  written to ${file}`)
   }
   // Responses under way, so that a shutdown can tell their clients not to send more on the connection.

@@ -25,7 +25,15 @@ describe("zed serve on PGlite", () => {
     const dataDir = join(tempDir(), "data")
     const first = await startZed({ ZED_DATA_DIR: dataDir })
     const credentials = credentialsIn(dataDir)
-    expect(Object.keys(credentials).sort()).toEqual(["personal_api_key", "project_api_key", "project_id"])
+    expect(Object.keys(credentials).sort()).toEqual([
+      "admin_email",
+      "admin_password",
+      "personal_api_key",
+      "project_api_key",
+      "project_id"
+    ])
+    expect(credentials.admin_email).toBe("admin@localhost")
+    expect(first.output()).toContain(credentials.admin_password)
     expect(credentials.project_id).toBe(1)
     expect(credentials.project_api_key).toMatch(/^phc_/)
     expect(credentials.personal_api_key).toMatch(/^phx_/)
@@ -56,15 +64,25 @@ describe("zed serve on PGlite", () => {
     const dataDir = tempDir()
     const keys = {
       ZED_PROJECT_API_KEY: "phc_known_project_key_for_tests_0001",
-      ZED_PERSONAL_API_KEY: "phx_known_personal_key_for_tests_0001"
+      ZED_PERSONAL_API_KEY: "phx_known_personal_key_for_tests_0001",
+      ZED_ADMIN_EMAIL: "Boss@Example.com",
+      ZED_ADMIN_PASSWORD: "chosen by the operator"
     }
     const zed = await startZed({ ZED_DATA_DIR: dataDir, ...keys })
     try {
       expect(credentialsIn(dataDir)).toEqual({
         project_id: 1,
         project_api_key: keys.ZED_PROJECT_API_KEY,
-        personal_api_key: keys.ZED_PERSONAL_API_KEY
+        personal_api_key: keys.ZED_PERSONAL_API_KEY,
+        admin_email: "boss@example.com"
       })
+      expect(zed.output()).not.toContain(keys.ZED_ADMIN_PASSWORD)
+      const login = await fetch(`${zed.url}/api/login`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "boss@example.com", password: keys.ZED_ADMIN_PASSWORD })
+      })
+      expect(login.status).toBe(200)
       const project = await api(`${zed.url}/api/projects/@current/`, keys.ZED_PERSONAL_API_KEY)
       expect(project.json.api_token).toBe(keys.ZED_PROJECT_API_KEY)
     } finally {

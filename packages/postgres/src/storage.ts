@@ -27,6 +27,7 @@ import { FunctionLogStoreSql } from "./stores/FunctionLogStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { HeatmapStoreSql } from "./stores/HeatmapStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
+import { InviteStoreSql } from "./stores/InviteStoreSql.js"
 import { OrganizationStoreSql } from "./stores/OrganizationStoreSql.js"
 import { PersonStoreSql } from "./stores/PersonStoreSql.js"
 import { PlaylistStoreSql } from "./stores/PlaylistStoreSql.js"
@@ -38,6 +39,7 @@ import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
 import { QueryStatusStoreSql } from "./stores/QueryStatusStoreSql.js"
 import { RecordingStoreSql } from "./stores/RecordingStoreSql.js"
+import { SessionStoreSql } from "./stores/SessionStoreSql.js"
 import { StorageProbeSql } from "./stores/StorageProbeSql.js"
 import { SurveyStoreSql } from "./stores/SurveyStoreSql.js"
 import { cacheRequestReads } from "./requestReadsCache.js"
@@ -55,6 +57,8 @@ const stores = (options: SqlStorageOptions) =>
     ProjectStoreSql,
     UserStoreSql,
     ApiKeyStoreSql,
+    SessionStoreSql,
+    InviteStoreSql,
     TransactorSql(options.writeConcurrency, options.soleWriter),
     EventStoreSql(options.insertStyle),
     PersonStoreSql,

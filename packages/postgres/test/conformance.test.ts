@@ -5,8 +5,11 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { memoryStorage, type ZedStorage } from "@zed/core"
 import {
   ApiKeyStore,
+  InviteStore,
+  MembershipLevel,
   OrganizationStore,
   ProjectStore,
+  SessionStore,
   type StorageServices,
   StorageProbe,
   UserStore
@@ -163,7 +166,8 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
         organization_id: admin.organization_id,
         email: "bo@example.com",
         first_name: "Bo",
-        current_project_id: null
+        current_project_id: null,
+        level: MembershipLevel.member
       })
     )
     expect(Option.getOrThrow(await run(users.get(second.id)))).toEqual(second)
@@ -176,7 +180,8 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
         mask_value: "phx_...abcd",
         secure_value: `sha256$${name}`,
         scopes: ["insight:read", "query:read"],
-        scoped_teams: [1, 3]
+        scoped_teams: [1, 3],
+        scoped_organizations: null
       })
     )
     expect(key).toMatchObject({ scopes: ["insight:read", "query:read"], scoped_teams: [1, 3], last_used_at: null })
@@ -188,6 +193,79 @@ describe.each(Object.keys(backends))("%s storage", (name) => {
     const at = new Date("2026-01-02T03:04:05.000Z")
     await run(keys.markUsed(key.id, at))
     expect(Option.getOrThrow(await run(keys.findBySecureValue(`sha256$${name}`))).key.last_used_at).toEqual(at)
+  })
+
+  it("manages members, their keys, sessions and invitations", async () => {
+    const users = await run(UserStore)
+    const admin = Option.getOrThrow(await run(users.first))
+    expect(admin.level).toBe(MembershipLevel.owner)
+    expect(admin.date_joined).toBeInstanceOf(Date)
+    expect(await run(users.passwordHash(admin.id))).toMatch(/^scrypt\$/)
+    const bo = Option.getOrThrow(await run(users.findByEmail("bo@example.com")))
+    expect(await run(users.passwordHash(bo.id))).toBeNull()
+    await run(users.setPasswordHash(bo.id, "scrypt$x"))
+    expect(await run(users.passwordHash(bo.id))).toBe("scrypt$x")
+    const promoted = Option.getOrThrow(await run(users.update(bo.id, { level: MembershipLevel.admin, last_name: "B" })))
+    expect(promoted).toMatchObject({ level: MembershipLevel.admin, last_name: "B", first_name: "Bo" })
+    expect((await run(users.list(admin.organization_id))).map((u) => u.email)).toEqual([
+      "ada@example.com",
+      "bo@example.com"
+    ])
+
+    const keys = await run(ApiKeyStore)
+    const [key] = await run(keys.list(bo.id))
+    expect(Option.isNone(await run(keys.get(admin.id, key!.id)))).toBe(true)
+    expect(Option.isNone(await run(keys.get(bo.id, "not-a-uuid")))).toBe(true)
+    const rolled = Option.getOrThrow(
+      await run(
+        keys.update(bo.id, key!.id, { label: "rolled", scopes: ["*"], scoped_organizations: [admin.organization_id] })
+      )
+    )
+    expect(rolled).toMatchObject({
+      label: "rolled",
+      scopes: ["*"],
+      scoped_teams: [1, 3],
+      scoped_organizations: [admin.organization_id]
+    })
+    expect(Option.isNone(await run(keys.update(admin.id, key!.id, { label: "theirs" })))).toBe(true)
+    expect(await run(keys.remove(admin.id, key!.id))).toBe(false)
+    expect(await run(keys.remove(bo.id, key!.id))).toBe(true)
+    expect(await run(keys.list(bo.id))).toEqual([])
+
+    const sessions = await run(SessionStore)
+    const later = new Date(Date.now() + 60_000)
+    await run(sessions.create({ digest: "sha256$a", user_id: bo.id, expires_at: later }))
+    await run(sessions.create({ digest: "sha256$b", user_id: bo.id, expires_at: later }))
+    expect(Option.getOrThrow(await run(sessions.find("sha256$a")))).toEqual({ user: promoted, expires_at: later })
+    await run(sessions.remove("sha256$a"))
+    expect(Option.isNone(await run(sessions.find("sha256$a")))).toBe(true)
+    await run(users.update(bo.id, { is_active: false }))
+    expect(Option.isNone(await run(sessions.find("sha256$b")))).toBe(true)
+    expect((await run(users.list(admin.organization_id))).map((u) => u.email)).toEqual(["ada@example.com"])
+    await run(users.update(bo.id, { is_active: true }))
+    await run(sessions.removeForUser(bo.id))
+    expect(Option.isNone(await run(sessions.find("sha256$b")))).toBe(true)
+
+    const invites = await run(InviteStore)
+    const invite = await run(
+      invites.create({
+        organization_id: admin.organization_id,
+        target_email: "cy@example.com",
+        first_name: "Cy",
+        level: MembershipLevel.member,
+        created_by: admin.id
+      })
+    )
+    expect(invite).toMatchObject({
+      target_email: "cy@example.com",
+      level: MembershipLevel.member,
+      created_by: admin.id
+    })
+    expect(Option.getOrThrow(await run(invites.get(invite.id)))).toEqual(invite)
+    expect(await run(invites.list(admin.organization_id))).toEqual([invite])
+    expect(Option.isNone(await run(invites.get("nope")))).toBe(true)
+    expect(await run(invites.remove(invite.id))).toBe(true)
+    expect(await run(invites.remove(invite.id))).toBe(false)
   })
 })
 

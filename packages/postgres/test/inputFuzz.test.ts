@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, issuePersonalApiKey, type Zed } from "@zed/core"
 import { routes } from "@zed/core/adapter"
-import { EventStore, OrganizationStore, ProjectStore, UserStore, uuidv7 } from "@zed/core/storage"
+import { EventStore, MembershipLevel, OrganizationStore, ProjectStore, UserStore, uuidv7 } from "@zed/core/storage"
 import { Effect } from "effect"
 import { ADMIN_KEY, PROJECT_KEY } from "../../core/test/support.js"
 import { backends } from "./backends.js"
@@ -50,7 +50,8 @@ const seedSentinel = async (zed: Zed): Promise<Sentinel> => {
         organization_id: organization.id,
         email: "sentinel@zed.test",
         first_name: "Sentinel",
-        current_project_id: project.id
+        current_project_id: project.id,
+        level: MembershipLevel.owner
       })
       const key = yield* issuePersonalApiKey({ scopes: ["*"], userEmail: "sentinel@zed.test" })
       return { key: key.value, project: project.id }

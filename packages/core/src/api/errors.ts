@@ -17,6 +17,9 @@ export class NotAuthenticated extends Data.TaggedError("NotAuthenticated")<{}> {
 
 export class AuthenticationFailed extends Data.TaggedError("AuthenticationFailed")<{ readonly detail: string }> {}
 
+/** A state-changing request signed in by session cookie without the matching `X-CSRFToken` header. */
+export class CsrfFailed extends Data.TaggedError("CsrfFailed")<{}> {}
+
 export class PermissionDenied extends Data.TaggedError("PermissionDenied")<{ readonly detail: string }> {}
 
 export class NotFound extends Data.TaggedError("NotFound")<{ readonly detail: string }> {}
@@ -57,6 +60,7 @@ export type ApiError =
   | InvalidRequest
   | NotAuthenticated
   | AuthenticationFailed
+  | CsrfFailed
   | PermissionDenied
   | NotFound
   | MethodNotAllowed
@@ -102,6 +106,8 @@ export const errorReply = (error: ApiError): Reply => {
       )
     case "AuthenticationFailed":
       return body(401, "authentication_error", "authentication_failed", error.detail, null, bearer)
+    case "CsrfFailed":
+      return body(403, "authentication_error", "csrf_failed", "CSRF token missing or incorrect.")
     case "PermissionDenied":
       return body(403, "authentication_error", "permission_denied", error.detail)
     case "NotFound":

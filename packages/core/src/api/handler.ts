@@ -1,9 +1,11 @@
 import { Cause, type Context, Effect } from "effect"
 import type { ApiKeyStore } from "../services/ApiKeyStore.js"
 import type { ProjectStore } from "../services/ProjectStore.js"
+import type { SessionStore } from "../services/SessionStore.js"
+import type { UserStore } from "../services/UserStore.js"
 import type { ZedConfig } from "../services/ZedConfig.js"
 import { QueryCaller } from "../queries/admission.js"
-import { authenticate, authorize, resolveProject } from "./auth.js"
+import { authenticate, authorize, requireAdmin, resolveProject } from "./auth.js"
 import { errorReply, MethodNotAllowed, NotFound, serverErrorReply, storageFailureReply } from "./errors.js"
 import type { Reply } from "./reply.js"
 import type { ZedRequest } from "./request.js"
@@ -12,7 +14,9 @@ import { compile } from "./router.js"
 
 export interface App<R> {
   /** Answers one request; never fails: every error becomes an error reply. */
-  readonly handle: (request: ZedRequest) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore | ZedConfig>
+  readonly handle: (
+    request: ZedRequest
+  ) => Effect.Effect<Reply, never, R | ApiKeyStore | ProjectStore | SessionStore | UserStore | ZedConfig>
   /** Whether some route serves `path` (with any method), so mounts can pass other paths on. */
   readonly serves: (path: string) => boolean
   /**
@@ -42,9 +46,10 @@ export const makeApp = <R>(routes: ReadonlyArray<Route<R>>): App<R> => {
       }
       const principal = yield* authenticate(request)
       yield* authorize(principal, route.access.scope)
+      if (route.access.admin) yield* requireAdmin(principal)
       const project = route.access.project ? yield* resolveProject(principal, params["project_id"]!) : undefined
       // Queries it runs, and what they start in the background, count against the key's limit.
-      return yield* Effect.locally(route.run({ request, params, principal, project }), QueryCaller, principal.key.id)
+      return yield* Effect.locally(route.run({ request, params, principal, project }), QueryCaller, principal.caller)
     })
 
   return {

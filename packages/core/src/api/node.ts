@@ -71,6 +71,9 @@ export const fromNodeRequest = (req: IncomingMessage, options: NodeRequestOption
 }
 
 export const writeNodeReply = (res: ServerResponse, reply: Reply): void => {
-  res.writeHead(reply.status, reply.headers)
+  res.writeHead(
+    reply.status,
+    reply.cookies.length === 0 ? reply.headers : { ...reply.headers, "set-cookie": [...reply.cookies] }
+  )
   res.end(reply.body ?? undefined)
 }

@@ -3,8 +3,14 @@ export class Reply {
   constructor(
     readonly status: number,
     readonly body: string | Uint8Array | null,
-    readonly headers: Readonly<Record<string, string>> = {}
+    readonly headers: Readonly<Record<string, string>> = {},
+    /** `Set-Cookie` values, one header each. */
+    readonly cookies: ReadonlyArray<string> = []
   ) {}
+
+  withCookies(cookies: ReadonlyArray<string>): Reply {
+    return new Reply(this.status, this.body, this.headers, [...this.cookies, ...cookies])
+  }
 
   static json(status: number, value: unknown, headers: Readonly<Record<string, string>> = {}): Reply {
     return new Reply(status, JSON.stringify(value), { "content-type": "application/json", ...headers })

@@ -64,7 +64,13 @@ export type FastPath<R> = (
 /** Who may call a route: anyone, or a personal API key with a scope (and, on project routes, access to the project). */
 export type Access =
   | { readonly _tag: "Public" }
-  | { readonly _tag: "PersonalKey"; readonly scope: Scope; readonly project: boolean }
+  | {
+      readonly _tag: "PersonalKey"
+      readonly scope: Scope
+      readonly project: boolean
+      /** Only organization admins and owners may call it; members get 403. */
+      readonly admin: boolean
+    }
 
 /** What the handler pipeline establishes before a route runs. */
 export interface RouteContext {
@@ -137,21 +143,28 @@ export const publicRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = neve
   spec: Spec<P, Q, B, O, R, Input<P, Q, B>>
 ): Route<R> => make([spec.path, ...(spec.aliases ?? [])], { _tag: "Public" }, spec)
 
-/** A management route for a personal API key holding `scope`. */
+/** Who may call a management route: a credential with `scope`, and with `admin` only admins and owners. */
+interface Guard {
+  readonly scope: Scope
+  readonly admin?: boolean | undefined
+}
+
+/** A management route for a personal API key holding `scope` (or a signed-in user). */
 export const apiRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
-  spec: Spec<P, Q, B, O, R, AuthedInput<P, Q, B>> & { readonly scope: Scope }
-): Route<R> => make([spec.path], { _tag: "PersonalKey", scope: spec.scope, project: false }, spec)
+  spec: Spec<P, Q, B, O, R, AuthedInput<P, Q, B>> & Guard
+): Route<R> =>
+  make([spec.path], { _tag: "PersonalKey", scope: spec.scope, project: false, admin: spec.admin ?? false }, spec)
 
 /**
  * A route inside one project, served under both `/api/environments/:project_id` and
  * `/api/projects/:project_id` (a project and its environment are one and the same).
  */
 export const environmentRoute = <P = {}, Q = {}, B = undefined, O = unknown, R = never>(
-  spec: Spec<P, Q, B, O, R, ProjectInput<P, Q, B>> & { readonly scope: Scope }
+  spec: Spec<P, Q, B, O, R, ProjectInput<P, Q, B>> & Guard
 ): Route<R> =>
   make(
     ["/api/environments/:project_id", "/api/projects/:project_id"].map((prefix) => prefix + spec.path),
-    { _tag: "PersonalKey", scope: spec.scope, project: true },
+    { _tag: "PersonalKey", scope: spec.scope, project: true, admin: spec.admin ?? false },
     spec
   )
 

@@ -4,8 +4,14 @@ import type { User, UserBasic as UserBasicSchema } from "../domain/models.js"
 type UserBasic = typeof UserBasicSchema.Type
 import { UserStore } from "../services/UserStore.js"
 
-export const basicUser = ({ current_project_id: _, is_active: __, organization_id: ___, ...basic }: User): UserBasic =>
-  basic
+export const basicUser = ({
+  current_project_id: _,
+  is_active: __,
+  organization_id: ___,
+  level: ____,
+  date_joined: _____,
+  ...basic
+}: User): UserBasic => basic
 
 /** The users behind these ids (one lookup), as the embedded user objects of API responses. */
 export const userLookup = (ids: ReadonlyArray<number | null>) =>

@@ -26,5 +26,8 @@ export const fromWebRequest = (request: Request, options: WebRequestOptions = {}
   }
 }
 
-export const toWebResponse = (reply: Reply): Response =>
-  new Response(reply.body as BodyInit | null, { status: reply.status, headers: reply.headers })
+export const toWebResponse = (reply: Reply): Response => {
+  const headers = new Headers(reply.headers)
+  for (const cookie of reply.cookies) headers.append("set-cookie", cookie)
+  return new Response(reply.body as BodyInit | null, { status: reply.status, headers })
+}

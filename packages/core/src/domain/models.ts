@@ -92,6 +92,24 @@ export interface User extends Schema.Schema.Type<typeof UserBasic> {
   readonly organization_id: string
   readonly current_project_id: number | null
   readonly is_active: boolean
+  /** Membership level in the organization (`MembershipLevel`). */
+  readonly level: number
+  readonly date_joined: Date
+}
+
+/** Organization membership levels, as PostHog numbers them. */
+export const MembershipLevel = { member: 1, admin: 8, owner: 15 } as const
+export type MembershipLevel = (typeof MembershipLevel)[keyof typeof MembershipLevel]
+
+/** An invitation to join an organization, accepted by following its link. */
+export interface Invite {
+  readonly id: string
+  readonly organization_id: string
+  readonly target_email: string
+  readonly first_name: string
+  readonly level: MembershipLevel
+  readonly created_by: number | null
+  readonly created_at: Date
 }
 
 export interface PersonalApiKey {
@@ -103,6 +121,9 @@ export interface PersonalApiKey {
   readonly scopes: ReadonlyArray<string>
   /** Projects the key may act on; null means every project of the owner's organization. */
   readonly scoped_teams: ReadonlyArray<number> | null
+  /** Organizations the key may act on; null means the owner's. */
+  readonly scoped_organizations: ReadonlyArray<string> | null
   readonly created_at: Date
   readonly last_used_at: Date | null
+  readonly last_rolled_at: Date | null
 }

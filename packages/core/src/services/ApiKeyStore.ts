@@ -2,7 +2,14 @@ import { Context, type Effect, type Option } from "effect"
 import type { PersonalApiKey, User } from "../domain/models.js"
 import type { StorageError } from "./StorageError.js"
 
-export type NewPersonalApiKey = Omit<PersonalApiKey, "id" | "created_at" | "last_used_at">
+export type NewPersonalApiKey = Omit<PersonalApiKey, "id" | "created_at" | "last_used_at" | "last_rolled_at">
+
+export type PersonalApiKeyPatch = Partial<
+  Pick<
+    PersonalApiKey,
+    "label" | "scopes" | "scoped_teams" | "scoped_organizations" | "mask_value" | "secure_value" | "last_rolled_at"
+  >
+>
 
 export class ApiKeyStore extends Context.Tag("@zed/core/ApiKeyStore")<
   ApiKeyStore,
@@ -13,5 +20,16 @@ export class ApiKeyStore extends Context.Tag("@zed/core/ApiKeyStore")<
       secureValue: string
     ) => Effect.Effect<Option.Option<{ readonly key: PersonalApiKey; readonly user: User }>, StorageError>
     readonly markUsed: (id: string, at: Date) => Effect.Effect<void, StorageError>
+    /** The user's keys, newest first. */
+    readonly list: (userId: number) => Effect.Effect<ReadonlyArray<PersonalApiKey>, StorageError>
+    /** The user's key with this id. */
+    readonly get: (userId: number, id: string) => Effect.Effect<Option.Option<PersonalApiKey>, StorageError>
+    readonly update: (
+      userId: number,
+      id: string,
+      patch: PersonalApiKeyPatch
+    ) => Effect.Effect<Option.Option<PersonalApiKey>, StorageError>
+    /** Deletes the user's key; false when there was none. */
+    readonly remove: (userId: number, id: string) => Effect.Effect<boolean, StorageError>
   }
 >() {}

@@ -12,6 +12,8 @@ export interface NewProject {
 export type ProjectPatch = { readonly [K in keyof ProjectSettings]?: ProjectSettings[K] | undefined } & {
   readonly name?: string | undefined
   readonly timezone?: string | undefined
+  /** A new project API key: the old one stops working. */
+  readonly api_token?: string | undefined
   readonly test_account_filters?: Project["test_account_filters"] | undefined
 }
 

@@ -8,6 +8,7 @@ import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
 import type { GroupStore } from "./GroupStore.js"
 import type { HeatmapStore } from "./HeatmapStore.js"
+import type { InviteStore } from "./InviteStore.js"
 import type { InsightStore } from "./InsightStore.js"
 import type { OrganizationStore } from "./OrganizationStore.js"
 import type { PersonStore } from "./PersonStore.js"
@@ -19,6 +20,7 @@ import type { QueryCache } from "./QueryCache.js"
 import type { QueryExecutor } from "./QueryExecutor.js"
 import type { QueryStatusStore } from "./QueryStatusStore.js"
 import type { RecordingStore } from "./RecordingStore.js"
+import type { SessionStore } from "./SessionStore.js"
 import type { StorageError } from "./StorageError.js"
 import type { StorageProbe } from "./StorageProbe.js"
 import type { SurveyStore } from "./SurveyStore.js"
@@ -38,6 +40,7 @@ export type StorageServices =
   | FunctionLogStore
   | GroupStore
   | HeatmapStore
+  | InviteStore
   | InsightStore
   | OrganizationStore
   | PersonStore
@@ -49,6 +52,7 @@ export type StorageServices =
   | QueryExecutor
   | QueryStatusStore
   | RecordingStore
+  | SessionStore
   | StorageProbe
   | SurveyStore
   | Transactor

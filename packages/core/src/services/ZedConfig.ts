@@ -1,4 +1,5 @@
 import { Context } from "effect"
+import type { MembershipLevel } from "../domain/models.js"
 import { DEFAULT_GRAMMAR_LIMITS, type GrammarLimits } from "../grammar/pool.js"
 
 /** How destinations retry a failed HTTP request: `retries` more attempts, waits doubling from `retryDelayMs`. */
@@ -70,6 +71,19 @@ export const limitsOf = (options: LimitsOptions = {}): ZedLimits => ({
   concurrentQueries: { ...DEFAULT_LIMITS.concurrentQueries, ...options.concurrentQueries }
 })
 
+/** Who the embedding app says is signed in: an e-mail address, or undefined for nobody. */
+export type HostAuthenticate = (request: {
+  /** The request's headers (`get` by name, any case). */
+  readonly headers: { readonly get: (name: string) => string | null }
+  readonly cookies: Readonly<Record<string, string>>
+}) => Promise<{ readonly email: string; readonly first_name?: string | undefined } | undefined>
+
+/** The embedding app's sign-in, and the level of the users it brings in (made on first sight). */
+export interface HostAuthentication {
+  readonly authenticate: HostAuthenticate
+  readonly level: MembershipLevel
+}
+
 /** Settings of this Zed instance that request handling needs. */
 export class ZedConfig extends Context.Tag("@zed/core/ZedConfig")<
   ZedConfig,
@@ -78,5 +92,6 @@ export class ZedConfig extends Context.Tag("@zed/core/ZedConfig")<
     readonly trustProxy: boolean
     readonly destinationRetries?: DestinationRetries | undefined
     readonly limits: ZedLimits
+    readonly hostAuthentication?: HostAuthentication | undefined
   }
 >() {}

@@ -9,6 +9,7 @@ import { FunctionLogStore } from "./FunctionLogStore.js"
 import { GroupStore } from "./GroupStore.js"
 import { HeatmapStore } from "./HeatmapStore.js"
 import { InsightStore } from "./InsightStore.js"
+import { InviteStore } from "./InviteStore.js"
 import { OrganizationStore } from "./OrganizationStore.js"
 import { PersonStore } from "./PersonStore.js"
 import { PlaylistStore } from "./PlaylistStore.js"
@@ -18,6 +19,7 @@ import { PropertyDefinitions } from "./PropertyDefinitions.js"
 import { QueryCache } from "./QueryCache.js"
 import { QueryStatusStore } from "./QueryStatusStore.js"
 import { RecordingStore } from "./RecordingStore.js"
+import { SessionStore } from "./SessionStore.js"
 import type { StorageServices } from "./Storage.js"
 import { StorageError } from "./StorageError.js"
 import { SurveyStore } from "./SurveyStore.js"
@@ -42,6 +44,7 @@ const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
   GroupStore,
   HeatmapStore,
   InsightStore,
+  InviteStore,
   OrganizationStore,
   PersonStore,
   PlaylistStore,
@@ -51,6 +54,7 @@ const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
   QueryCache,
   QueryStatusStore,
   RecordingStore,
+  SessionStore,
   SurveyStore,
   UsageStore,
   UserStore,

@@ -14,6 +14,7 @@ import surveys from "./0010_surveys.js"
 import earlyAccessFeatures from "./0011_early_access_features.js"
 import heatmaps from "./0012_heatmaps.js"
 import readinessProbe from "./0013_readiness_probe.js"
+import accounts from "./0014_accounts.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -29,7 +30,8 @@ const run = Migrator.make({})({
     "0010_surveys": surveys,
     "0011_early_access_features": earlyAccessFeatures,
     "0012_heatmaps": heatmaps,
-    "0013_readiness_probe": readinessProbe
+    "0013_readiness_probe": readinessProbe,
+    "0014_accounts": accounts
   })
 })
 

@@ -55,6 +55,7 @@ export const ProjectStoreSql = Layer.effect(
           UPDATE projects SET
             name = COALESCE(${patch.name ?? null}, name),
             timezone = COALESCE(${patch.timezone ?? null}, timezone),
+            api_token = COALESCE(${patch.api_token ?? null}, api_token),
             test_account_filters = COALESCE(${patch.test_account_filters === undefined ? null : JSON.stringify(patch.test_account_filters)}::jsonb, test_account_filters),
             ${sql.csv(SETTINGS.map((name) => sql`${sql(name)} = COALESCE(${patch[name] ?? null}::boolean, ${sql(name)})`))},
             updated_at = now()

@@ -3,6 +3,7 @@ import type { AppServices } from "../../app.js"
 import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
+import { accountRoutes } from "./accounts.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
@@ -44,6 +45,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   livenessRoute,
   readinessRoute,
   schemaRoute,
+  ...accountRoutes,
   ...organizationRoutes,
   ...projectRoutes,
   ...personRoutes,

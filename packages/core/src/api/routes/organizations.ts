@@ -43,6 +43,7 @@ const update = apiRoute({
   description:
     "`flag_evaluation_quota`: flag evaluation requests allowed per calendar month (null for no limit); past it, /decide and /flags answer `quotaLimited`.",
   scope: "organization:write",
+  admin: true,
   params: Ref,
   body: Schema.Struct({
     name: Schema.optional(Text(64)),

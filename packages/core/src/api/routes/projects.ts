@@ -3,7 +3,7 @@ import { generateProjectApiKey } from "../../domain/keys.js"
 import { Project, ProjectSettings } from "../../domain/models.js"
 import { isTimeZone } from "../../domain/timezone.js"
 import { ProjectTokens } from "../../ingest/projectTokens.js"
-import { ProjectStore } from "../../services/ProjectStore.js"
+import { type ProjectPatch, ProjectStore } from "../../services/ProjectStore.js"
 import { requireUnscopedKey } from "../auth.js"
 import { NotFound } from "../errors.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
@@ -37,7 +37,7 @@ const list = apiRoute({
       const page = toPage(query)
       const { count, results } = yield* (yield* ProjectStore).list({
         organization: principal.user.organization_id,
-        ids: principal.key.scoped_teams,
+        ids: principal.scoped_teams,
         ...page
       })
       return paginated(request.url, page, count, results)
@@ -51,6 +51,7 @@ const create = apiRoute({
   summary: "Create a project",
   description: "Each project gets its own project API key, so one install serves many sites and apps.",
   scope: "project:write",
+  admin: true,
   body: ProjectCreate,
   response: Project,
   status: 201,
@@ -81,6 +82,17 @@ const retrieve = environmentRoute({
   handler: ({ project }) => Effect.succeed(project)
 })
 
+/** Changes the project; capture and flags, which find projects by token through a cache, see it at once. */
+const updateProject = (id: number, patch: ProjectPatch) =>
+  Effect.gen(function* () {
+    const updated = yield* (yield* ProjectStore).update(id, patch)
+    yield* (yield* ProjectTokens).invalidate
+    return yield* Option.match(updated, {
+      onNone: () => Effect.fail(new NotFound({ detail: "Project not found." })),
+      onSome: Effect.succeed
+    })
+  })
+
 const update = environmentRoute({
   method: "PATCH",
   path: "",
@@ -89,15 +101,20 @@ const update = environmentRoute({
   scope: "project:write",
   body: ProjectUpdate,
   response: Project,
-  handler: ({ body, project }) =>
-    Effect.gen(function* () {
-      const updated = yield* (yield* ProjectStore).update(project.id, body)
-      yield* (yield* ProjectTokens).invalidate
-      return yield* Option.match(updated, {
-        onNone: () => Effect.fail(new NotFound({ detail: "Project not found." })),
-        onSome: Effect.succeed
-      })
-    })
+  handler: ({ body, project }) => updateProject(project.id, body)
 })
 
-export const projectRoutes = [list, create, retrieve, update]
+const resetToken = environmentRoute({
+  method: "PATCH",
+  path: "/reset_token",
+  tag: "projects",
+  summary: "Reset the project API key",
+  description:
+    "Gives the project a new project API key (`api_token`); SDKs still sending the old one are refused from then on. Organization admins and owners only.",
+  scope: "project:write",
+  admin: true,
+  response: Project,
+  handler: ({ project }) => updateProject(project.id, { api_token: generateProjectApiKey() })
+})
+
+export const projectRoutes = [list, create, retrieve, update, resetToken]
