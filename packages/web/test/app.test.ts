@@ -130,14 +130,14 @@ describe("signed in", () => {
   it("events explorer: the latest events, filtered by name and property, expandable, linked to the person", async () => {
     await page.goto(`${h.root}/project/1/activity/explore`)
     const events = page.getByRole("list", { name: "Events" })
-    await events.getByText("signed up").waitFor()
-    await page.getByLabel("Event").fill("$pageview")
+    await events.getByText("signed up", { exact: true }).waitFor()
+    await page.getByLabel("Event", { exact: true }).fill("$pageview")
     await expect
       .poll(() => events.locator(".event-name").allTextContents())
       .toEqual(["$pageview", "$pageview", "$pageview"])
-    await page.getByLabel("Property").fill("$pathname=/docs")
+    await page.getByLabel("Property", { exact: true }).fill("$pathname=/docs")
     await expect.poll(() => events.locator("li").count()).toBe(1)
-    await events.locator("summary").first().click()
+    await events.getByRole("button", { name: "$pageview" }).click()
     expect(await events.locator("pre").textContent()).toContain('"$pathname": "/docs"')
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "events")
@@ -147,14 +147,17 @@ describe("signed in", () => {
 
   it("events explorer: new events appear without a reload", async () => {
     await page.goto(`${h.root}/project/1/activity/explore`)
-    await page.getByLabel("Event").fill("live one")
+    await page.getByLabel("Event", { exact: true }).fill("live one")
     await page.getByText("No events.").waitFor()
     await fetch(`${h.root}/i/v0/e/`, {
       method: "POST",
       headers: { "content-type": "application/json" },
       body: JSON.stringify({ api_key: PROJECT_KEY, event: "live one", distinct_id: "grace", properties: {} })
     })
-    await page.getByRole("list", { name: "Events" }).getByText("live one").waitFor({ timeout: 10_000 })
+    await page
+      .getByRole("list", { name: "Events" })
+      .getByRole("button", { name: "live one" })
+      .waitFor({ timeout: 10_000 })
   })
 
   it("persons: searches, opens a person with properties, distinct ids and events", async () => {
@@ -167,7 +170,7 @@ describe("signed in", () => {
     await page.getByRole("link", { name: "ada@example.com" }).click()
     await page.getByRole("heading", { name: "ada@example.com" }).waitFor()
     expect(await page.getByRole("row", { name: /plan/ }).textContent()).toContain("pro")
-    await page.getByRole("list", { name: "Events" }).getByText("signed up").waitFor()
+    await page.getByRole("list", { name: "Events" }).getByText("signed up", { exact: true }).waitFor()
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "person")
   })

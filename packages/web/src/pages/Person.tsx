@@ -72,7 +72,7 @@ export const PersonPage = () => {
           <ul>
             {(recordings.data?.results ?? []).map((recording) => (
               <li key={recording.id}>
-                <a href={`../../replay/${encodeURIComponent(recording.id)}`}>
+                <a href={`project/${id}/replay/${encodeURIComponent(recording.id)}`}>
                   {new Date(recording.start_time).toLocaleString()} ({Math.round(recording.recording_duration)} s)
                 </a>
               </li>

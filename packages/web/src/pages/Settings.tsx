@@ -43,6 +43,8 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
     mutationFn: (changes: Record<string, unknown>) => api<Project>(path, { method: "PATCH", body: changes }),
     onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved)
   })
+  // A switch shows its new state while the change is on its way.
+  const pendingSwitch = (key: string) => (update.isPending ? update.variables[key] : undefined)
   const reset = useMutation({
     mutationFn: () => api<Project>(`${path}reset_token/`, { method: "PATCH" }),
     onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved)
@@ -89,7 +91,7 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
             <label key={key} className="inline">
               <input
                 type="checkbox"
-                checked={project[key] === true}
+                checked={(pendingSwitch(key) ?? project[key]) === true}
                 onChange={(e) => update.mutate({ [key]: e.target.checked })}
               />{" "}
               {label}

@@ -92,10 +92,12 @@ export const SqlPage = () => {
   })
 
   const error = run.error instanceof ApiError ? run.error.body : undefined
-  const position = error?.start !== undefined ? lineAndColumn(run.variables ?? text, error.start) : undefined
+  // Query errors carry where in the text they are; others (a cancel, a timeout) do not point anywhere.
+  const located = error?.start !== undefined && error.code?.startsWith("zedql") ? error : undefined
+  const position = located ? lineAndColumn(run.variables ?? text, located.start!) : undefined
   const mark = useMemo(
-    () => (error?.start !== undefined ? { from: error.start, to: error.end ?? error.start } : undefined),
-    [error]
+    () => (located ? { from: located.start!, to: located.end ?? located.start! } : undefined),
+    [located]
   )
   const result = run.data
   const types = result?.types.map(([, type]) => type) ?? []
@@ -158,13 +160,15 @@ export const SqlPage = () => {
           )}
           {result && (
             <>
-              <div className="toolbar" role="tablist" aria-label="Result view">
-                <button type="button" role="tab" aria-selected={view === "table"} onClick={() => setView("table")}>
-                  Table
-                </button>
-                <button type="button" role="tab" aria-selected={view === "chart"} onClick={() => setView("chart")}>
-                  Chart
-                </button>
+              <div className="toolbar">
+                <div role="tablist" aria-label="Result view">
+                  <button type="button" role="tab" aria-selected={view === "table"} onClick={() => setView("table")}>
+                    Table
+                  </button>
+                  <button type="button" role="tab" aria-selected={view === "chart"} onClick={() => setView("chart")}>
+                    Chart
+                  </button>
+                </div>
                 <span className="muted" role="status">
                   {result.results.length} rows{result.hasMore ? " (more in the database: add a LIMIT)" : ""}
                 </span>
