@@ -7,6 +7,7 @@ import {
   redirect
 } from "@tanstack/react-router"
 import { ApiError, appRoot } from "./api.js"
+import { eventsPath, pathQuery, personsPath } from "./queries.js"
 import { meQuery, queryClient } from "./queryClient.js"
 import { Shell } from "./Shell.js"
 
@@ -56,8 +57,21 @@ const projectRoute = createRoute({
   component: Shell
 })
 
-const page = <const P extends string>(path: P, load: () => Promise<Record<string, unknown>>, name: string) =>
-  createRoute({ getParentRoute: () => projectRoute, path, component: lazyRouteComponent(load as never, name as never) })
+/** A page whose code loads on first open; `prefetch` starts its first API call meanwhile. */
+const page = <const P extends string>(
+  path: P,
+  load: () => Promise<Record<string, unknown>>,
+  name: string,
+  prefetch?: (id: string) => string
+) =>
+  createRoute({
+    getParentRoute: () => projectRoute,
+    path,
+    loader: ({ params }) => {
+      if (prefetch) void queryClient.prefetchQuery(pathQuery(prefetch((params as { id: string }).id)))
+    },
+    component: lazyRouteComponent(load as never, name as never)
+  })
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
@@ -65,8 +79,18 @@ const routeTree = rootRoute.addChildren([
   indexRoute,
   projectRoute.addChildren([
     page("/sql", () => import("./pages/Sql.js"), "SqlPage"),
-    page("/activity/explore", () => import("./pages/Events.js"), "EventsPage"),
-    page("/persons", () => import("./pages/Persons.js"), "PersonsPage"),
+    page(
+      "/activity/explore",
+      () => import("./pages/Events.js"),
+      "EventsPage",
+      (id) => eventsPath(id)
+    ),
+    page(
+      "/persons",
+      () => import("./pages/Persons.js"),
+      "PersonsPage",
+      (id) => personsPath(id)
+    ),
     page("/person/$distinctId", () => import("./pages/Person.js"), "PersonPage"),
     page("/settings", () => import("./pages/Settings.js"), "SettingsPage")
   ])

@@ -91,9 +91,14 @@ export const makeWebApp = (files: () => WebAppFiles | undefined, options: WebApp
       }
       const mount = mountOf(request)
       const app = mount + base
+      // Pages behind sign-in ask who is signed in first: the browser starts that call while the
+      // app's scripts are still being evaluated.
+      const preload = /^\/(login|signup)(\/|$)/.test(path)
+        ? ""
+        : `\n    <link rel="preload" as="fetch" crossorigin href="${escapeAttribute(mount)}/api/users/@me/" />`
       const html = built.index.replace(
         CHARSET,
-        `${CHARSET}\n    <base href="${escapeAttribute(app)}/" />\n    <meta name="zed-api" content="${escapeAttribute(mount)}" />\n    <meta name="zed-app" content="${escapeAttribute(app)}" />`
+        `${CHARSET}\n    <base href="${escapeAttribute(app)}/" />\n    <meta name="zed-api" content="${escapeAttribute(mount)}" />\n    <meta name="zed-app" content="${escapeAttribute(app)}" />${preload}`
       )
       return new Reply(200, request.method === "HEAD" ? null : html, {
         "content-type": "text/html; charset=utf-8",

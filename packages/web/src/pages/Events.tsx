@@ -1,17 +1,9 @@
 import { useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import { api, type Paginated, withQuery, type ZedEvent } from "../api.js"
+import type { Paginated, ZedEvent } from "../api.js"
+import { eventsPath, pathQuery } from "../queries.js"
 import { EventList } from "../components/EventList.js"
-
-/** `key=value` as an exact event-property filter; anything else filters nothing. */
-const propertyFilter = (text: string) => {
-  const at = text.indexOf("=")
-  if (at <= 0) return undefined
-  return JSON.stringify([
-    { key: text.slice(0, at).trim(), value: text.slice(at + 1).trim(), operator: "exact", type: "event" }
-  ])
-}
 
 export const EventsPage = () => {
   const { id } = useParams({ from: "/project/$id" })
@@ -19,15 +11,8 @@ export const EventsPage = () => {
   const [property, setProperty] = useState("")
   const [person, setPerson] = useState("")
   const [live, setLive] = useState(true)
-  const path = withQuery(`/api/projects/${id}/events/`, {
-    limit: 100,
-    event,
-    distinct_id: person,
-    properties: propertyFilter(property)
-  })
   const events = useQuery({
-    queryKey: ["events", path],
-    queryFn: () => api<Paginated<ZedEvent>>(path),
+    ...pathQuery<Paginated<ZedEvent>>(eventsPath(id, event, property, person)),
     refetchInterval: live ? 3000 : false,
     placeholderData: (previous) => previous
   })

@@ -1,15 +1,8 @@
 import { useQuery } from "@tanstack/react-query"
 import { Link, useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import { api, type Paginated, type Person, withQuery } from "../api.js"
-
-const personFilter = (text: string) => {
-  const at = text.indexOf("=")
-  if (at <= 0) return undefined
-  return JSON.stringify([
-    { key: text.slice(0, at).trim(), value: text.slice(at + 1).trim(), operator: "exact", type: "person" }
-  ])
-}
+import type { Paginated, Person } from "../api.js"
+import { pathQuery, personsPath } from "../queries.js"
 
 export const personLabel = (person: Person) =>
   String(person.properties["email"] ?? person.properties["name"] ?? person.distinct_ids[0] ?? person.uuid)
@@ -18,11 +11,9 @@ export const PersonsPage = () => {
   const { id } = useParams({ from: "/project/$id" })
   const [search, setSearch] = useState("")
   const [property, setProperty] = useState("")
-  const path = withQuery(`/api/projects/${id}/persons/`, { limit: 100, search, properties: personFilter(property) })
   const persons = useQuery({
-    queryKey: ["persons", path],
-    queryFn: () => api<Paginated<Person>>(path),
-    placeholderData: (p) => p
+    ...pathQuery<Paginated<Person>>(personsPath(id, search, property)),
+    placeholderData: (previous) => previous
   })
   return (
     <section className="page" aria-labelledby="persons-title">
