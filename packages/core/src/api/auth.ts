@@ -6,6 +6,7 @@ import { hashApiKey } from "../domain/keys.js"
 import { MembershipLevel, type PersonalApiKey, type Project, type User } from "../domain/models.js"
 import { grants, type Scope } from "../domain/scopes.js"
 import { ApiKeyStore } from "../services/ApiKeyStore.js"
+import { OrganizationStore } from "../services/OrganizationStore.js"
 import { ProjectStore } from "../services/ProjectStore.js"
 import { SessionStore } from "../services/SessionStore.js"
 import { UserStore } from "../services/UserStore.js"
@@ -191,4 +192,17 @@ export const resolveProject = (principal: Principal, raw: string) =>
       return yield* new NotFound({ detail: "Project not found." })
     }
     return project.value satisfies Project
+  })
+
+/** The caller's organization, named by id or `@current`; any other is not found. */
+export const ownOrganization = (principal: Principal, id: string) =>
+  Effect.gen(function* () {
+    yield* requireUnscopedKey(principal)
+    const wanted = id === "@current" ? principal.user.organization_id : id
+    const found =
+      wanted === principal.user.organization_id ? yield* (yield* OrganizationStore).get(wanted) : Option.none()
+    return yield* Option.match(found, {
+      onNone: () => Effect.fail(new NotFound({ detail: "Organization not found." })),
+      onSome: Effect.succeed
+    })
   })

@@ -4,12 +4,16 @@ import type { StorageError } from "./StorageError.js"
 
 export type NewPersonalApiKey = Omit<PersonalApiKey, "id" | "created_at" | "last_used_at" | "last_rolled_at">
 
-export type PersonalApiKeyPatch = Partial<
-  Pick<
-    PersonalApiKey,
-    "label" | "scopes" | "scoped_teams" | "scoped_organizations" | "mask_value" | "secure_value" | "last_rolled_at"
-  >
->
+export type PersonalApiKeyPatch = {
+  readonly [K in
+    | "label"
+    | "scopes"
+    | "scoped_teams"
+    | "scoped_organizations"
+    | "mask_value"
+    | "secure_value"
+    | "last_rolled_at"]?: PersonalApiKey[K] | undefined
+}
 
 export class ApiKeyStore extends Context.Tag("@zed/core/ApiKeyStore")<
   ApiKeyStore,

@@ -1,9 +1,9 @@
 import { Effect, Option, Schema } from "effect"
 import { isExpired } from "../../accounts/invites.js"
-import { MIN_PASSWORD_LENGTH, verifyPassword } from "../../accounts/passwords.js"
+import { verifyPassword } from "../../accounts/passwords.js"
 import { randomCookieToken, SESSION_SECONDS, sessionDigest, startSession } from "../../accounts/sessions.js"
 import { SignInThrottle } from "../../accounts/throttle.js"
-import { changePassword, isEmail, joinOrganization, normalizeEmail } from "../../accounts/users.js"
+import { changePassword, joinOrganization, normalizeEmail } from "../../accounts/users.js"
 import type { User } from "../../domain/models.js"
 import { check, IntIn, Text } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -19,24 +19,12 @@ import { TooManyRequests } from "../errors.js"
 import { Reply } from "../reply.js"
 import type { ZedRequest } from "../request.js"
 import { apiRoute, publicRoute } from "../route.js"
-import { Me, presentMe } from "../wire/users.js"
+import { Email, Me, NewPassword, presentMe } from "../wire/users.js"
 
 // Signing in and out of the web app, the signed-in user, and accepting an invitation. The session
 // and CSRF cookies are set here; `auth.ts` reads them on every other request.
 
 const TAG = "users"
-
-/** A password as chosen: long enough, and short enough to hash cheaply. */
-export const NewPassword = Schema.String.pipe(
-  check(
-    (s: string) => s.length >= MIN_PASSWORD_LENGTH,
-    "password_too_short",
-    `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`
-  ),
-  check((s: string) => s.length <= 256, "max_length", "Ensure this field has no more than 256 characters.")
-)
-
-export const Email = Schema.String.pipe(check(isEmail, "invalid", "Enter a valid email address."))
 
 /** The signed-in user's body, with fresh session and CSRF cookies: after sign-in, sign-up, password change. */
 const signedInReply = (request: ZedRequest, user: User, status: number) =>

@@ -16,7 +16,9 @@ import { livenessRoute, readinessRoute } from "./health.js"
 import { heatmapRoutes } from "./heatmaps.js"
 import { insightRoutes } from "./insights.js"
 import { localEvaluationRoutes } from "./localEvaluation.js"
+import { memberRoutes } from "./members.js"
 import { organizationRoutes } from "./organizations.js"
+import { personalApiKeyRoutes } from "./personalApiKeys.js"
 import { personRoutes } from "./persons.js"
 import { playlistRoutes } from "./playlists.js"
 import { pluginConfigRoutes } from "./pluginConfigs.js"
@@ -47,6 +49,8 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   schemaRoute,
   ...accountRoutes,
   ...organizationRoutes,
+  ...memberRoutes,
+  ...personalApiKeyRoutes,
   ...projectRoutes,
   ...personRoutes,
   ...eventRoutes,

@@ -2,8 +2,7 @@ import { Effect, Option, Schema } from "effect"
 import { Organization } from "../../domain/models.js"
 import { FlagQuota } from "../../flags/quota.js"
 import { OrganizationStore } from "../../services/OrganizationStore.js"
-import { type Principal, requireUnscopedKey } from "../auth.js"
-import { NotFound } from "../errors.js"
+import { ownOrganization } from "../auth.js"
 import { apiRoute } from "../route.js"
 import { IntIn, Text } from "../../schema/fields.js"
 
@@ -11,18 +10,6 @@ import { IntIn, Text } from "../../schema/fields.js"
 // does not exist.
 
 const Ref = Schema.Struct({ id: Schema.String })
-
-const own = (principal: Principal, id: string) =>
-  Effect.gen(function* () {
-    yield* requireUnscopedKey(principal)
-    const wanted = id === "@current" ? principal.user.organization_id : id
-    const found =
-      wanted === principal.user.organization_id ? yield* (yield* OrganizationStore).get(wanted) : Option.none()
-    return yield* Option.match(found, {
-      onNone: () => Effect.fail(new NotFound({ detail: "Organization not found." })),
-      onSome: Effect.succeed
-    })
-  })
 
 const retrieve = apiRoute({
   method: "GET",
@@ -32,7 +19,7 @@ const retrieve = apiRoute({
   scope: "organization:read",
   params: Ref,
   response: Organization,
-  handler: ({ params, principal }) => own(principal, params.id)
+  handler: ({ params, principal }) => ownOrganization(principal, params.id)
 })
 
 const update = apiRoute({
@@ -52,7 +39,7 @@ const update = apiRoute({
   response: Organization,
   handler: ({ body, params, principal }) =>
     Effect.gen(function* () {
-      const org = yield* own(principal, params.id)
+      const org = yield* ownOrganization(principal, params.id)
       const updated = yield* (yield* OrganizationStore).update(org.id, body)
       // A new quota applies here at once; other instances read it within seconds.
       if (body.flag_evaluation_quota !== undefined) yield* (yield* FlagQuota).flush

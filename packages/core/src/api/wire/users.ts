@@ -2,6 +2,21 @@ import { Effect, Option, Schema } from "effect"
 import type { User } from "../../domain/models.js"
 import { OrganizationStore } from "../../services/OrganizationStore.js"
 import { ProjectStore } from "../../services/ProjectStore.js"
+import { MIN_PASSWORD_LENGTH } from "../../accounts/passwords.js"
+import { isEmail } from "../../accounts/users.js"
+import { check } from "../../schema/fields.js"
+
+/** A password as chosen: long enough, and short enough to hash cheaply. */
+export const NewPassword = Schema.String.pipe(
+  check(
+    (s: string) => s.length >= MIN_PASSWORD_LENGTH,
+    "password_too_short",
+    `This password is too short. It must contain at least ${MIN_PASSWORD_LENGTH} characters.`
+  ),
+  check((s: string) => s.length <= 256, "max_length", "Ensure this field has no more than 256 characters.")
+)
+
+export const Email = Schema.String.pipe(check(isEmail, "invalid", "Enter a valid email address."))
 
 const OrganizationRef = Schema.Struct({ id: Schema.String, name: Schema.String })
 
