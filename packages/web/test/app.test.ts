@@ -195,6 +195,63 @@ describe("signed in", () => {
     await screenshot(page, "settings")
   })
 
+  it("settings: personal API keys are created (shown once), rolled and revoked", async () => {
+    await page.goto(`${h.root}/project/1/settings`)
+    const keys = page.getByRole("region", { name: "Personal API keys" })
+    await keys.getByLabel("Label").fill("CI")
+    await keys.getByRole("button", { name: "Create key" }).click()
+    const secret = (await keys.getByRole("status").locator("code").textContent())!
+    expect(secret).toMatch(/^phx_/)
+    const created = keys.getByRole("listitem").filter({ hasText: "CI" })
+    await created.waitFor()
+    expect(await created.textContent()).not.toContain(secret)
+    expect((await fetch(`${h.root}/api/projects/`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(
+      200
+    )
+    await created.getByRole("button", { name: "Roll" }).click()
+    await expect.poll(async () => keys.getByRole("status").locator("code").textContent()).not.toBe(secret)
+    expect((await fetch(`${h.root}/api/projects/`, { headers: { authorization: `Bearer ${secret}` } })).status).toBe(
+      401
+    )
+    await created.getByRole("button", { name: "Revoke" }).click()
+    await expect.poll(() => created.count()).toBe(0)
+  })
+
+  it("settings: an invitation link signs a new member up", async () => {
+    await page.goto(`${h.root}/project/1/settings`)
+    const members = page.getByRole("region", { name: "Members" })
+    await members.getByLabel("E-mail").fill("bea@zed.test")
+    await members.getByRole("button", { name: "Invite" }).click()
+    const link = (await members
+      .getByRole("listitem")
+      .filter({ hasText: "bea@zed.test" })
+      .locator("code")
+      .textContent())!
+    expect(link).toMatch(new RegExp(`^${h.root}/signup/`))
+    const fresh = await h.browser.newContext()
+    const invitee = await fresh.newPage()
+    await invitee.goto(link)
+    await invitee.getByText("Signing up as bea@zed.test").waitFor()
+    expect(await axeViolations(invitee)).toEqual([])
+    await invitee.getByLabel("First name").fill("Bea")
+    await invitee.getByLabel("Password").fill("a long enough password")
+    await invitee.getByRole("button", { name: "Create account" }).click()
+    await invitee.waitForURL(/\/project\/1\/sql$/)
+    await invitee.getByRole("button", { name: "bea@zed.test" }).waitFor()
+    await fresh.close()
+    await page.reload()
+    await members.getByRole("cell", { name: "bea@zed.test", exact: true }).waitFor()
+  })
+
+  it("persons: deletes a person with their events", async () => {
+    await page.goto(`${h.root}/project/1/person/grace`)
+    await page.getByLabel("Also delete their events").check()
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: "Delete person" }).click()
+    await page.waitForURL(/\/project\/1\/persons$/)
+    await expect.poll(async () => (await h.json("/api/projects/1/persons/?distinct_id=grace")).results.length).toBe(0)
+  })
+
   it("switches to dark theme and stays usable on a phone", async () => {
     await page.getByRole("button", { name: "admin@zed.test" }).click()
     await page.getByRole("menuitem", { name: "Dark theme" }).click()
