@@ -1,4 +1,5 @@
-import { api, withQuery } from "./api.js"
+import { useQuery } from "@tanstack/react-query"
+import { api, type Paginated, withQuery } from "./api.js"
 
 // Queries shared by a page and its route's loader, which starts them while the page's code loads.
 
@@ -22,3 +23,7 @@ export const eventsPath = (id: string, event = "", property = "", person = "") =
     distinct_id: person,
     properties: propertyFilter(property, "event")
   })
+
+/** A filtered list: while new filters load, the previous answer stays on screen. */
+export const useList = <T>(path: string, refetchInterval: number | false = false) =>
+  useQuery({ ...pathQuery<Paginated<T>>(path), refetchInterval, placeholderData: (previous) => previous })

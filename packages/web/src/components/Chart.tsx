@@ -1,5 +1,6 @@
 import { useEffect, useRef } from "react"
 import uPlot from "uplot"
+import type { ResultData } from "./ResultTable.js"
 import "uplot/dist/uPlot.min.css"
 
 const NUMERIC = /^(U?Int|Float|Decimal)/
@@ -16,15 +17,7 @@ export const chartKind = (types: ReadonlyArray<string>): ChartKind | undefined =
 
 const COLORS = ["#1d4aff", "#f54e00", "#29a36a", "#a15dd8", "#d6a400"]
 
-export const Chart = ({
-  columns,
-  types,
-  rows
-}: {
-  readonly columns: ReadonlyArray<string>
-  readonly types: ReadonlyArray<string>
-  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
-}) => {
+export const Chart = ({ columns, types, rows }: ResultData) => {
   const host = useRef<HTMLDivElement>(null)
   const kind = chartKind(types)
   useEffect(() => {

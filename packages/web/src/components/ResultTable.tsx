@@ -6,16 +6,15 @@ export const cellText = (value: unknown) =>
 
 const ROW = 28
 
-/** Rows drawn only where the viewport is, so 50 000 results scroll as smoothly as 50. */
-export const ResultTable = ({
-  columns,
-  types,
-  rows
-}: {
+/** A query's result as the table and the chart draw it: column names, their types, and rows. */
+export interface ResultData {
   readonly columns: ReadonlyArray<string>
   readonly types: ReadonlyArray<string>
   readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
-}) => {
+}
+
+/** Rows drawn only where the viewport is, so 50 000 results scroll as smoothly as 50. */
+export const ResultTable = ({ columns, types, rows }: ResultData) => {
   const scroller = useRef<HTMLDivElement>(null)
   const virtual = useVirtualizer({
     count: rows.length,

@@ -1,9 +1,10 @@
-import { useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import type { Paginated, ZedEvent } from "../api.js"
-import { eventsPath, pathQuery } from "../queries.js"
+import type { ZedEvent } from "../api.js"
+import { eventsPath, useList } from "../queries.js"
 import { EventList } from "../components/EventList.js"
+import { Field, Filters } from "../components/Field.js"
+import { ErrorAlert, Page } from "../components/Page.js"
 
 export const EventsPage = () => {
   const { id } = useParams({ from: "/project/$id" })
@@ -11,37 +12,19 @@ export const EventsPage = () => {
   const [property, setProperty] = useState("")
   const [person, setPerson] = useState("")
   const [live, setLive] = useState(true)
-  const events = useQuery({
-    ...pathQuery<Paginated<ZedEvent>>(eventsPath(id, event, property, person)),
-    refetchInterval: live ? 3000 : false,
-    placeholderData: (previous) => previous
-  })
+  const events = useList<ZedEvent>(eventsPath(id, event, property, person), live ? 3000 : false)
   return (
-    <section className="page" aria-labelledby="events-title">
-      <h1 id="events-title">Activity</h1>
-      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Event filters">
-        <label>
-          Event
-          <input type="search" value={event} onChange={(e) => setEvent(e.target.value)} placeholder="$pageview" />
-        </label>
-        <label>
-          Property
-          <input value={property} onChange={(e) => setProperty(e.target.value)} placeholder="$browser=Chrome" />
-        </label>
-        <label>
-          Person (distinct id)
-          <input value={person} onChange={(e) => setPerson(e.target.value)} />
-        </label>
+    <Page title="Activity">
+      <Filters label="Event filters">
+        <Field label="Event" type="search" value={event} onChange={setEvent} placeholder="$pageview" />
+        <Field label="Property" value={property} onChange={setProperty} placeholder="$browser=Chrome" />
+        <Field label="Person (distinct id)" value={person} onChange={setPerson} />
         <label className="inline">
           <input type="checkbox" checked={live} onChange={(e) => setLive(e.target.checked)} /> Live
         </label>
-      </form>
-      {events.error && (
-        <p role="alert" className="error">
-          {events.error.message}
-        </p>
-      )}
+      </Filters>
+      <ErrorAlert error={events.error} />
       {events.data && <EventList events={events.data.results} />}
-    </section>
+    </Page>
   )
 }

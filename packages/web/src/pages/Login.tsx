@@ -1,7 +1,8 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { useNavigate, useParams, useSearch } from "@tanstack/react-router"
-import { type FormEvent, useState } from "react"
+import { useState } from "react"
 import { ApiError, api, appRoot, type Me } from "../api.js"
+import { Field, InlineForm } from "../components/Field.js"
 import { queryClient } from "../queryClient.js"
 
 /** Where to go once signed in: the page the visitor was sent away from, or the project's SQL editor. */
@@ -28,34 +29,19 @@ export const Login = () => {
     mutationFn: () => api<Me>("/api/login", { method: "POST", body: { email, password } }),
     onSuccess: (me) => land(me, next)
   })
-  const submit = (event: FormEvent) => {
-    event.preventDefault()
-    login.mutate()
-  }
   return (
     <main className="auth">
-      <form onSubmit={submit} className="card" aria-labelledby="login-title">
-        <h1 id="login-title">Sign in to Zed</h1>
-        <label>
-          E-mail
-          <input
-            type="email"
-            autoComplete="username"
-            required
-            value={email}
-            onChange={(e) => setEmail(e.target.value)}
-          />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            autoComplete="current-password"
-            required
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
+      <InlineForm onSubmit={() => login.mutate()} className="card" label="Sign in">
+        <h1>Sign in to Zed</h1>
+        <Field label="E-mail" type="email" autoComplete="username" required value={email} onChange={setEmail} />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="current-password"
+          required
+          value={password}
+          onChange={setPassword}
+        />
         {login.error && (
           <p role="alert" className="error">
             {login.error instanceof ApiError && login.error.status === 429
@@ -66,7 +52,7 @@ export const Login = () => {
         <button type="submit" className="primary" disabled={login.isPending}>
           {login.isPending ? "Signing in…" : "Sign in"}
         </button>
-      </form>
+      </InlineForm>
     </main>
   )
 }
@@ -87,36 +73,24 @@ export const Signup = () => {
   })
   return (
     <main className="auth">
-      <form
-        className="card"
-        aria-labelledby="signup-title"
-        onSubmit={(event) => {
-          event.preventDefault()
-          signup.mutate()
-        }}
-      >
-        <h1 id="signup-title">Join {invite.data?.organization_name ?? "Zed"}</h1>
+      <InlineForm onSubmit={() => signup.mutate()} className="card" label="Sign up">
+        <h1>Join {invite.data?.organization_name ?? "Zed"}</h1>
         {invite.error && (
           <p role="alert" className="error">
             {message(invite.error)}
           </p>
         )}
         {invite.data && <p>Signing up as {invite.data.target_email}</p>}
-        <label>
-          First name
-          <input required value={firstName} onChange={(e) => setFirstName(e.target.value)} />
-        </label>
-        <label>
-          Password
-          <input
-            type="password"
-            autoComplete="new-password"
-            required
-            minLength={8}
-            value={password}
-            onChange={(e) => setPassword(e.target.value)}
-          />
-        </label>
+        <Field label="First name" required value={firstName} onChange={setFirstName} />
+        <Field
+          label="Password"
+          type="password"
+          autoComplete="new-password"
+          required
+          minLength={8}
+          value={password}
+          onChange={setPassword}
+        />
         {signup.error && (
           <p role="alert" className="error">
             {message(signup.error)}
@@ -125,7 +99,7 @@ export const Signup = () => {
         <button type="submit" className="primary" disabled={signup.isPending || !invite.data}>
           Create account
         </button>
-      </form>
+      </InlineForm>
     </main>
   )
 }

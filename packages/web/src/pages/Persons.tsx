@@ -1,8 +1,9 @@
-import { useQuery } from "@tanstack/react-query"
 import { Link, useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import type { Paginated, Person } from "../api.js"
-import { pathQuery, personsPath } from "../queries.js"
+import type { Person } from "../api.js"
+import { Field, Filters } from "../components/Field.js"
+import { ErrorAlert, Page } from "../components/Page.js"
+import { personsPath, useList } from "../queries.js"
 
 export const personLabel = (person: Person) =>
   String(person.properties["email"] ?? person.properties["name"] ?? person.distinct_ids[0] ?? person.uuid)
@@ -11,33 +12,14 @@ export const PersonsPage = () => {
   const { id } = useParams({ from: "/project/$id" })
   const [search, setSearch] = useState("")
   const [property, setProperty] = useState("")
-  const persons = useQuery({
-    ...pathQuery<Paginated<Person>>(personsPath(id, search, property)),
-    placeholderData: (previous) => previous
-  })
+  const persons = useList<Person>(personsPath(id, search, property))
   return (
-    <section className="page" aria-labelledby="persons-title">
-      <h1 id="persons-title">Persons</h1>
-      <form className="filters" onSubmit={(e) => e.preventDefault()} aria-label="Person filters">
-        <label>
-          Search
-          <input
-            type="search"
-            value={search}
-            onChange={(e) => setSearch(e.target.value)}
-            placeholder="e-mail or distinct id"
-          />
-        </label>
-        <label>
-          Property
-          <input value={property} onChange={(e) => setProperty(e.target.value)} placeholder="plan=pro" />
-        </label>
-      </form>
-      {persons.error && (
-        <p role="alert" className="error">
-          {persons.error.message}
-        </p>
-      )}
+    <Page title="Persons">
+      <Filters label="Person filters">
+        <Field label="Search" type="search" value={search} onChange={setSearch} placeholder="e-mail or distinct id" />
+        <Field label="Property" value={property} onChange={setProperty} placeholder="plan=pro" />
+      </Filters>
+      <ErrorAlert error={persons.error} />
       <table className="list">
         <thead>
           <tr>
@@ -63,6 +45,6 @@ export const PersonsPage = () => {
           ))}
         </tbody>
       </table>
-    </section>
+    </Page>
   )
 }

@@ -2,6 +2,8 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
 import { type FormEvent, useState } from "react"
 import { api, apiRoot, type Paginated, type Project } from "../api.js"
+import { Field, InlineForm } from "../components/Field.js"
+import { ErrorAlert, Page } from "../components/Page.js"
 import { queryClient } from "../queryClient.js"
 
 // Remote-config switches the projects API has (PostHog's names).
@@ -57,10 +59,7 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
     <>
       <Section title="Project">
         <form onSubmit={submit} className="stack">
-          <label>
-            Name
-            <input required value={name} onChange={(e) => setName(e.target.value)} />
-          </label>
+          <Field label="Name" required value={name} onChange={setName} />
           <label>
             Time zone
             <input list="zones" value={timezone} onChange={(e) => setTimezone(e.target.value)} />
@@ -78,11 +77,7 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
             Save
           </button>
           {update.isSuccess && <span role="status">Saved.</span>}
-          {update.error && (
-            <p role="alert" className="error">
-              {update.error.message}
-            </p>
-          )}
+          <ErrorAlert error={update.error} />
         </form>
       </Section>
       <Section title="Recording and autocapture">
@@ -109,11 +104,7 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
         >
           Reset key
         </button>
-        {reset.error && (
-          <p role="alert" className="error">
-            {reset.error.message}
-          </p>
-        )}
+        <ErrorAlert error={reset.error} />
         <h3>Install posthog-js</h3>
         <pre className="snippet">{snippet(project.api_token)}</pre>
       </Section>
@@ -161,11 +152,7 @@ const Members = () => {
   const error = members.error ?? invite.error ?? change.error
   return (
     <Section title="Members">
-      {error && (
-        <p role="alert" className="error">
-          {error.message}
-        </p>
-      )}
+      <ErrorAlert error={error} />
       <table className="list">
         <tbody>
           {(members.data?.results ?? []).map((member) => (
@@ -226,17 +213,8 @@ const Members = () => {
           </li>
         ))}
       </ul>
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          invite.mutate()
-        }}
-      >
-        <label>
-          E-mail
-          <input type="email" required value={email} onChange={(e) => setEmail(e.target.value)} />
-        </label>
+      <InlineForm onSubmit={() => invite.mutate()} label="Invite">
+        <Field label="E-mail" type="email" required value={email} onChange={setEmail} />
         <label>
           Role
           <select value={level} onChange={(e) => setLevel(Number(e.target.value))}>
@@ -245,7 +223,7 @@ const Members = () => {
           </select>
         </label>
         <button type="submit">Invite</button>
-      </form>
+      </InlineForm>
     </Section>
   )
 }
@@ -261,7 +239,7 @@ interface PersonalKey {
 const PersonalKeys = () => {
   const keys = useQuery({
     queryKey: ["keys"],
-    queryFn: () => api<Paginated<PersonalKey> | ReadonlyArray<PersonalKey>>("/api/personal_api_keys/")
+    queryFn: () => api<ReadonlyArray<PersonalKey>>("/api/personal_api_keys/")
   })
   const [label, setLabel] = useState("")
   const [scopes, setScopes] = useState("*")
@@ -282,14 +260,10 @@ const PersonalKeys = () => {
         : api<PersonalKey>(`/api/personal_api_keys/${key.id}/`, { method: "DELETE" }),
     onSuccess: (key) => (setSecret(key?.value), refresh())
   })
-  const list = Array.isArray(keys.data) ? keys.data : ((keys.data as Paginated<PersonalKey> | undefined)?.results ?? [])
+  const list = keys.data ?? []
   return (
     <Section title="Personal API keys">
-      {(keys.error ?? create.error ?? act.error) && (
-        <p role="alert" className="error">
-          {(keys.error ?? create.error ?? act.error)!.message}
-        </p>
-      )}
+      <ErrorAlert error={keys.error ?? create.error ?? act.error} />
       {secret && (
         <p role="status">
           Copy the key now, it is not shown again: <code>{secret}</code>
@@ -308,23 +282,11 @@ const PersonalKeys = () => {
           </li>
         ))}
       </ul>
-      <form
-        className="inline-form"
-        onSubmit={(e) => {
-          e.preventDefault()
-          create.mutate()
-        }}
-      >
-        <label>
-          Label
-          <input required value={label} onChange={(e) => setLabel(e.target.value)} />
-        </label>
-        <label>
-          Scopes
-          <input value={scopes} onChange={(e) => setScopes(e.target.value)} />
-        </label>
+      <InlineForm onSubmit={() => create.mutate()} label="New personal API key">
+        <Field label="Label" required value={label} onChange={setLabel} />
+        <Field label="Scopes" value={scopes} onChange={setScopes} />
         <button type="submit">Create key</button>
-      </form>
+      </InlineForm>
     </Section>
   )
 }
@@ -333,16 +295,11 @@ export const SettingsPage = () => {
   const { id } = useParams({ from: "/project/$id" })
   const project = useQuery({ queryKey: ["project", id], queryFn: () => api<Project>(`/api/projects/${id}/`) })
   return (
-    <section className="page settings" aria-labelledby="settings-title">
-      <h1 id="settings-title">Project settings</h1>
-      {project.error && (
-        <p role="alert" className="error">
-          {project.error.message}
-        </p>
-      )}
+    <Page title="Project settings" className="page settings">
+      <ErrorAlert error={project.error} />
       {project.data && <ProjectSettings key={project.data.api_token} project={project.data} />}
       <Members />
       <PersonalKeys />
-    </section>
+    </Page>
   )
 }
