@@ -4,6 +4,7 @@
 
 export type { ApiError, ErrorBody } from "./api/errors.js"
 export { openApiDocument, type OpenApiDocument } from "./api/openapi.js"
+export { generatePassword } from "./accounts/passwords.js"
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, DEFAULT_SHUTDOWN_GRACE_MS, type Zed, type ZedOptions } from "./createZed.js"

@@ -7,7 +7,7 @@ import {
   DEFAULT_DEMO_DAYS,
   DEFAULT_DEMO_SEED,
   DEFAULT_LIMITS,
-  issuePersonalApiKey,
+  generatePassword,
   loadDemoData,
   openApiDocument,
   VERSION
@@ -15,6 +15,7 @@ import {
 import { routes } from "@zed/core/adapter"
 import { pgliteClient, postgresClient } from "@zed/postgres"
 import { Effect, Layer, Option } from "effect"
+import { type ApiClient, expectStatus, openApi } from "./apiClient.js"
 import { clickhouseFor, loadConfig, type ServerConfig, storageFor } from "./config.js"
 import { badDatabaseUrl, databaseHint } from "./databaseHints.js"
 import { renderMarkdown } from "./openapiMarkdown.js"
@@ -24,6 +25,13 @@ const usage = `Usage:
   zed serve                                   start the server (PORT, ZED_DATA_DIR, DATABASE_URL, …)
   zed keys create --scopes <a:read,b:write|*> [--project <id>]… [--label <text>] [--user <email>]
                                               issue a personal API key (printed once)
+  zed users list                              the organization's users and their levels
+  zed users create --email <email> [--first-name <name>] [--level member|admin|owner] [--password <pw>]
+                                              add a user (a password is generated and printed when not given)
+  zed users reset-password --email <email> [--password <pw>]
+                                              set a user's password (generated and printed when not given)
+                                              These talk to the running server (ZED_DATA_DIR/server.json, admin key
+                                              from credentials.json or ZED_PERSONAL_API_KEY), or open the store when none runs
   zed openapi [--json <file>] [--markdown <file>]
                                               write the API reference (stdout when no file is given)
   zed demo --events <n> [--seed <n>] [--end <YYYY-MM-DD>] [--project <id>]
@@ -72,27 +80,51 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
         if (!/^\d+$/.test(p)) throw new UsageError(`--project takes project ids, not "${p}"`)
         return Number(p)
       })
-    const config = await loadConfig()
-    const zed = await onDatabase(config, () => createZed({ storage: storageFor(config), bootstrap: false }))
-    try {
-      const { key, value } = await zed.run(
-        issuePersonalApiKey({
-          scopes: values.scopes
-            .split(",")
-            .map((s) => s.trim())
-            .filter((s) => s !== ""),
-          projects,
-          label: values.label,
-          userEmail: values.user
-        })
+    const scopes = values.scopes
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+    await withApi(values.user, async (api) => {
+      const key = expectStatus(
+        await api.send("POST", "/api/personal_api_keys/", {
+          label: (values.label ?? "cli").slice(0, 40),
+          scopes,
+          scoped_teams: projects ?? null
+        }),
+        201,
+        "key refused"
       )
-      console.log(value)
+      console.log(key.value)
       console.error(
         `scopes ${key.scopes.join(",")}; projects ${key.scoped_teams?.join(",") ?? "all"}; shown once, stored as a hash`
       )
-    } finally {
-      await zed.close()
-    }
+    })
+  },
+
+  users: async (args) => {
+    const { positionals, values } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        email: { type: "string" },
+        password: { type: "string" },
+        "first-name": { type: "string" },
+        level: { type: "string" }
+      }
+    })
+    const [action] = positionals
+    if (action === "list") return withApi(undefined, listUsers)
+    if (values.email === undefined || (action !== "create" && action !== "reset-password")) throw new UsageError()
+    const email = values.email
+    const level = LEVELS[(values.level ?? "member") as keyof typeof LEVELS]
+    if (level === undefined) throw new UsageError(`--level takes member, admin or owner, not "${values.level}"`)
+    // A password given on the command line is kept; otherwise one is made and shown once.
+    const password = values.password ?? generatePassword()
+    await withApi(undefined, async (api) => {
+      if (action === "create") await createUser(api, email, values["first-name"] ?? "", level, password)
+      else await resetPassword(api, email, password)
+      console.log(values.password === undefined ? `${email}\t${password}` : email)
+    })
   },
 
   demo: async (args) => {
@@ -200,6 +232,70 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
 }
 
 class UsageError extends Error {}
+
+const LEVELS = { member: 1, admin: 8, owner: 15 } as const
+const LEVEL_NAMES: Record<number, string> = { 1: "member", 8: "admin", 15: "owner" }
+
+/** Runs `act` with an API client for this install, closed afterwards. */
+const withApi = async (userEmail: string | undefined, act: (api: ApiClient) => Promise<void>) => {
+  const config = await loadConfig()
+  const api = await onDatabase(config, () => openApi(config, userEmail))
+  try {
+    await act(api)
+  } finally {
+    await api.close()
+  }
+}
+
+const members = async (api: ApiClient) =>
+  expectStatus(await api.send("GET", "/api/organizations/@current/members/?limit=1000"), 200, "members")
+    .results as ReadonlyArray<{
+    id: string
+    level: number
+    joined_at: string
+    user: { email: string; first_name: string }
+  }>
+
+const listUsers = async (api: ApiClient) => {
+  for (const m of await members(api)) {
+    console.log(
+      [m.user.email, LEVEL_NAMES[m.level] ?? String(m.level), m.joined_at.slice(0, 10), m.user.first_name].join("\t")
+    )
+  }
+}
+
+/** An invitation accepted at once: the user exists with this password, and the sign-in it makes is ended. */
+const createUser = async (api: ApiClient, email: string, firstName: string, level: number, password: string) => {
+  const invite = expectStatus(
+    await api.send("POST", "/api/organizations/@current/invites/", {
+      target_email: email,
+      level,
+      first_name: firstName
+    }),
+    201,
+    "user refused"
+  )
+  const joined = await api.send("POST", `/api/signup/${invite.id}/`, {
+    first_name: firstName || email.split("@")[0],
+    password
+  })
+  expectStatus(joined, 201, "user refused")
+  const cookie = joined.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ")
+  await api.send("POST", "/api/logout", undefined, { cookie })
+}
+
+const resetPassword = async (api: ApiClient, email: string, password: string) => {
+  const member = (await members(api)).find((m) => m.user.email === email.trim().toLowerCase())
+  if (member === undefined) throw new Error(`no user ${email} in the organization`)
+  expectStatus(
+    await api.send("PATCH", `/api/organizations/@current/members/${member.id}/`, { password }),
+    200,
+    "password refused"
+  )
+}
 
 /** Opens storage with `open`; a PostgreSQL that cannot be used is reported in one line saying what to do. */
 const onDatabase = async <A>(config: ServerConfig, open: () => Promise<A>): Promise<A> => {

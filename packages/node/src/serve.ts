@@ -5,6 +5,7 @@ import { join } from "node:path"
 import { type Credentials, createZed, type Zed } from "@zed/core"
 import { DbipGeoIp } from "@zed/geoip"
 import { Option, Redacted } from "effect"
+import { recordServer } from "./apiClient.js"
 import { type ServerConfig, storageFor } from "./config.js"
 
 export interface Running {
@@ -78,6 +79,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
   })
   const { port } = server.address() as AddressInfo
   const url = `http://${config.host === "0.0.0.0" ? "127.0.0.1" : config.host}:${port}`
+  const forgetServer = recordServer(config.dataDir, url)
   log(`Zed listening on ${url} (${Option.isSome(config.databaseUrl) ? "PostgreSQL" : `PGlite in ${config.dataDir}`})`)
   return {
     zed,
@@ -100,6 +102,7 @@ export const serve = async (config: ServerConfig, log: (line: string) => void = 
       // Past the grace period no client keeps Zed up: a half-sent request or a silent socket is cut.
       server.closeAllConnections()
       await zedClosed
+      forgetServer()
     }
   }
 }

@@ -298,6 +298,17 @@ describe.each(["memory", "pglite", "postgres"])("%s accounts", (name) => {
     expect((await new Browser(zed).send("GET", `/api/signup/${cancelled.json.id}/`)).status).toBe(400)
   })
 
+  it.runIf(name === "memory")("ends a session 14 days after sign-in", async () => {
+    const browser = new Browser(zed)
+    await browser.login(ADMIN_EMAIL, ADMIN_PASSWORD)
+    vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 14 * 24 * 3600_000 + 60_000 })
+    try {
+      expect((await browser.send("GET", "/api/users/@me/")).status).toBe(401)
+    } finally {
+      vi.useRealTimers()
+    }
+  })
+
   it.runIf(name === "memory")("expires invitations after 3 days", async () => {
     const invite = await api("POST", "/api/organizations/@current/invites/", { target_email: "slow@zed.test" })
     vi.useFakeTimers({ toFake: ["Date"], now: Date.now() + 3 * 24 * 3600_000 + 60_000 })

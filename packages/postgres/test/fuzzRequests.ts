@@ -727,6 +727,17 @@ export const seedFuzzed = async (zed: Zed): Promise<Known> => {
     )
   })
   const person = (await api("GET", "/persons/?distinct_id=user-1")).results[0]
+  // Accounts: a key to roll and revoke (not the admin's, which the fuzzer needs), an invitation, and
+  // a member who joined through another.
+  const root = (method: string, path: string, body?: unknown) => call(zed, json(method, path, ADMIN_KEY, body))
+  const key = await root("POST", "/api/personal_api_keys/", { label: "fuzzed", scopes: ["insight:read"] })
+  const invite = await root("POST", "/api/organizations/@current/invites/", { target_email: "invited@fuzz.test" })
+  const joining = await root("POST", "/api/organizations/@current/invites/", { target_email: "member@fuzz.test" })
+  const member = await call(
+    zed,
+    json("POST", `/api/signup/${joining.id}/`, "", { first_name: "M", password: "fuzzed password" })
+  )
+  let invites = 0
   const env = (method: string, path: string) => `${method} /api/environments/:project_id${path}`
   return {
     projectKey: PROJECT_KEY,
@@ -746,11 +757,30 @@ export const seedFuzzed = async (zed: Zed): Promise<Known> => {
       "persons/:id": String(person.id),
       "events/:id": uuid,
       "organizations/:id": "@current",
+      "organizations/:organization_id": "@current",
+      "personal_api_keys/:id": key.id,
+      "invites/:id": invite.id,
+      "signup/:invite_id": invite.id,
+      "members/:user_uuid": member.uuid,
       "shared/:access_token": sharing.access_token,
       "array/:token": PROJECT_KEY
     },
     bodies: {
       "PATCH /api/organizations/:id": (name) => ({ name, flag_evaluation_quota: 1_000_000 }),
+      "POST /api/personal_api_keys": (name) => ({
+        label: name.slice(0, 40),
+        scopes: ["insight:read"],
+        scoped_teams: [1]
+      }),
+      "PATCH /api/personal_api_keys/:id": (name) => ({ label: name.slice(0, 40), scopes: ["query:read"] }),
+      "POST /api/organizations/:organization_id/invites": () => ({
+        target_email: `invite${invites++}@fuzz.test`,
+        level: 1
+      }),
+      "PATCH /api/organizations/:organization_id/members/:user_uuid": () => ({ level: 8 }),
+      "PATCH /api/users/@me": (name) => ({ first_name: name.slice(0, 150), set_current_team: 1 }),
+      "POST /api/login": () => ({ email: "member@fuzz.test", password: "fuzzed password" }),
+      "POST /api/signup/:invite_id": (name) => ({ first_name: name.slice(0, 150), password: "fuzzed password" }),
       "POST /api/projects": (name) => ({ name, timezone: "Europe/Berlin" }),
       [env("PATCH", "")]: (name) => ({ name, timezone: "UTC", anonymize_ips: false }),
       [env("POST", "/query")]: () => ({

@@ -63,13 +63,13 @@ const InviteParams = Schema.Struct({ organization_id: Schema.String, id: Schema.
 const MEMBERS = "/api/organizations/:organization_id/members"
 const INVITES = "/api/organizations/:organization_id/invites"
 
-/** A fellow member the caller may manage: not themself, and not above their own level. */
-const manageable = (principal: Principal, organizationId: string, uuid: string) =>
+/** A member the caller may manage: not above their own level, and themself only when `self` allows. */
+const manageable = (principal: Principal, organizationId: string, uuid: string, self = false) =>
   Effect.gen(function* () {
     const org = yield* ownOrganization(principal, organizationId)
     const target = (yield* (yield* UserStore).list(org.id)).find((u) => u.uuid === uuid)
     if (target === undefined) return yield* new NotFound({ detail: "Member not found." })
-    if (target.id === principal.user.id) {
+    if (target.id === principal.user.id && !self) {
       return yield* new PermissionDenied({ detail: "You can't change your own membership." })
     }
     if (target.level > principal.user.level) {
@@ -111,7 +111,7 @@ const updateMember = apiRoute({
   tag: TAG,
   summary: "Change a member's level (or password)",
   description:
-    "`level`: 1 member, 8 admin, 15 owner, at most the caller's own. `password` sets a new password and ends the member's sessions (used by `zed users reset-password`). Admins and owners only; nobody changes themself here.",
+    "`level`: 1 member, 8 admin, 15 owner, at most the caller's own; nobody changes their own. `password` sets a new password and ends the member's sessions, the caller's own included: it takes a personal API key (`zed users reset-password`), not a session of Zed's web app. Admins and owners only.",
   scope: "organization_member:write",
   admin: true,
   params: MemberParams,
@@ -121,7 +121,13 @@ const updateMember = apiRoute({
   response: Member,
   handler: ({ body, params, principal }) =>
     Effect.gen(function* () {
-      const target = yield* manageable(principal, params.organization_id, params.user_uuid)
+      // A reset needs no current password, so a browser left signed in to Zed's app must not reach it.
+      if (body.password !== undefined && principal.credential._tag === "Session") {
+        return yield* new PermissionDenied({
+          detail: "Reset passwords with a personal API key; change your own at /api/users/@me/."
+        })
+      }
+      const target = yield* manageable(principal, params.organization_id, params.user_uuid, body.level === undefined)
       if (body.level !== undefined) yield* notAbove(principal, body.level)
       if (body.password !== undefined) yield* changePassword(target.id, body.password)
       const updated = yield* (yield* UserStore).update(target.id, { level: body.level })
