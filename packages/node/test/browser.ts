@@ -1,6 +1,6 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chromium } from "playwright-core"
+import { chromium, type Page } from "playwright-core"
 
 // What the browser tests share: Debian's Chromium, headless, kept off the closed network, and
 // local servers on free ports.
@@ -58,4 +58,14 @@ export const openSignIn = async (url: string, prefix: string) => {
   } finally {
     await browser.close()
   }
+}
+
+/** Signs in through the web app's login page, as a person would, starting from `url`. */
+export const signIn = async (page: Page, url: string, credentials: { email: string; password: string }) => {
+  await page.goto(url)
+  await page.waitForURL(/\/login/)
+  await page.getByLabel("E-mail").fill(credentials.email)
+  await page.getByLabel("Password").fill(credentials.password)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.waitForURL((at) => !at.pathname.endsWith("/login"))
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
-import { axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, signIn, startHarness } from "./harness.js"
+import { signIn } from "../../node/test/browser.js"
+import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
 
 // The app in Chromium against a real Zed: what a person does with it, page by page. Sign-in uses
 // the accounts API (POST /api/login, session cookie, CSRF token).
@@ -73,7 +74,7 @@ describe("the web app's sign-in page", () => {
 
 describe("signed in", () => {
   it("signs in and lands on the page asked for", async () => {
-    await signIn(page, h.root, "/project/1/sql")
+    await signIn(page, `${h.root}/project/1/sql`, ADMIN)
     expect(path(page.url())).toBe("/project/1/sql")
     await page.getByRole("navigation", { name: "Main" }).waitFor()
   })
@@ -291,7 +292,7 @@ describe("under a base path (Express, Zed mounted at /analytics)", () => {
     visitor.on("request", (request) => {
       if (!path(request.url()).startsWith("/analytics/")) outside.push(request.url())
     })
-    await signIn(visitor, h.mounted, "/analytics/project/1/sql")
+    await signIn(visitor, `${h.mounted}/analytics/project/1/sql`, ADMIN)
     expect(path(visitor.url())).toBe("/analytics/project/1/sql")
     await visitor.getByRole("button", { name: /^Run/ }).click()
     await visitor.getByRole("table", { name: "Query results" }).getByRole("row").nth(1).waitFor()

@@ -89,16 +89,6 @@ export const captureData = async (root: string) => {
   await ph.shutdown()
 }
 
-/** Signs in through the login page, as a person would. */
-export const signIn = async (page: Page, origin: string, then = "/") => {
-  await page.goto(origin + then)
-  await page.waitForURL(/\/login/)
-  await page.getByLabel("E-mail").fill(ADMIN.email)
-  await page.getByLabel("Password").fill(ADMIN.password)
-  await page.getByRole("button", { name: "Sign in" }).click()
-  await page.waitForURL((url) => !url.pathname.endsWith("/login"))
-}
-
 /** axe-core's serious and critical violations on the page as it is now. */
 export const axeViolations = async (page: Page) => {
   await page.addScriptTag({ content: AXE })
