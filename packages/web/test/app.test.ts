@@ -1,3 +1,4 @@
+import { readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
@@ -105,6 +106,45 @@ describe("signed in", () => {
     await expect(page.getByRole("complementary", { name: "Query history" }).textContent()).resolves.toContain(
       "GROUP BY event"
     )
+  })
+
+  it("SQL editor: completes property names, downloads CSV, saves an insight, pages long results", async () => {
+    await page.goto(`${h.root}/project/1/sql`)
+    await page.locator(".cm-content").click()
+    await page.keyboard.press("ControlOrMeta+a")
+    await page.keyboard.type("SELECT properties.$pa")
+    await page.keyboard.press("Control+Space")
+    await page.locator(".cm-tooltip-autocomplete").getByText("$pathname").waitFor()
+    await page.keyboard.press("Escape")
+    await page.keyboard.press("ControlOrMeta+a")
+    await page.keyboard.insertText(
+      "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number LIMIT 250"
+    )
+    await page.keyboard.press("Control+Enter")
+    await expect(page.getByRole("status").filter({ hasText: "rows" }).textContent()).resolves.toContain("250 rows")
+    await page.getByText("Page 1 of 3").waitFor()
+    await page.getByRole("button", { name: "Next" }).click()
+    await page
+      .getByRole("table", { name: "Query results" })
+      .getByRole("cell", { name: "100", exact: true })
+      .first()
+      .waitFor()
+    const [download] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Download CSV" }).click()
+    ])
+    const csv = await readFile((await download.path())!, "utf8")
+    expect(csv.split("\r\n").slice(0, 3)).toEqual(["number,double", "0,0", "1,2"])
+    page.once("dialog", (dialog) => void dialog.accept("Doubles"))
+    await page.getByRole("button", { name: "Save as insight" }).click()
+    await page.getByText(/Saved as insight/).waitFor()
+    const insights = await h.json("/api/projects/1/insights/?limit=100")
+    expect(insights.results.find((insight: { name: string }) => insight.name === "Doubles")?.query).toMatchObject({
+      kind: "DataVisualizationNode",
+      source: {
+        query: "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number LIMIT 250"
+      }
+    })
   })
 
   it("SQL editor: an error points at its line and column", async () => {
