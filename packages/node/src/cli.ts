@@ -279,6 +279,7 @@ const createUser = async (api: ApiClient, email: string, firstName: string, leve
     first_name: firstName || email.split("@")[0],
     password
   })
+  if (joined.status !== 201) await api.send("DELETE", `/api/organizations/@current/invites/${invite.id}/`)
   expectStatus(joined, 201, "user refused")
   const cookie = joined.headers
     .getSetCookie()

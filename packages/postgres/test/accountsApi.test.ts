@@ -377,12 +377,18 @@ describe.each(["memory", "pglite", "postgres"])("%s accounts", (name) => {
     ).toBe(201)
 
     expect((await api("DELETE", `/api/organizations/@current/members/${me.uuid}/`)).status).toBe(204)
+    const keys = await api("GET", "/api/personal_api_keys/", undefined, key)
+    expect(keys.status).toBe(401)
     expect((await member.send("GET", "/api/users/@me/")).status).toBe(401)
     expect((await api("GET", "/api/projects/1/", undefined, key)).status).toBe(401)
     expect((await new Browser(zed).login("promoted@zed.test", "member password")).status).toBe(400)
     const members = (await api("GET", "/api/organizations/@current/members/")).json.results
     expect(members.map((m: { user: { email: string } }) => m.user.email)).not.toContain("promoted@zed.test")
     expect((await api("DELETE", `/api/organizations/@current/members/${owner.uuid}/`)).status).toBe(403)
+    // Invited again, the same address comes back as a member, with none of the old keys.
+    const back = await invited("promoted@zed.test")
+    expect(back.me).toMatchObject({ id: me.id, organization: { membership_level: 1 } })
+    expect((await api("GET", "/api/projects/1/", undefined, key)).status).toBe(401)
   })
 
   it("manages personal API keys: secret shown once, roll and revoke take effect at once", async () => {

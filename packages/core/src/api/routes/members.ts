@@ -1,10 +1,12 @@
 import { Effect, Option, Schema } from "effect"
 import { inviteUrl, isExpired } from "../../accounts/invites.js"
+import { generatePassword } from "../../accounts/passwords.js"
 import { changePassword, normalizeEmail } from "../../accounts/users.js"
 import { type Invite, MembershipLevel, type User } from "../../domain/models.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { Text } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
+import { ApiKeyStore } from "../../services/ApiKeyStore.js"
 import { InviteStore } from "../../services/InviteStore.js"
 import { UserStore } from "../../services/UserStore.js"
 import { ownOrganization, type Principal } from "../auth.js"
@@ -140,7 +142,7 @@ const removeMember = apiRoute({
   path: `${MEMBERS}/:user_uuid`,
   tag: TAG,
   summary: "Remove a member",
-  description: "The user can no longer sign in, and their keys and sessions stop working. Admins and owners only.",
+  description: "The user can no longer sign in; their sessions end and their keys are revoked. Admins and owners only.",
   scope: "organization_member:write",
   admin: true,
   params: MemberParams,
@@ -149,7 +151,10 @@ const removeMember = apiRoute({
     Effect.gen(function* () {
       const target = yield* manageable(principal, params.organization_id, params.user_uuid)
       yield* (yield* UserStore).update(target.id, { is_active: false })
-      yield* changePassword(target.id, crypto.randomUUID())
+      // Nothing of the old account works if the address is invited again: password, sessions, keys.
+      yield* changePassword(target.id, generatePassword())
+      const keys = yield* ApiKeyStore
+      for (const key of yield* keys.list(target.id)) yield* keys.remove(target.id, key.id)
       return Reply.empty(204)
     })
 })
