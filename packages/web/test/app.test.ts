@@ -307,6 +307,18 @@ describe("signed in", () => {
     await page.getByRole("menuitem", { name: "Light theme" }).click()
   })
 
+  it("switches project from the top bar, and the API remembers it", async () => {
+    await h.json("/api/projects/", { method: "POST", body: JSON.stringify({ name: "Second shop" }) })
+    await page.goto(`${h.root}/project/1/persons`)
+    await page.getByRole("option", { name: "Second shop" }).waitFor({ state: "attached" })
+    await page.getByLabel("Project").selectOption({ label: "Second shop" })
+    await page.waitForURL(/\/project\/2\/sql$/)
+    const me = await page.evaluate(async () => (await fetch("/api/users/@me/")).json())
+    expect(me.team).toMatchObject({ id: 2, name: "Second shop" })
+    await page.getByLabel("Project").selectOption({ label: "Default project" })
+    await page.waitForURL(/\/project\/1\/sql$/)
+  })
+
   it("keyboard: g then p opens persons", async () => {
     await page.goto(`${h.root}/project/1/sql`)
     await page.locator("h1").click()
