@@ -308,13 +308,13 @@ describe("signed in", () => {
   })
 
   it("switches project from the top bar, and the API remembers it", async () => {
-    await h.json("/api/projects/", { method: "POST", body: JSON.stringify({ name: "Second shop" }) })
+    const second = await h.json("/api/projects/", { method: "POST", body: JSON.stringify({ name: "Second shop" }) })
     await page.goto(`${h.root}/project/1/persons`)
     await page.getByRole("option", { name: "Second shop" }).waitFor({ state: "attached" })
     await page.getByLabel("Project").selectOption({ label: "Second shop" })
-    await page.waitForURL(/\/project\/2\/sql$/)
+    await page.waitForURL(`${h.root}/project/${second.id}/sql`)
     const me = await page.evaluate(async () => (await fetch("/api/users/@me/")).json())
-    expect(me.team).toMatchObject({ id: 2, name: "Second shop" })
+    expect(me.team).toMatchObject({ id: second.id, name: "Second shop" })
     await page.getByLabel("Project").selectOption({ label: "Default project" })
     await page.waitForURL(/\/project\/1\/sql$/)
   })
