@@ -29,6 +29,7 @@ export default defineWorkspace([
   project("express", "packages/express"),
   project("next", "packages/next"),
   project("geoip", "packages/geoip"),
+  project("web", "packages/web", undefined, 60_000),
   project("examples", "examples", "*/test/**/*.test.ts", 60_000),
   project("latency", "packages", LATENCY, 60_000)
 ])

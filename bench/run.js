@@ -8,6 +8,7 @@ import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
 import * as recordings from "./recordings.js"
 import * as transformations from "./transformations.js"
+import * as web from "./web.js"
 
 const only = process.argv[2]
 for (const [name, bench] of Object.entries({
@@ -19,7 +20,8 @@ for (const [name, bench] of Object.entries({
   recordings,
   transformations,
   clickhouse,
-  memory
+  memory,
+  web
 })) {
   if (only !== undefined && only !== name) continue
   console.log(`## ${name}\n\n${await bench.run()}\n`)

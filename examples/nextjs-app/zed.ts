@@ -10,7 +10,9 @@ export const createAppZed = () =>
       : pgliteStorage({ dataDir: process.env.ZED_DATA_DIR ?? ".zed/pgdata" }),
     bootstrap: {
       projectApiKey: process.env.ZED_PROJECT_API_KEY,
-      personalApiKey: process.env.ZED_PERSONAL_API_KEY
+      personalApiKey: process.env.ZED_PERSONAL_API_KEY,
+      adminEmail: process.env.ZED_ADMIN_EMAIL,
+      adminPassword: process.env.ZED_ADMIN_PASSWORD
     },
     // Users signed in to this app are signed in to Zed (and its web app) as themselves.
     authenticate: async ({ cookies }) => {

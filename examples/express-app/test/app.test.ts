@@ -5,6 +5,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { pgliteStorage } from "@zed/postgres"
+import { launchChromium, openSignIn } from "../../../packages/node/test/browser.js"
 // @ts-expect-error the example is plain JavaScript
 import { createApp } from "../app.js"
 
@@ -55,6 +56,10 @@ describe("Express example", () => {
     )
   })
 
+  it("shows the web app under /analytics, its files and API calls there too", async () => {
+    expect(await openSignIn(`${base}/analytics/login`, "/analytics/")).toEqual([])
+  })
+
   it("signs the shop's users in to Zed through the shop's own session", async () => {
     const login = await fetch(`${base}/login`, {
       method: "POST",
@@ -89,5 +94,26 @@ describe("Express example", () => {
     expect(members.results.filter((m: { user: { email: string } }) => m.user.email === "clerk@shop.test")).toHaveLength(
       1
     )
+  })
+
+  it("opens the web app for a shop user with no second sign-in", async () => {
+    const login = await fetch(`${base}/login`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "owner@shop.test", name: "Olga" })
+    })
+    const [name, value] = login.headers.get("set-cookie")!.split(";")[0]!.split("=") as [string, string]
+    const browser = await launchChromium()
+    try {
+      const context = await browser.newContext()
+      await context.addCookies([{ name, value, url: base }])
+      const page = await context.newPage()
+      await page.goto(`${base}/analytics/project/1/persons`)
+      await page.getByRole("heading", { name: "Persons" }).waitFor()
+      expect(new URL(page.url()).pathname).toBe("/analytics/project/1/persons")
+      await page.getByRole("button", { name: "owner@shop.test" }).waitFor()
+    } finally {
+      await browser.close()
+    }
   })
 })

@@ -6,11 +6,13 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { launchChromium, openSignIn, signIn } from "../../../packages/node/test/browser.js"
 
 const app = fileURLToPath(new URL("..", import.meta.url))
 const next = join(app, "node_modules", ".bin", "next")
 const KEY = "phx_nextjs_example_key_000000001"
 const PROJECT_KEY = "phc_nextjs_example_key_000000001"
+const ADMIN = { email: "admin@next.test", password: "next example password" }
 const dataDir = mkdtempSync(join(tmpdir(), "zed-next-"))
 let server: ChildProcess
 let base: string
@@ -30,7 +32,14 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${port}`
   server = spawn(existsBin(), ["start", "-p", String(port), "-H", "127.0.0.1"], {
     cwd: app,
-    env: { ...env, ZED_DATA_DIR: join(dataDir, "pgdata"), ZED_PERSONAL_API_KEY: KEY, ZED_PROJECT_API_KEY: PROJECT_KEY }
+    env: {
+      ...env,
+      ZED_DATA_DIR: join(dataDir, "pgdata"),
+      ZED_PERSONAL_API_KEY: KEY,
+      ZED_PROJECT_API_KEY: PROJECT_KEY,
+      ZED_ADMIN_EMAIL: ADMIN.email,
+      ZED_ADMIN_PASSWORD: ADMIN.password
+    }
   })
   await new Promise<void>((resolve, reject) => {
     let output = ""
@@ -118,5 +127,27 @@ describe("Next.js example (next build && next start)", () => {
     expect(await me.json()).toMatchObject({ email: "reader@next.test", organization: { membership_level: 1 } })
     const forged = cookie.replace(/\.[^.]+$/, ".forged")
     expect((await fetch(base + "/api/users/@me/", { headers: { cookie: forged } })).status).toBe(401)
+  })
+
+  it("shows the web app under /ingest, where the catch-all mounts all of Zed", async () => {
+    const index = await fetch(base + "/ingest/project/1/sql")
+    expect(index.headers.get("cache-control")).toBe("no-cache")
+    expect(await index.text()).toContain('<meta name="zed-api" content="/ingest" />')
+    expect(await openSignIn(base + "/ingest/login", "/ingest/")).toEqual([])
+  })
+
+  it("signs in to the web app under /ingest and opens its pages with data", async () => {
+    const browser = await launchChromium()
+    try {
+      const page = await browser.newPage()
+      await signIn(page, `${base}/ingest/project/1/activity/explore`, ADMIN)
+      expect(new URL(page.url()).pathname).toBe("/ingest/project/1/activity/explore")
+      // The event the SDK test above sent through /ingest.
+      await page.getByRole("list", { name: "Events" }).getByRole("button", { name: "from next" }).waitFor()
+      await page.getByRole("link", { name: "Persons" }).click()
+      await page.getByRole("heading", { name: "Persons" }).waitFor()
+    } finally {
+      await browser.close()
+    }
   })
 })

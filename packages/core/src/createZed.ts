@@ -8,6 +8,8 @@ import type { Reply } from "./api/reply.js"
 import type { ZedRequest } from "./api/request.js"
 import { routes } from "./api/routes/index.js"
 import { fromWebRequest, toWebResponse, type WebRequestOptions } from "./api/web.js"
+import { makeWebApp, type WebAppOptions } from "./api/webApp.js"
+import { readWebApp, type WebAppFiles, webAppDist } from "./web/webAppFiles.js"
 import { Lifecycle } from "./lifecycle/Lifecycle.js"
 import { bootstrap, type BootstrapOptions, type BootstrapResult, validateBootstrapOptions } from "./bootstrap.js"
 import { type GeoIp, GeoIpNone } from "./services/GeoIp.js"
@@ -33,6 +35,11 @@ export interface ZedOptions {
   readonly fastPaths?: boolean | undefined
   /** What one request or caller may take of this instance (see `ZedLimits`); each at its default unless given. */
   readonly limits?: LimitsOptions | undefined
+  /**
+   * The web app (@zed/web's build) beside the API: where under Zed's mount it is (default: Zed's
+   * root, at `/login`, `/project/:id/…`), or `false` for none. Served when @zed/web is installed.
+   */
+  readonly web?: WebAppOptions | false | undefined
   /**
    * For apps that sign their users in themselves: who the request's user is (by the app's own session
    * cookie or header), or undefined. Such a user is found, or made in the first organization, by
@@ -90,6 +97,20 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
     const bootstrapped: BootstrapResult =
       options.bootstrap === false ? { created: false } : await runtime.runPromise(bootstrap(options.bootstrap ?? {}))
     const app = makeApp(routes)
+    let webFiles: WebAppFiles | undefined | null = null
+    const web =
+      options.web === false
+        ? undefined
+        : makeWebApp(() => {
+            if (webFiles === null) {
+              const dist = webAppDist()
+              webFiles = dist === undefined ? undefined : readWebApp(dist)
+            }
+            return webFiles
+          }, options.web)
+    // The API's routes win; then the web app takes the GETs that are its own.
+    const webReply = (request: ZedRequest) =>
+      web === undefined || app.serves(request.path) ? undefined : web.reply(request)
     const fast = options.fastPaths === false ? () => undefined : app.fast((await runtime.runtime()).context)
     // Requests under way, so that close() can let them finish before it closes storage.
     let underWay = 0
@@ -97,7 +118,7 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
     const handle = async (request: ZedRequest) => {
       underWay++
       try {
-        return (await fast(request)) ?? (await runtime.runPromise(app.handle(request)))
+        return (await fast(request)) ?? webReply(request) ?? (await runtime.runPromise(app.handle(request)))
       } finally {
         if (--underWay === 0) idle?.()
       }
@@ -116,7 +137,7 @@ export const createZed = async (options: ZedOptions): Promise<Zed> => {
     }
     return {
       handle,
-      serves: app.serves,
+      serves: (path) => app.serves(path) || (web?.serves(path) ?? false),
       handler: async (request, webOptions) => {
         const zedRequest = fromWebRequest(request, webOptions)
         return toWebResponse(zedRequest === undefined ? notFound : await handle(zedRequest))

@@ -8,6 +8,7 @@ export { generatePassword } from "./accounts/passwords.js"
 export { issuePersonalApiKey, type KeyRequest, KeyRequestError } from "./apiKeys.js"
 export { BootstrapError, type BootstrapOptions, type BootstrapResult, type Credentials } from "./bootstrap.js"
 export { createZed, DEFAULT_SHUTDOWN_GRACE_MS, type Zed, type ZedOptions } from "./createZed.js"
+export type { WebAppOptions } from "./api/webApp.js"
 export {
   DEFAULT_DEMO_DAYS,
   DEFAULT_DEMO_SEED,

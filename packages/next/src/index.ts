@@ -24,6 +24,16 @@ export interface RouteHandlers {
 // (never at build time, when Next evaluates route modules to collect page data).
 const instances: Map<string, Promise<Zed>> = ((globalThis as any)[Symbol.for("@zed/next/instances")] ??= new Map())
 
+// Next.js compresses responses itself and drops a route handler's own Content-Encoding, so a body
+// Zed sends pre-compressed (the web app's files, posthog-js's scripts) would reach the browser
+// compressed twice and labelled once. Zed is asked for plain bodies; Next compresses them.
+const identityBodies = (request: Request): Request => {
+  if ((request.method !== "GET" && request.method !== "HEAD") || !request.headers.has("accept-encoding")) return request
+  const headers = new Headers(request.headers)
+  headers.delete("accept-encoding")
+  return new Request(request.url, { method: request.method, headers })
+}
+
 /**
  * Route handlers for an App Router catch-all route:
  * `export const { GET, POST, PATCH, PUT, DELETE, OPTIONS, HEAD } = zedRouteHandlers(() => createZed({ storage }))`.
@@ -39,6 +49,7 @@ export const zedRouteHandlers = (create: () => Zed | Promise<Zed>, options: ZedN
     }
     return instance
   }
-  const handle: Handler = async (request) => (await zed()).handler(request, { basePath: options.basePath })
+  const handle: Handler = async (request) =>
+    (await zed()).handler(identityBodies(request), { basePath: options.basePath })
   return { GET: handle, HEAD: handle, POST: handle, PUT: handle, PATCH: handle, DELETE: handle, OPTIONS: handle }
 }

@@ -1,6 +1,6 @@
 import type { Server } from "node:http"
 import type { AddressInfo } from "node:net"
-import { chromium } from "playwright-core"
+import { chromium, type Page } from "playwright-core"
 
 // What the browser tests share: Debian's Chromium, headless, kept off the closed network, and
 // local servers on free ports.
@@ -41,4 +41,31 @@ export const zedApi = (baseUrl: () => string, personalKey: string) => {
     return text === "" ? undefined : JSON.parse(text)
   }
   return { api, json }
+}
+
+/** Opens the web app's sign-in page at `url` in a fresh browser; answers the URLs it fetched outside `prefix`. */
+export const openSignIn = async (url: string, prefix: string) => {
+  const browser = await launchChromium()
+  try {
+    const page = await browser.newPage()
+    const outside: Array<string> = []
+    page.on("request", (request) => {
+      if (!new URL(request.url()).pathname.startsWith(prefix)) outside.push(request.url())
+    })
+    await page.goto(url)
+    await page.getByRole("button", { name: "Sign in" }).waitFor()
+    return outside
+  } finally {
+    await browser.close()
+  }
+}
+
+/** Signs in through the web app's login page, as a person would, starting from `url`. */
+export const signIn = async (page: Page, url: string, credentials: { email: string; password: string }) => {
+  await page.goto(url)
+  await page.waitForURL(/\/login/)
+  await page.getByLabel("E-mail").fill(credentials.email)
+  await page.getByLabel("Password").fill(credentials.password)
+  await page.getByRole("button", { name: "Sign in" }).click()
+  await page.waitForURL((at) => !at.pathname.endsWith("/login"))
 }

@@ -1,11 +1,11 @@
 import { createHash } from "node:crypto"
 import { readdirSync, readFileSync } from "node:fs"
 import { readFile } from "node:fs/promises"
-import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { promisify } from "node:util"
 import { gzip } from "node:zlib"
 import { Context, Effect, Layer, Option } from "effect"
+import { packageManifest } from "../packageManifest.js"
 
 // posthog-js's browser builds, served as PostHog's asset host serves them: the snippet loads
 // `array.js`, and the slim core loads its extensions (recorder, surveys, exception autocapture,
@@ -37,24 +37,6 @@ const SERVED = /^[a-z0-9][a-z0-9.-]*\.js(\.map)?$/
 const contentType = (name: string) =>
   name.endsWith(".map") ? "application/json; charset=utf-8" : "application/javascript; charset=utf-8"
 
-// Named at run time, and resolved with a `require` a bundler cannot see (Next.js bundles Zed and
-// replaces a `createRequire(…).resolve(…)` it cannot follow with a throw), so Node does the lookup.
-const MANIFEST = ["posthog-js", "package.json"].join("/")
-
-const requireFrom = (base: string): NodeJS.Require =>
-  (
-    (process.getBuiltinModule?.("node:module") as typeof import("node:module") | undefined) ?? { createRequire }
-  ).createRequire(base)
-
-/** posthog-js's manifest as Node finds it from this module, or else from the working directory. */
-const manifestPath = (): string => {
-  try {
-    return requireFrom(import.meta.url).resolve(MANIFEST)
-  } catch {
-    return requireFrom(join(process.cwd(), "package.json")).resolve(MANIFEST)
-  }
-}
-
 interface Listing {
   readonly dist: string
   readonly version: string | undefined
@@ -64,7 +46,7 @@ interface Listing {
 /** The package's `dist/` directory, version and served files, as Node resolves `posthog-js` from this module. */
 const locate = (): Listing => {
   try {
-    const manifest = manifestPath()
+    const manifest = packageManifest("posthog-js")
     const { version } = JSON.parse(readFileSync(manifest, "utf8")) as { version: string }
     const dist = join(dirname(manifest), "dist")
     return {

@@ -1,0 +1,105 @@
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect
+} from "@tanstack/react-router"
+import { ApiError, appRoot } from "./api.js"
+import { eventsPath, pathQuery, personsPath } from "./queries.js"
+import { meQuery, queryClient } from "./queryClient.js"
+import { Shell } from "./Shell.js"
+
+// Page URLs as PostHog's. Each page's code is its own chunk, fetched when the page is first opened.
+
+const rootRoute = createRootRoute({ component: Outlet })
+
+/** The signed-in user, or a redirect to /login remembering where the visitor was going. */
+const signedIn = async (href: string) => {
+  try {
+    return await queryClient.ensureQueryData(meQuery)
+  } catch (error) {
+    if (error instanceof ApiError && (error.status === 401 || error.status === 403)) {
+      throw redirect({ to: "/login", search: { next: href } })
+    }
+    throw error
+  }
+}
+
+const loginRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/login",
+  validateSearch: (search: Record<string, unknown>): { next?: string } =>
+    typeof search["next"] === "string" ? { next: search["next"] } : {},
+  component: lazyRouteComponent(() => import("./pages/Login.js"), "Login")
+})
+
+const signupRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/signup/$inviteId",
+  component: lazyRouteComponent(() => import("./pages/Login.js"), "Signup")
+})
+
+const indexRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/",
+  beforeLoad: async ({ location }) => {
+    const me = await signedIn(location.href)
+    throw redirect({ to: "/project/$id/sql", params: { id: String(me.team?.id ?? 1) } })
+  }
+})
+
+const projectRoute = createRoute({
+  getParentRoute: () => rootRoute,
+  path: "/project/$id",
+  beforeLoad: ({ location }) => signedIn(location.href),
+  component: Shell
+})
+
+/** A page whose code loads on first open; `prefetch` starts its first API call meanwhile. */
+const page = <const P extends string>(
+  path: P,
+  load: () => Promise<Record<string, unknown>>,
+  name: string,
+  prefetch?: (id: string) => string
+) =>
+  createRoute({
+    getParentRoute: () => projectRoute,
+    path,
+    loader: ({ params }) => {
+      if (prefetch) void queryClient.prefetchQuery(pathQuery(prefetch((params as { id: string }).id)))
+    },
+    component: lazyRouteComponent(load as never, name as never)
+  })
+
+const routeTree = rootRoute.addChildren([
+  loginRoute,
+  signupRoute,
+  indexRoute,
+  projectRoute.addChildren([
+    page("/sql", () => import("./pages/Sql.js"), "SqlPage"),
+    page(
+      "/activity/explore",
+      () => import("./pages/Events.js"),
+      "EventsPage",
+      (id) => eventsPath(id)
+    ),
+    page(
+      "/persons",
+      () => import("./pages/Persons.js"),
+      "PersonsPage",
+      (id) => personsPath(id)
+    ),
+    page("/person/$distinctId", () => import("./pages/Person.js"), "PersonPage"),
+    page("/settings", () => import("./pages/Settings.js"), "SettingsPage")
+  ])
+])
+
+export const router = createRouter({ routeTree, basepath: appRoot || "/", defaultPreload: "intent" })
+
+declare module "@tanstack/react-router" {
+  interface Register {
+    router: typeof router
+  }
+}
