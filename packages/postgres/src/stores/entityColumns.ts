@@ -1,5 +1,6 @@
 import { type SqlClient, Statement } from "@effect/sql"
 import { Schema, SchemaAST } from "effect"
+import { jsonb, patchSets } from "./patchSets.js"
 
 // An entity's table, derived from its declaration in @zed/core (decision 0011): its columns are the
 // stored record's fields, INSERT takes the insert form's, and a field's schema tells how its values
@@ -33,13 +34,7 @@ export const entityColumns = (sql: SqlClient.SqlClient, record: Stored, insert: 
   const json = new Set(Object.keys(record.fields).filter((field) => !scalar(record.fields[field]!.ast)))
   // A value given as SQL (a subquery) is taken as it is.
   const value = (field: string, v: unknown) =>
-    Statement.isFragment(v)
-      ? v
-      : !json.has(field)
-        ? sql`${v}`
-        : v === null || v === undefined
-          ? sql`NULL`
-          : sql`${JSON.stringify(v)}::jsonb`
+    Statement.isFragment(v) ? v : !json.has(field) ? sql`${v}` : jsonb(sql, v)
   const inserted = Object.keys(insert.fields)
   return {
     /** Every field's column, for SELECT and RETURNING (quoted: `order` is a keyword). */
@@ -49,9 +44,6 @@ export const entityColumns = (sql: SqlClient.SqlClient, record: Stored, insert: 
     /** A new row's values, in the order of `inserted`. */
     values: (row: object) => sql.csv(inserted.map((field) => value(field, (row as { [f: string]: unknown })[field]))),
     /** `column = value` for each field a patch sets; those left undefined stay as they are. */
-    sets: (patch: object) =>
-      Object.entries(patch)
-        .filter(([, v]) => v !== undefined)
-        .map(([field, v]) => sql`${sql(field)} = ${value(field, v)}`)
+    sets: (patch: object) => patchSets(sql, patch, json)
   }
 }
