@@ -15,8 +15,11 @@ export interface BootstrapOptions {
   /** Personal API key with scope `*` for the admin (`phx_…`); generated when absent. */
   readonly personalApiKey?: string | undefined
   readonly adminEmail?: string | undefined
-  /** The admin's password for the web app; generated when absent. */
-  readonly adminPassword?: string | undefined
+  /**
+   * The admin's password for the web app; generated when absent. `null`: none, for apps whose users
+   * sign in through the host (`authenticate`); one can be set later (`zed users reset-password`).
+   */
+  readonly adminPassword?: string | null | undefined
 }
 
 /** What the first start created; the personal key exists in plain text only here. */
@@ -50,7 +53,7 @@ export const validateBootstrapOptions = (options: BootstrapOptions) =>
     options.adminEmail === undefined || isEmail(options.adminEmail)
       ? Effect.void
       : Effect.fail(new BootstrapError({ message: "the admin e-mail is not an e-mail address" })),
-    options.adminPassword === undefined || options.adminPassword.length >= MIN_PASSWORD_LENGTH
+    options.adminPassword == null || options.adminPassword.length >= MIN_PASSWORD_LENGTH
       ? Effect.void
       : Effect.fail(
           new BootstrapError({ message: `the admin password must have at least ${MIN_PASSWORD_LENGTH} characters` })
@@ -76,14 +79,14 @@ export const bootstrap = (options: BootstrapOptions = {}) =>
           timezone: "UTC",
           api_token: options.projectApiKey ?? generateProjectApiKey()
         })
-        const password = options.adminPassword ?? generatePassword()
+        const password = options.adminPassword === undefined ? generatePassword() : options.adminPassword
         const user = yield* (yield* UserStore).create({
           organization_id: organization.id,
           email: normalizeEmail(options.adminEmail ?? "admin@localhost"),
           first_name: "Admin",
           current_project_id: project.id,
           level: MembershipLevel.owner,
-          password_hash: yield* hashPassword(password)
+          password_hash: password === null ? null : yield* hashPassword(password)
         })
         const personalApiKey = options.personalApiKey ?? generatePersonalApiKey()
         yield* (yield* ApiKeyStore).create({
