@@ -1,8 +1,5 @@
-import { fork } from "node:child_process"
-import { once } from "node:events"
 import { existsSync } from "node:fs"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
 import { Worker } from "node:worker_threads"
 import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
@@ -142,29 +139,13 @@ const spawn = (dataDir: string, onCrash: () => void) => {
 
 type Instance = ReturnType<typeof spawn>
 
-const INIT_ENTRY = fileURLToPath(new URL("./pgliteInit.js", import.meta.url))
-
 /**
- * Where a fresh directory's database is created. initdb grows the WebAssembly heap by hundreds of
- * megabytes that PGlite never gives back, so it never runs on the thread that keeps the store:
- * - `"process"`: a process of its own, which exits once done. The allocator keeps what a thread
- *   freed (its arena) for the process's life, and only a process's end returns it: a server's
- *   first start settles 75 MB lower, for a second or two more (the process compiles PGlite anew).
- * - `"thread"`: a thread of its own, ended once done; quicker, for stores that live briefly.
+ * Creates the database in a fresh directory on a thread of its own, ended once it is done: initdb
+ * grows the WebAssembly heap by hundreds of megabytes that PGlite never gives back, and only the
+ * thread's end returns them.
  */
-export type Initdb = "process" | "thread"
-
-const initializeApart = async (dataDir: string) => {
-  const child = fork(INIT_ENTRY, [dataDir], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] })
-  const outcome = await new Promise<{ readonly done?: true; readonly failed?: string }>((resolve) => {
-    child.once("message", resolve)
-    child.once("exit", (code) => resolve({ failed: `the process creating it exited with code ${code}` }))
-  })
-  if (child.exitCode === null) await once(child, "exit")
-  if (outcome.failed !== undefined) throw new Error(`could not create the database: ${outcome.failed}`)
-}
-
-const initializeOnThread = async (dataDir: string) => {
+const initialize = async (dataDir: string) => {
+  if (existsSync(join(dataDir, "PG_VERSION"))) return
   const instance = spawn(dataDir, () => {})
   try {
     await instance.ready
@@ -174,12 +155,7 @@ const initializeOnThread = async (dataDir: string) => {
   }
 }
 
-const initialize = async (dataDir: string, initdb: Initdb) => {
-  if (existsSync(join(dataDir, "PG_VERSION"))) return
-  await (initdb === "process" ? initializeApart(dataDir) : initializeOnThread(dataDir))
-}
-
-const make = (dataDir: string, initdb: Initdb) => {
+const make = (dataDir: string) => {
   let generation = 0
   let closing = false
   const start = (after: Promise<unknown>): Promise<Instance> =>
@@ -188,7 +164,7 @@ const make = (dataDir: string, initdb: Initdb) => {
         if (!closing) restart()
       })
     )
-  let current = start(initialize(dataDir, initdb))
+  let current = start(initialize(dataDir))
 
   const restart = () => {
     generation++
@@ -233,11 +209,11 @@ const make = (dataDir: string, initdb: Initdb) => {
 }
 
 /** PGlite on its own thread, open on `dataDir` for the scope's lifetime. */
-export const open = (dataDir: string, initdb: Initdb): Effect.Effect<Thread, StorageError, Scope.Scope> =>
+export const open = (dataDir: string): Effect.Effect<Thread, StorageError, Scope.Scope> =>
   Effect.acquireRelease(
     Effect.tryPromise({
       try: async () => {
-        const opening = make(dataDir, initdb)
+        const opening = make(dataDir)
         try {
           await opening.opened
         } catch (error) {

@@ -124,13 +124,11 @@ const pgliteThread = (options: PgliteOptions) =>
     Effect.gen(function* () {
       // Stopping a statement reopens the directory on a new thread, so a database that is not kept
       // still lives in a directory: in memory, it would be lost with the thread.
-      if (options.dataDir === undefined) {
-        return yield* openPgliteThread(join(yield* temporaryDirectory, "pgdata"), "thread")
-      }
+      if (options.dataDir === undefined) return yield* openPgliteThread(join(yield* temporaryDirectory, "pgdata"))
       const dataDir = resolve(options.dataDir)
       mkdirSync(dirname(dataDir), { recursive: true })
       yield* dataDirLock(`${dataDir}.lock`)
-      return yield* openPgliteThread(dataDir, "process")
+      return yield* openPgliteThread(dataDir)
     })
   )
 

@@ -226,7 +226,7 @@ describe("PGlite thread", () => {
     Effect.runPromise(
       Effect.scoped(
         Effect.gen(function* () {
-          const thread = yield* openThread(dataDir(), "thread")
+          const thread = yield* openThread(dataDir())
           const sql = yield* Effect.provide(PgliteClient.make(thread), Reactivity.layer)
           yield* sql`CREATE TABLE t (n int)`
           return yield* f(sql, thread)
