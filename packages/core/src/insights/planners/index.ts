@@ -20,8 +20,8 @@ export const PLANNERS: Readonly<Record<string, Planner>> = {
 
 /**
  * Why an insight source cannot be planned, or undefined: checked when an insight is saved, so that
- * a stored insight can always be shown. Planning is pure, so it is run here as it would be later;
- * synchronously, as the template parser is loaded by then (QueryRunnerLive loads it).
+ * a stored insight can always be shown. Planning is pure and synchronous (templates are parsed when
+ * Zed is built), so it is run here as it would be later.
  */
 export const planProblem = (source: { readonly kind: string }): string | undefined => {
   const planner = Object.hasOwn(PLANNERS, source.kind) ? PLANNERS[source.kind]! : undefined
