@@ -2,7 +2,16 @@ import { readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import {
+  ADMIN,
+  axeViolations,
+  captureData,
+  type Harness,
+  PROJECT_KEY,
+  SESSIONS,
+  screenshot,
+  startHarness
+} from "./harness.js"
 
 // The app in Chromium against a real Zed: what a person does with it, page by page. Sign-in uses
 // the accounts API (POST /api/login, session cookie, CSRF token).
@@ -168,7 +177,7 @@ describe("signed in", () => {
     await expect(page.getByRole("alert").textContent()).resolves.toBe("Query cancelled.")
   })
 
-  it("events explorer: the latest events, filtered by name and property, expandable, linked to the person", async () => {
+  it("events explorer: the latest events, filtered by name and property, expandable, linked to person and session", async () => {
     await page.goto(`${h.root}/project/1/activity/explore`)
     const events = page.getByRole("list", { name: "Events" })
     await events.getByText("signed up", { exact: true }).waitFor()
@@ -180,6 +189,13 @@ describe("signed in", () => {
     await expect.poll(() => events.locator("li").count()).toBe(1)
     await events.getByRole("button", { name: "$pageview" }).click()
     expect(await events.locator("pre").textContent()).toContain('"$pathname": "/docs"')
+    // The session: a short reference to read, the whole id on hover (and as the link's description), linked to
+    // its recording.
+    const session = events.getByRole("link", { name: `Session ${SESSIONS.ada.slice(0, 4)}…${SESSIONS.ada.slice(-6)}` })
+    expect(await session.getAttribute("title")).toBe(`Recording of session ${SESSIONS.ada}`)
+    expect(new URL((await session.getAttribute("href"))!, page.url()).pathname).toBe(
+      `/api/projects/1/session_recordings/${SESSIONS.ada}/`
+    )
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "events")
     await events.getByRole("link", { name: "ada" }).click()
