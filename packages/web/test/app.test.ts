@@ -20,6 +20,9 @@ let h: Harness
 let context: BrowserContext
 let page: Page
 
+/** The member the invitation test signs up. */
+const MEMBER = { email: "bea@zed.test", password: "a long enough password" }
+
 const RUNAWAY =
   "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
 
@@ -277,27 +280,76 @@ describe("signed in", () => {
   it("settings: an invitation link signs a new member up", async () => {
     await page.goto(`${h.root}/project/1/settings`)
     const members = page.getByRole("region", { name: "Members" })
-    await members.getByLabel("E-mail").fill("bea@zed.test")
+    await members.getByLabel("E-mail").fill(MEMBER.email)
     await members.getByRole("button", { name: "Invite" }).click()
-    const link = (await members
-      .getByRole("listitem")
-      .filter({ hasText: "bea@zed.test" })
-      .locator("code")
-      .textContent())!
+    const link = (await members.getByRole("listitem").filter({ hasText: MEMBER.email }).locator("code").textContent())!
     expect(link).toMatch(new RegExp(`^${h.root}/signup/`))
     const fresh = await h.browser.newContext()
     const invitee = await fresh.newPage()
     await invitee.goto(link)
-    await invitee.getByText("Signing up as bea@zed.test").waitFor()
+    await invitee.getByText(`Signing up as ${MEMBER.email}`).waitFor()
     expect(await axeViolations(invitee)).toEqual([])
     await invitee.getByLabel("First name").fill("Bea")
-    await invitee.getByLabel("Password").fill("a long enough password")
+    await invitee.getByLabel("Password").fill(MEMBER.password)
     await invitee.getByRole("button", { name: "Create account" }).click()
     await invitee.waitForURL(/\/project\/1\/sql$/)
-    await invitee.getByRole("button", { name: "bea@zed.test" }).waitFor()
+    await invitee.getByRole("button", { name: MEMBER.email }).waitFor()
     await fresh.close()
     await page.reload()
-    await members.getByRole("cell", { name: "bea@zed.test", exact: true }).waitFor()
+    await members.getByRole("cell", { name: MEMBER.email, exact: true }).waitFor()
+  })
+
+  it("a request with the session cookie but without the CSRF token changes nothing", async () => {
+    await page.goto(`${h.root}/project/1/settings`)
+    await page.locator("pre.snippet").waitFor()
+    const before = await h.json("/api/projects/1/")
+    // What a forged request can do: send the cookie, but not read it to repeat the token in a header.
+    const rename = (withToken: boolean) =>
+      page.evaluate(async (withToken) => {
+        const token = decodeURIComponent(/zed_csrftoken=([^;]*)/.exec(document.cookie)![1]!)
+        const response = await fetch("/api/projects/1/", {
+          method: "PATCH",
+          credentials: "same-origin",
+          headers: { "content-type": "application/json", ...(withToken ? { "x-csrftoken": token } : {}) },
+          body: JSON.stringify({ name: "Forged", anonymize_ips: true })
+        })
+        return response.status
+      }, withToken)
+    expect(await rename(false)).toBe(403)
+    expect(await h.json("/api/projects/1/")).toEqual(before)
+    // The same request with the token passes: the cookie is a valid session, only the token was missing.
+    expect(await rename(true)).toBe(200)
+    expect(await h.json("/api/projects/1/")).toMatchObject({ name: "Forged", anonymize_ips: true })
+    await h.json("/api/projects/1/", {
+      method: "PATCH",
+      body: JSON.stringify({ name: before.name, anonymize_ips: before.anonymize_ips })
+    })
+  })
+
+  it("a member without rights gets 403: the settings page says so and nothing changes", async () => {
+    const fresh = await h.browser.newContext()
+    const member = await fresh.newPage()
+    await signIn(member, `${h.root}/project/1/settings`, MEMBER)
+    const before = await h.json("/api/projects/1/")
+    const invitesBefore = await h.json("/api/organizations/@current/invites/")
+    const key = member.getByRole("region", { name: "Project API key" })
+    await expect(key.getByTestId("api-token").textContent()).resolves.toBe(before.api_token)
+    member.once("dialog", (dialog) => void dialog.accept())
+    await key.getByRole("button", { name: "Reset key" }).click()
+    await expect(key.getByRole("alert").textContent()).resolves.toBe(
+      "You must be an organization admin or owner to do this."
+    )
+    const members = member.getByRole("region", { name: "Members" })
+    await members.getByLabel("E-mail").fill("eve@zed.test")
+    await members.getByRole("button", { name: "Invite" }).click()
+    await expect(members.getByRole("alert").textContent()).resolves.toBe(
+      "You must be an organization admin or owner to do this."
+    )
+    expect(await axeViolations(member)).toEqual([])
+    expect((await h.json("/api/projects/1/")).api_token).toBe(before.api_token)
+    expect(await h.json("/api/organizations/@current/invites/")).toEqual(invitesBefore)
+    expect(await key.getByTestId("api-token").textContent()).toBe(before.api_token)
+    await fresh.close()
   })
 
   it("persons: deletes a person with their events", async () => {
