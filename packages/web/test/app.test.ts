@@ -228,6 +228,15 @@ describe("signed in", () => {
   it("persons: searches, opens a person with properties, distinct ids and events", async () => {
     await page.goto(`${h.root}/project/1/persons`)
     await page.getByRole("link", { name: "grace@example.com" }).waitFor()
+    // The list was asked for before the app's code loaded (main.ts's preload, not the page's fetch),
+    // and only once: the page took that answer.
+    const listCalls = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .filter((entry) => new URL(entry.name).pathname === "/api/projects/1/persons/")
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType)
+    )
+    expect(listCalls).toEqual(["link"])
     await page.getByLabel("Search").fill("ada")
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
     expect(await axeViolations(page)).toEqual([])
