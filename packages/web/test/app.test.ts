@@ -67,12 +67,18 @@ describe("the web app's sign-in page", () => {
     await fresh.close()
   })
 
-  it("sends a signed-out visitor to /login, remembering where they were going", async () => {
+  it("sends a signed-out visitor to /login, and once signed in to the page they were going to", async () => {
     const fresh = await h.browser.newContext()
     const visitor = await fresh.newPage()
     await visitor.goto(`${h.root}/project/1/persons`)
     await visitor.waitForURL(/\/login/)
     expect(new URL(visitor.url()).searchParams.get("next")).toBe("/project/1/persons")
+    // Signed in, the page has its data: the list asked for early while signed out (refused) is asked again.
+    await visitor.getByLabel("E-mail").fill(ADMIN.email)
+    await visitor.getByLabel("Password").fill(ADMIN.password)
+    await visitor.getByRole("button", { name: "Sign in" }).click()
+    await visitor.waitForURL(/\/project\/1\/persons$/)
+    await visitor.getByRole("link", { name: "grace@example.com" }).waitFor()
     await fresh.close()
   })
 
