@@ -6,7 +6,6 @@ import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { pgliteStorage } from "@zed/postgres"
 import { launchChromium, openSignIn } from "../../../packages/node/test/browser.js"
-// @ts-expect-error the example is plain JavaScript
 import { createApp } from "../app.js"
 
 const KEY = "phx_express_example_key_00000001"

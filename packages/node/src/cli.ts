@@ -13,7 +13,7 @@ import {
   VERSION
 } from "@zed/core"
 import { routes } from "@zed/core/adapter"
-import { pgliteClient, postgresClient } from "@zed/postgres"
+import { leanWasmCompilation, pgliteClient, postgresClient } from "@zed/postgres"
 import { Effect, Layer, Option } from "effect"
 import { type ApiClient, expectStatus, openApi } from "./apiClient.js"
 import { clickhouseFor, loadConfig, type ServerConfig, storageFor } from "./config.js"
@@ -41,6 +41,7 @@ const usage = `Usage:
 
 const commands: Record<string, (args: Array<string>) => Promise<void>> = {
   serve: async () => {
+    leanWasmCompilation()
     const config = await loadConfig()
     const running = await onDatabase(config, () => serve(config))
     const stop = (signal: string) => {

@@ -11,3 +11,4 @@ export {
   type SqlStorageOptions
 } from "./storage.js"
 export { type TemporaryDatabase, temporaryDatabase } from "./temporaryDatabase.js"
+export { leanWasmCompilation } from "./leanWasm.js"
