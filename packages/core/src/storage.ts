@@ -36,8 +36,15 @@ export {
   type PropertyDefinition,
   PropertyDefinitions,
   type PropertyOwner,
-  type PropertyType
+  type PropertyType,
+  type SeenEvent
 } from "./services/PropertyDefinitions.js"
+export type {
+  DefinitionPatch,
+  PropertyDefinitionPatch,
+  StoredEventDefinition,
+  StoredPropertyDefinition
+} from "./definitions/definitionEntity.js"
 export { type CachedResponse, QueryCache } from "./services/QueryCache.js"
 export {
   type ExecuteRequest,

@@ -106,6 +106,8 @@ export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
     readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
     /** Stops a background query and forgets it; answers whether there was one. */
     readonly cancel: (project: Project, id: string) => Effect.Effect<boolean, StorageError>
+    /** A project's property types changed: statements this process compiles from now on use the new ones. */
+    readonly propertyTypesChanged: (projectId: number) => Effect.Effect<void>
   }
 >() {}
 
@@ -535,7 +537,9 @@ export const QueryRunnerLive = Layer.scoped(
             if (status.value.task_id !== null) yield* executor.cancel(status.value.task_id)
           }
           return true
-        })
+        }),
+
+      propertyTypesChanged: (projectId) => propertyTypes.invalidate(projectId)
     })
   })
 )

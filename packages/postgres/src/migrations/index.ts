@@ -15,6 +15,7 @@ import earlyAccessFeatures from "./0011_early_access_features.js"
 import heatmaps from "./0012_heatmaps.js"
 import readinessProbe from "./0013_readiness_probe.js"
 import accounts from "./0014_accounts.js"
+import definitions from "./0015_definitions.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -31,7 +32,8 @@ const run = Migrator.make({})({
     "0011_early_access_features": earlyAccessFeatures,
     "0012_heatmaps": heatmaps,
     "0013_readiness_probe": readinessProbe,
-    "0014_accounts": accounts
+    "0014_accounts": accounts,
+    "0015_definitions": definitions
   })
 })
 

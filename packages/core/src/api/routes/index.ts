@@ -7,6 +7,7 @@ import { accountRoutes } from "./accounts.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
+import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
@@ -54,6 +55,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...projectRoutes,
   ...personRoutes,
   ...eventRoutes,
+  ...definitionRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,
