@@ -116,6 +116,11 @@ describe("signed in", () => {
     await page.keyboard.press("Control+Space")
     await page.locator(".cm-tooltip-autocomplete").getByText("$pathname").waitFor()
     await page.keyboard.press("Escape")
+    // Person properties too, from the project's property definitions: `plan` was only ever `$set`.
+    await page.keyboard.type(", properties.pl")
+    await page.keyboard.press("Control+Space")
+    await page.locator(".cm-tooltip-autocomplete").getByText("plan", { exact: true }).waitFor()
+    await page.keyboard.press("Escape")
     await page.keyboard.press("ControlOrMeta+a")
     await page.keyboard.insertText(
       "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number LIMIT 250"
