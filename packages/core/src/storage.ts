@@ -19,6 +19,15 @@ export { type PersonChanges, type PersonDraft, processPersons } from "./persons/
 export { ApiKeyStore, type NewPersonalApiKey, type PersonalApiKeyPatch } from "./services/ApiKeyStore.js"
 export { InviteStore, type NewInvite } from "./services/InviteStore.js"
 export { SessionStore } from "./services/SessionStore.js"
+export { Annotation, AnnotationInsert } from "./annotations/annotationEntity.js"
+export {
+  type AnnotationOwner,
+  type AnnotationPatch,
+  type AnnotationQuery,
+  AnnotationStore,
+  type NewAnnotation,
+  type StoredAnnotation
+} from "./services/AnnotationStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export { EarlyAccessFeature, EarlyAccessFeatureInsert } from "./earlyAccess/featureEntity.js"

@@ -1,4 +1,5 @@
 import { Context, Duration, Effect } from "effect"
+import { AnnotationStore } from "./AnnotationStore.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
 import { CohortStore } from "./CohortStore.js"
 import { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
@@ -34,6 +35,7 @@ import { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** The stores whose every call is limited. */
 const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
+  AnnotationStore,
   ApiKeyStore,
   CohortStore,
   EarlyAccessFeatureStore,

@@ -16,6 +16,7 @@ import heatmaps from "./0012_heatmaps.js"
 import readinessProbe from "./0013_readiness_probe.js"
 import accounts from "./0014_accounts.js"
 import definitions from "./0015_definitions.js"
+import annotations from "./0016_annotations.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -33,7 +34,8 @@ const run = Migrator.make({})({
     "0012_heatmaps": heatmaps,
     "0013_readiness_probe": readinessProbe,
     "0014_accounts": accounts,
-    "0015_definitions": definitions
+    "0015_definitions": definitions,
+    "0016_annotations": annotations
   })
 })
 

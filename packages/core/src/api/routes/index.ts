@@ -4,6 +4,7 @@ import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
 import { accountRoutes } from "./accounts.js"
+import { annotationRoutes } from "./annotations.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
@@ -56,6 +57,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...personRoutes,
   ...eventRoutes,
   ...definitionRoutes,
+  ...annotationRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,

@@ -1,4 +1,5 @@
 import { Effect, Layer } from "effect"
+import { AnnotationStore } from "../AnnotationStore.js"
 import { CohortStore } from "../CohortStore.js"
 import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
 import { EventStore } from "../EventStore.js"
@@ -38,6 +39,7 @@ import { makeMemoryPlaylists } from "./playlists.js"
 import { memoryProbe } from "./probe.js"
 import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
+import { makeMemoryAnnotations } from "./annotations.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemorySurveys } from "./surveys.js"
@@ -73,6 +75,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
           Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
           Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
+          Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
