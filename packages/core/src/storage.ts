@@ -19,6 +19,8 @@ export { type PersonChanges, type PersonDraft, processPersons } from "./persons/
 export { ApiKeyStore, type NewPersonalApiKey, type PersonalApiKeyPatch } from "./services/ApiKeyStore.js"
 export { InviteStore, type NewInvite } from "./services/InviteStore.js"
 export { SessionStore } from "./services/SessionStore.js"
+export { Action, ActionInsert, type ActionStep } from "./actions/actionEntity.js"
+export { type ActionPatch, ActionStore, type NewAction, type StoredAction } from "./services/ActionStore.js"
 export { Annotation, AnnotationInsert } from "./annotations/annotationEntity.js"
 export {
   type AnnotationOwner,

@@ -35,6 +35,7 @@ import { PluginConfigStoreSql } from "./stores/PluginConfigStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
+import { ActionStoreSql } from "./stores/ActionStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
@@ -72,6 +73,7 @@ const stores = (options: SqlStorageOptions) =>
     SurveyStoreSql,
     EarlyAccessFeatureStoreSql,
     AnnotationStoreSql,
+    ActionStoreSql,
     HeatmapStoreSql,
     ZedFunctionStoreSql,
     PluginConfigStoreSql,

@@ -1,4 +1,5 @@
 import type { Layer } from "effect"
+import type { ActionStore } from "./ActionStore.js"
 import type { AnnotationStore } from "./AnnotationStore.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
@@ -32,6 +33,7 @@ import type { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
 export type StorageServices =
+  | ActionStore
   | AnnotationStore
   | ApiKeyStore
   | CohortStore

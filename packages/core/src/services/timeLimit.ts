@@ -1,4 +1,5 @@
 import { Context, Duration, Effect } from "effect"
+import { ActionStore } from "./ActionStore.js"
 import { AnnotationStore } from "./AnnotationStore.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
 import { CohortStore } from "./CohortStore.js"
@@ -35,6 +36,7 @@ import { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** The stores whose every call is limited. */
 const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
+  ActionStore,
   AnnotationStore,
   ApiKeyStore,
   CohortStore,

@@ -17,6 +17,7 @@ import readinessProbe from "./0013_readiness_probe.js"
 import accounts from "./0014_accounts.js"
 import definitions from "./0015_definitions.js"
 import annotations from "./0016_annotations.js"
+import actions from "./0017_actions.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -35,7 +36,8 @@ const run = Migrator.make({})({
     "0013_readiness_probe": readinessProbe,
     "0014_accounts": accounts,
     "0015_definitions": definitions,
-    "0016_annotations": annotations
+    "0016_annotations": annotations,
+    "0017_actions": actions
   })
 })
 

@@ -4,6 +4,7 @@ import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
 import { accountRoutes } from "./accounts.js"
+import { actionRoutes } from "./actions.js"
 import { annotationRoutes } from "./annotations.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
@@ -58,6 +59,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...eventRoutes,
   ...definitionRoutes,
   ...annotationRoutes,
+  ...actionRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,

@@ -1,0 +1,144 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { createZed, type Zed } from "@zed/core"
+import { ADMIN_KEY, call, issueKey, PROJECT_KEY } from "../../core/test/support.js"
+import { backends } from "./backends.js"
+
+// Actions through the API: steps kept as sent with PostHog's defaults filled in, unique names, lists
+// by name, soft deletion, and bad input (a regular expression that does not compile) refused.
+
+const EMPTY_STEP = {
+  event: null,
+  url: null,
+  url_matching: null,
+  text: null,
+  text_matching: null,
+  href: null,
+  href_matching: null,
+  selector: null,
+  tag_name: null,
+  properties: null
+}
+
+describe.each(["memory", "pglite", "postgres"])("%s actions", (name) => {
+  let zed: Zed
+  let cleanup: () => Promise<void>
+
+  beforeAll(async () => {
+    const backend = await backends("actions-api")[name]!()
+    cleanup = backend.cleanup
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY, adminPassword: null }
+    })
+  })
+  afterAll(async () => {
+    await zed?.close()
+    await cleanup?.()
+  })
+
+  const send = (method: string, path: string, body?: unknown, key = ADMIN_KEY, project = 1) =>
+    call(zed, `/api/environments/${project}${path}`, {
+      method,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      key
+    })
+  const names = async (query = "") =>
+    (await send("GET", `/actions/?limit=100${query}`)).json.results.map((a: { name: string }) => a.name)
+
+  const made: Array<string> = []
+  const make = async (body: Record<string, unknown>) => {
+    const res = await send("POST", "/actions/", body)
+    expect(res.status, res.text).toBe(201)
+    made.unshift(body["name"] as string)
+    return res.json
+  }
+
+  it("keeps steps as sent, with every field and URLs matched by contains unless said", async () => {
+    const steps = [
+      { event: "$pageview", url: "/pricing" },
+      { event: "$autocapture", text: "Sign up", href: "^/signup", href_matching: "regex", selector: "button.cta" },
+      { event: "purchase", properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] },
+      { url: "https://shop.test/checkout", url_matching: "exact", tag_name: "a" }
+    ]
+    const action = await make({ name: "Signed up or bought", description: "Conversion", tags: ["growth"], steps })
+    expect(action).toMatchObject({
+      name: "Signed up or bought",
+      description: "Conversion",
+      tags: ["growth"],
+      post_to_slack: false,
+      deleted: false,
+      is_action: true,
+      created_by: { email: expect.any(String) }
+    })
+    expect(action.steps).toEqual(
+      steps.map((step) => ({
+        ...EMPTY_STEP,
+        ...step,
+        url_matching: "url_matching" in step ? step.url_matching : "url" in step ? "contains" : null
+      }))
+    )
+    expect((await send("GET", `/actions/${action.id}/`)).json).toEqual(action)
+    expect((await call(zed, `/api/projects/1/actions/${action.id}/`)).json).toEqual(action)
+  })
+
+  it("lists live actions newest first, by name, and pages", async () => {
+    await make({ name: "Visited docs", steps: [{ event: "$pageview", url: "/docs" }] })
+    await make({ name: "Clicked buy", steps: [{ event: "$autocapture", text: "Buy" }] })
+    expect(await names()).toEqual(made)
+    expect(await names("&search=VISITED")).toEqual(made.filter((n) => n.toLowerCase().includes("visited")))
+    const page = await send("GET", "/actions/?limit=1&offset=1")
+    expect(page.json.count).toBe(made.length)
+    expect(page.json.results.map((a: { name: string }) => a.name)).toEqual(made.slice(1, 2))
+  })
+
+  it("refuses a regular expression that does not compile, and a name taken", async () => {
+    for (const step of [
+      { url: "/(unclosed", url_matching: "regex" },
+      { text: "[a-", text_matching: "regex" },
+      { href: "*start", href_matching: "regex" }
+    ]) {
+      const res = await send("POST", "/actions/", { name: `Bad ${JSON.stringify(step)}`, steps: [{}, step] })
+      expect(res.status, JSON.stringify(step)).toBe(400)
+      expect(res.json).toMatchObject({ type: "validation_error", attr: "steps" })
+      expect(res.json.detail).toContain("Step 2")
+    }
+    // The same text matched exactly is no pattern.
+    await make({ name: "Literal parenthesis", steps: [{ url: "/(unclosed", url_matching: "exact" }] })
+    const taken = await send("POST", "/actions/", { name: "Visited docs" })
+    expect(taken.status).toBe(400)
+    expect(taken.json.attr).toBe("name")
+    expect((await send("POST", "/actions/", { name: " " })).json.attr).toBe("name")
+    expect((await send("POST", "/actions/", { name: "x", steps: [{ url_matching: "glob" }] })).status).toBe(400)
+    expect(await names()).toEqual(made)
+  })
+
+  it("replaces steps, renames, and deletes softly", async () => {
+    const [docs] = (await send("GET", "/actions/?search=docs")).json.results
+    const changed = await send("PATCH", `/actions/${docs.id}/`, {
+      name: "Read docs",
+      steps: [{ event: "$pageview", url: "docs", url_matching: "contains" }]
+    })
+    expect(changed.status, changed.text).toBe(200)
+    expect(changed.json.steps).toEqual([{ ...EMPTY_STEP, event: "$pageview", url: "docs", url_matching: "contains" }])
+    expect(changed.json.name).toBe("Read docs")
+    // Its own name is not taken from itself; another's is.
+    expect((await send("PATCH", `/actions/${docs.id}/`, { name: "Read docs" })).status).toBe(200)
+    expect((await send("PATCH", `/actions/${docs.id}/`, { name: "Clicked buy" })).json.attr).toBe("name")
+    const bad = await send("PATCH", `/actions/${docs.id}/`, { steps: [{ url: "(", url_matching: "regex" }] })
+    expect(bad.json.attr).toBe("steps")
+    expect((await send("DELETE", `/actions/${docs.id}/`)).status).toBe(405)
+    expect((await send("PATCH", `/actions/${docs.id}/`, { deleted: true })).json.deleted).toBe(true)
+    expect((await send("GET", `/actions/${docs.id}/`)).status).toBe(404)
+    expect(await names()).not.toContain("Read docs")
+    // A deleted action's name is free again.
+    await make({ name: "Read docs" })
+    expect((await send("GET", "/actions/999999/")).status).toBe(404)
+  })
+
+  it("needs the action scopes", async () => {
+    const reader = await issueKey(zed, ["action:read"])
+    expect((await send("GET", "/actions/", undefined, reader)).status).toBe(200)
+    expect((await send("POST", "/actions/", { name: "No" }, reader)).status).toBe(403)
+    expect((await send("GET", "/actions/", undefined, await issueKey(zed, ["insight:read"]))).status).toBe(403)
+  })
+})
