@@ -91,7 +91,7 @@ describe("Zed's own reads", () => {
     runPlan: () => Effect.die("unused"),
     status: () => Effect.die("unused"),
     cancel: () => Effect.die("unused"),
-    propertyTypesChanged: () => Effect.die("unused")
+    definitionsChanged: () => Effect.die("unused")
   })
 
   it("a recordings list parses nothing", async () => {

@@ -1,10 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
-import { ADMIN_KEY, call, issueKey, PROJECT_KEY } from "../../core/test/support.js"
+import { uuidv7 } from "@zed/core/storage"
+import {
+  ADMIN_KEY,
+  call,
+  importEvents,
+  issueKey,
+  PROJECT_KEY,
+  postQuery,
+  zedqlRequest
+} from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // Actions through the API: steps kept as sent with PostHog's defaults filled in, unique names, lists
-// by name, soft deletion, and bad input (a regular expression that does not compile) refused.
+// by name, soft deletion, and bad input (a regular expression that does not compile) refused. On SQL
+// stores, `matchesAction` in ZedQL and an ActionsNode trends series count what the test counts
+// itself and what the same filter written by hand in ZedQL counts.
 
 const EMPTY_STEP = {
   event: null,
@@ -140,5 +151,108 @@ describe.each(["memory", "pglite", "postgres"])("%s actions", (name) => {
     expect((await send("GET", "/actions/", undefined, reader)).status).toBe(200)
     expect((await send("POST", "/actions/", { name: "No" }, reader)).status).toBe(403)
     expect((await send("GET", "/actions/", undefined, await issueKey(zed, ["insight:read"]))).status).toBe(403)
+  })
+
+  describe.skipIf(name === "memory")("matching events", () => {
+    const DAY = 86_400_000
+    const now = Date.now()
+    const sent = [
+      { event: "$pageview", url: "https://shop.test/pricing", daysAgo: 1 },
+      { event: "$pageview", url: "https://shop.test/pricing?plan=pro", daysAgo: 2 },
+      { event: "$pageview", url: "https://shop.test/docs/start", daysAgo: 2 },
+      { event: "$pageview", url: "https://shop.test/docs/Start", daysAgo: 3 },
+      { event: "$pageview", url: "https://shop.test/about", daysAgo: 3 },
+      { event: "$pageleave", url: "https://shop.test/pricing", daysAgo: 1 },
+      { event: "purchase", plan: "pro", daysAgo: 1 },
+      { event: "purchase", plan: "free", daysAgo: 4 },
+      { event: "purchase", plan: "pro", daysAgo: 40 }
+    ]
+    // The action, and the same conditions as the test reads them and as ZedQL written by hand.
+    const steps = [
+      { event: "$pageview", url: "/pricing" },
+      { event: "purchase", properties: [{ key: "plan", value: "pro", operator: "exact", type: "event" }] },
+      { url: "^https://shop[.]test/docs/[a-z]+$", url_matching: "regex" }
+    ]
+    const matches = (e: (typeof sent)[number]) =>
+      (e.event === "$pageview" && (e.url ?? "").includes("/pricing")) ||
+      (e.event === "purchase" && e.plan === "pro") ||
+      /^https:\/\/shop[.]test\/docs\/[a-z]+$/.test(e.url ?? "")
+    const BY_HAND =
+      "(event = '$pageview' AND properties.$current_url LIKE '%/pricing%') OR (event = 'purchase' AND properties.plan = 'pro') OR match(properties.$current_url, '^https://shop[.]test/docs/[a-z]+$')"
+    let id: number
+
+    const count = async (where: string) => {
+      const res = await postQuery(
+        zed,
+        1,
+        zedqlRequest(`SELECT count() FROM events WHERE ${where}`, { refresh: "force_blocking" })
+      )
+      expect(res.status, res.text).toBe(200)
+      return res.json.results[0][0]
+    }
+
+    beforeAll(async () => {
+      await importEvents(
+        zed,
+        PROJECT_KEY,
+        sent.map((e, i) => ({
+          event: e.event,
+          distinct_id: `user-${i}`,
+          uuid: uuidv7(),
+          timestamp: new Date(now - e.daysAgo * DAY).toISOString(),
+          properties: { ...(e.url === undefined ? {} : { $current_url: e.url }), ...(e.plan ? { plan: e.plan } : {}) }
+        }))
+      )
+      id = (await make({ name: "Interested", steps })).id
+    })
+
+    it("matchesAction counts the events the steps match, as the same filter written by hand", async () => {
+      const expected = sent.filter(matches).length
+      expect(expected).toBeGreaterThan(0)
+      expect(await count(`matchesAction(${id})`)).toBe(expected)
+      expect(await count(BY_HAND)).toBe(expected)
+      expect(await count(`NOT matchesAction(${id})`)).toBe(sent.length - expected)
+    })
+
+    it("counts an ActionsNode series in trends as ZedQL counts the filter by hand", async () => {
+      const insight = await send("POST", "/insights/", {
+        name: "Interest",
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "TrendsQuery",
+            series: [{ kind: "ActionsNode", id, name: "Interested" }],
+            dateRange: { date_from: "-7d" }
+          }
+        }
+      })
+      expect(insight.status, insight.text).toBe(201)
+      const res = await send("GET", `/insights/${insight.json.id}/?refresh=blocking`)
+      expect(res.status, res.text).toBe(200)
+      const [series] = res.json.result
+      const since = now - 7 * DAY
+      const inRange = sent.filter((e) => matches(e) && now - e.daysAgo * DAY >= since).length
+      expect(series.count).toBe(inRange)
+      expect(series.data.reduce((a: number, b: number) => a + b, 0)).toBe(inRange)
+      expect(await count(`(${BY_HAND}) AND timestamp >= now() - INTERVAL 7 DAY`)).toBe(inRange)
+      expect(series.action).toMatchObject({ id, type: "actions" })
+      expect(series.label).toBe("Interested")
+    })
+
+    it("follows a change of steps at once, and refuses what it cannot read", async () => {
+      await send("PATCH", `/actions/${id}/`, { steps: [{ event: "purchase" }] })
+      expect(await count(`matchesAction(${id})`)).toBe(sent.filter((e) => e.event === "purchase").length)
+      const clicked = (await make({ name: "Clicked buy text", steps: [{ event: "$autocapture", text: "Buy" }] })).id
+      const refused = await postQuery(
+        zed,
+        1,
+        zedqlRequest(`SELECT count() FROM events WHERE matchesAction(${clicked})`)
+      )
+      expect(refused.status).toBe(400)
+      expect(refused.json.detail).toContain("autocaptured element")
+      const unknown = await postQuery(zed, 1, zedqlRequest("SELECT count() FROM events WHERE matchesAction(999999)"))
+      expect(unknown.status).toBe(400)
+      expect(unknown.json.detail).toContain("no action 999999")
+    })
   })
 })

@@ -13,6 +13,8 @@ export class ActionStore extends Context.Tag("@zed/core/ActionStore")<
       projectId: number,
       query: { readonly search?: string | undefined; readonly limit: number; readonly offset: number }
     ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredAction> }, StorageError>
+    /** Every live action: what ZedQL's `matchesAction` reads. */
+    readonly all: (projectId: number) => Effect.Effect<ReadonlyArray<StoredAction>, StorageError>
     readonly get: (projectId: number, id: number) => Effect.Effect<Option.Option<StoredAction>, StorageError>
     /** The live action of this name, if any. */
     readonly named: (projectId: number, name: string) => Effect.Effect<Option.Option<StoredAction>, StorageError>

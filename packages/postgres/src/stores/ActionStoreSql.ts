@@ -28,6 +28,10 @@ export const ActionStoreSql = Layer.effect(
           ])
         ).pipe(Effect.map(([results, [count]]) => ({ count: count!.total, results })))
       },
+      all: (projectId) =>
+        orStorageError(
+          sql<StoredAction>`SELECT ${actions.columns} FROM actions WHERE project_id = ${projectId} AND NOT deleted`
+        ),
       get: (projectId, id) => one(sql`project_id = ${projectId} AND id = ${id}`),
       named: (projectId, name) => one(sql`project_id = ${projectId} AND name = ${name}`),
       create: (projectId, a) =>

@@ -4,6 +4,7 @@ import { UserBasic } from "../../domain/models.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { PropertyFilter } from "../../filters/property.js"
 import { compilePattern } from "../../flags/regex.js"
+import { QueryRunner } from "../../queries/runner.js"
 import { ActionStore, type StoredAction } from "../../services/ActionStore.js"
 import { PathId, Text } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -161,6 +162,7 @@ const create = environmentRoute({
         project.id,
         newAction({ ...body, steps, created_by: principal.user.id })
       )
+      yield* (yield* QueryRunner).definitionsChanged(project.id)
       return (yield* present([saved]))[0]!
     })
 })
@@ -196,6 +198,7 @@ const update = environmentRoute({
         (yield* ActionStore).update(project.id, params.id, { ...body, steps }),
         Option.match({ onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
       )
+      yield* (yield* QueryRunner).definitionsChanged(project.id)
       return (yield* present([saved]))[0]!
     })
 })

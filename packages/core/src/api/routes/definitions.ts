@@ -316,7 +316,7 @@ const updateProperty = environmentRoute({
         Option.match({ onNone: () => Effect.fail(notFound()), onSome: Effect.succeed })
       )
       if (property_type !== undefined && property_type !== current.propertyType)
-        yield* (yield* QueryRunner).propertyTypesChanged(project.id)
+        yield* (yield* QueryRunner).definitionsChanged(project.id)
       return presentProperty(saved, null)
     })
 })

@@ -19,6 +19,7 @@ export const makeMemoryActions = (journal: Journal) => {
         const selected = live(projectId).filter((a) => search === undefined || a.name.toLowerCase().includes(search))
         return { count: selected.length, results: selected.slice(q.offset, q.offset + q.limit).map(strip) }
       }),
+    all: (projectId) => Effect.sync(() => live(projectId).map(strip)),
     get: (projectId, id) => Effect.sync(() => Option.fromNullable(find(projectId, id)).pipe(Option.map(strip))),
     named: (projectId, name) =>
       Effect.sync(() => Option.fromNullable(live(projectId).find((a) => a.name === name)).pipe(Option.map(strip))),
