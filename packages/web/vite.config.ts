@@ -2,7 +2,33 @@ import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 import react from "@vitejs/plugin-react"
-import { defineConfig, type Plugin } from "vite"
+import { defineConfig, type Plugin, type Rollup } from "vite"
+
+// index.html's script (src/main.ts) is small and imports the app (src/app.tsx) dynamically, so that
+// it runs early; this lists the app's chunks in index.html too, so the browser fetches them at once
+// instead of once main.ts runs.
+const modulepreloadApp = (): Plugin => ({
+  name: "zed-modulepreload-app",
+  apply: "build",
+  transformIndexHtml: {
+    order: "post",
+    handler: (html, { bundle }) => {
+      const chunks = Object.values(bundle ?? {}).filter((file): file is Rollup.OutputChunk => file.type === "chunk")
+      const app = chunks.find((chunk) => chunk.facadeModuleId?.endsWith("/src/app.tsx"))
+      if (!app) throw new Error("the app's chunk (src/app.tsx) is missing from the build")
+      const files = new Set<string>()
+      const add = (fileName: string) => {
+        const chunk = chunks.find((candidate) => candidate.fileName === fileName)
+        if (files.has(fileName) || !chunk || chunk.isEntry) return
+        files.add(fileName)
+        for (const imported of chunk.imports) add(imported)
+      }
+      add(app.fileName)
+      const links = [...files].map((file) => `<link rel="modulepreload" crossorigin href="./${file}">`)
+      return html.replace("</head>", `  ${links.join("\n    ")}\n  </head>`)
+    }
+  }
+})
 
 // Every text file of the build also as `.gz` and `.br`, made once here at their strongest, so that
 // the handler only picks one by `Accept-Encoding` and never compresses per request.
@@ -27,7 +53,7 @@ const precompress = (): Plugin => ({
 export default defineConfig({
   // Relative asset URLs: the handler adds `<base href>` to index.html for wherever the app is mounted.
   base: "./",
-  plugins: [react(), precompress()],
+  plugins: [react(), modulepreloadApp(), precompress()],
   build: {
     outDir: "dist",
     emptyOutDir: true,

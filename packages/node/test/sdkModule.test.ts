@@ -178,8 +178,10 @@ describe("posthog-js from npm (module build) in Chromium against Zed", () => {
       })
       await tab.evaluate((key) => (window as any).posthog.updateEarlyAccessFeatureEnrollment(key, true), flagKey)
 
-      // Clicks for the heatmap, and an error nobody catches.
+      // Clicks for the heatmap, and an error nobody catches, once exception autocapture (loaded from
+      // Zed after remote config) has wrapped window.onerror: an error before that is not captured.
       for (let i = 0; i < 3; i++) await tab.click("#buy")
+      await tab.waitForFunction(() => typeof window.onerror === "function", undefined, { timeout: 20_000 })
       await tab.evaluate(() =>
         setTimeout(() => {
           throw new Error("Zed test error")

@@ -1,8 +1,10 @@
-import { existsSync } from "node:fs"
+import { existsSync, renameSync, rmdirSync, rmSync } from "node:fs"
+import { cp } from "node:fs/promises"
 import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
+import { TEMPLATE } from "./pgliteTemplatePath.js"
 
 /**
  * PGlite on a thread of its own. PGlite runs Postgres synchronously on the thread that calls it and
@@ -140,12 +142,22 @@ const spawn = (dataDir: string, onCrash: () => void) => {
 type Instance = ReturnType<typeof spawn>
 
 /**
- * Creates the database in a fresh directory on a thread of its own, ended once it is done: initdb
- * grows the WebAssembly heap by hundreds of megabytes that PGlite never gives back, and only the
- * thread's end returns them.
+ * Creates the database in a fresh directory: a copy of the template the build made, renamed into
+ * place once whole. Without a template (a build that did not make one), initdb runs on a thread of
+ * its own, ended once it is done: initdb grows the WebAssembly heap by hundreds of megabytes that
+ * PGlite never gives back, and only the thread's end returns them.
  */
 const initialize = async (dataDir: string) => {
   if (existsSync(join(dataDir, "PG_VERSION"))) return
+  if (existsSync(TEMPLATE)) {
+    const copying = `${dataDir}.copying-${process.pid}`
+    rmSync(copying, { recursive: true, force: true })
+    await cp(TEMPLATE, copying, { recursive: true })
+    // An empty directory gives way; one holding anything else is not the store's, and stays.
+    if (existsSync(dataDir)) rmdirSync(dataDir)
+    renameSync(copying, dataDir)
+    return
+  }
   const instance = spawn(dataDir, () => {})
   try {
     await instance.ready

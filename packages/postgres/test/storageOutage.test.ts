@@ -227,7 +227,7 @@ describe("PGlite whose one session a long statement holds", () => {
       expect(await readiness(200, pglite)).toEqual({ status: "ready" })
       // A few seconds of work for the one session; meanwhile even a small write waits for it.
       const slow =
-        "SELECT count() FROM (SELECT arrayJoin(range(12000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(12000)) AS b) AS y"
+        "SELECT count() FROM (SELECT arrayJoin(range(6000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(6000)) AS b) AS y"
       const query = send(
         "/api/projects/1/query/",
         {

@@ -54,6 +54,10 @@ export const api = async <T = unknown>(path: string, options: CallOptions = {}):
   return json as T
 }
 
+/** A session's recording where it lives until the app has a player: its resource in the recordings API. */
+export const recordingUrl = (project: string, session: string) =>
+  `${apiRoot}/api/projects/${project}/session_recordings/${encodeURIComponent(session)}/`
+
 /** `path` with its query string, leaving out empty values. */
 export const withQuery = (path: string, query: Record<string, string | number | undefined>) => {
   const params = new URLSearchParams()

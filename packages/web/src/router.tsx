@@ -7,7 +7,8 @@ import {
   redirect
 } from "@tanstack/react-router"
 import { ApiError, appRoot } from "./api.js"
-import { eventsPath, pathQuery, personsPath } from "./queries.js"
+import { type PageModule, pages } from "./pages.js"
+import { pathQuery } from "./queries.js"
 import { meQuery, queryClient } from "./queryClient.js"
 import { Shell } from "./Shell.js"
 
@@ -57,42 +58,29 @@ const projectRoute = createRoute({
   component: Shell
 })
 
-/** A page whose code loads on first open; `prefetch` starts its first API call meanwhile. */
-const page = <const P extends string>(
-  path: P,
-  load: () => Promise<Record<string, unknown>>,
-  name: string,
-  prefetch?: (id: string) => string
-) =>
-  createRoute({
+/** A page whose code loads on first open (see pages.ts); its loader starts its first API call meanwhile. */
+const page = <const P extends keyof typeof pages>(path: P) => {
+  const { load, component, firstCall }: PageModule = pages[path]
+  return createRoute({
     getParentRoute: () => projectRoute,
     path,
     loader: ({ params }) => {
-      if (prefetch) void queryClient.prefetchQuery(pathQuery(prefetch((params as { id: string }).id)))
+      if (firstCall) void queryClient.prefetchQuery(pathQuery(firstCall((params as { id: string }).id)))
     },
-    component: lazyRouteComponent(load as never, name as never)
+    component: lazyRouteComponent(load as never, component as never)
   })
+}
 
 const routeTree = rootRoute.addChildren([
   loginRoute,
   signupRoute,
   indexRoute,
   projectRoute.addChildren([
-    page("/sql", () => import("./pages/Sql.js"), "SqlPage"),
-    page(
-      "/activity/explore",
-      () => import("./pages/Events.js"),
-      "EventsPage",
-      (id) => eventsPath(id)
-    ),
-    page(
-      "/persons",
-      () => import("./pages/Persons.js"),
-      "PersonsPage",
-      (id) => personsPath(id)
-    ),
-    page("/person/$distinctId", () => import("./pages/Person.js"), "PersonPage"),
-    page("/settings", () => import("./pages/Settings.js"), "SettingsPage")
+    page("/sql"),
+    page("/activity/explore"),
+    page("/persons"),
+    page("/person/$distinctId"),
+    page("/settings")
   ])
 ])
 

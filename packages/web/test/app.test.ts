@@ -2,7 +2,16 @@ import { readFile } from "node:fs/promises"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import {
+  ADMIN,
+  axeViolations,
+  captureData,
+  type Harness,
+  PROJECT_KEY,
+  SESSIONS,
+  screenshot,
+  startHarness
+} from "./harness.js"
 
 // The app in Chromium against a real Zed: what a person does with it, page by page. Sign-in uses
 // the accounts API (POST /api/login, session cookie, CSRF token).
@@ -10,6 +19,9 @@ import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screensho
 let h: Harness
 let context: BrowserContext
 let page: Page
+
+/** The member the invitation test signs up. */
+const MEMBER = { email: "bea@zed.test", password: "a long enough password" }
 
 const RUNAWAY =
   "SELECT count() FROM (SELECT arrayJoin(range(1000000)) AS a) AS x CROSS JOIN (SELECT arrayJoin(range(1000000)) AS b) AS y"
@@ -24,6 +36,9 @@ afterAll(async () => {
   await context?.close()
   await h?.close()
 })
+
+/** 250 rows, more than one page of Zed's (100 when a query has no LIMIT). */
+const DOUBLES = "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number"
 
 const path = (url: string) => new URL(url).pathname
 
@@ -52,12 +67,18 @@ describe("the web app's sign-in page", () => {
     await fresh.close()
   })
 
-  it("sends a signed-out visitor to /login, remembering where they were going", async () => {
+  it("sends a signed-out visitor to /login, and once signed in to the page they were going to", async () => {
     const fresh = await h.browser.newContext()
     const visitor = await fresh.newPage()
     await visitor.goto(`${h.root}/project/1/persons`)
     await visitor.waitForURL(/\/login/)
     expect(new URL(visitor.url()).searchParams.get("next")).toBe("/project/1/persons")
+    // Signed in, the page has its data: the list asked for early while signed out (refused) is asked again.
+    await visitor.getByLabel("E-mail").fill(ADMIN.email)
+    await visitor.getByLabel("Password").fill(ADMIN.password)
+    await visitor.getByRole("button", { name: "Sign in" }).click()
+    await visitor.waitForURL(/\/project\/1\/persons$/)
+    await visitor.getByRole("link", { name: "grace@example.com" }).waitFor()
     await fresh.close()
   })
 
@@ -108,7 +129,7 @@ describe("signed in", () => {
     )
   })
 
-  it("SQL editor: completes property names, downloads CSV, saves an insight, pages long results", async () => {
+  it("SQL editor: completes property names, loads long results page by page, downloads CSV, saves an insight", async () => {
     await page.goto(`${h.root}/project/1/sql`)
     await page.locator(".cm-content").click()
     await page.keyboard.press("ControlOrMeta+a")
@@ -122,33 +143,35 @@ describe("signed in", () => {
     await page.locator(".cm-tooltip-autocomplete").getByText("plan", { exact: true }).waitFor()
     await page.keyboard.press("Escape")
     await page.keyboard.press("ControlOrMeta+a")
-    await page.keyboard.insertText(
-      "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number LIMIT 250"
-    )
+    await page.keyboard.insertText(DOUBLES)
     await page.keyboard.press("Control+Enter")
-    await expect(page.getByRole("status").filter({ hasText: "rows" }).textContent()).resolves.toContain("250 rows")
-    await page.getByText("Page 1 of 3").waitFor()
-    await page.getByRole("button", { name: "Next" }).click()
-    await page
-      .getByRole("table", { name: "Query results" })
-      .getByRole("cell", { name: "100", exact: true })
-      .first()
-      .waitFor()
+    // No LIMIT: Zed answers 100 rows at a time; scrolling to the end fetches the next, "Load more" the one after.
+    const status = page.getByRole("status").filter({ hasText: "rows" })
+    await expect(status.textContent()).resolves.toBe("100 rows, more as you scroll")
+    const table = page.getByRole("table", { name: "Query results" })
+    await table.evaluate((element) => element.scrollTo(0, element.scrollHeight))
+    await expect.poll(() => status.textContent()).toBe("200 rows, more as you scroll")
+    await page.getByRole("button", { name: "Load more" }).click()
+    await expect.poll(() => status.textContent()).toBe("250 rows")
+    expect(await page.getByRole("button", { name: "Load more" }).count()).toBe(0)
+    await table.evaluate((element) => element.scrollTo(0, element.scrollHeight))
+    const lastRow = table.getByRole("row").last()
+    await expect.poll(() => lastRow.getAttribute("aria-rowindex")).toBe("251")
+    expect((await lastRow.innerText()).split(/\s+/)).toEqual(["249", "498"])
     const [download] = await Promise.all([
       page.waitForEvent("download"),
       page.getByRole("button", { name: "Download CSV" }).click()
     ])
     const csv = await readFile((await download.path())!, "utf8")
-    expect(csv.split("\r\n").slice(0, 3)).toEqual(["number,double", "0,0", "1,2"])
+    // Every row loaded, in order.
+    expect(csv).toBe(["number,double", ...Array.from({ length: 250 }, (_, a) => `${a},${a * 2}`), ""].join("\r\n"))
     page.once("dialog", (dialog) => void dialog.accept("Doubles"))
     await page.getByRole("button", { name: "Save as insight" }).click()
     await page.getByText(/Saved as insight/).waitFor()
     const insights = await h.json("/api/projects/1/insights/?limit=100")
     expect(insights.results.find((insight: { name: string }) => insight.name === "Doubles")?.query).toMatchObject({
       kind: "DataVisualizationNode",
-      source: {
-        query: "SELECT a AS number, a * 2 AS double FROM (SELECT arrayJoin(range(250)) AS a) ORDER BY number LIMIT 250"
-      }
+      source: { query: DOUBLES }
     })
   })
 
@@ -173,7 +196,7 @@ describe("signed in", () => {
     await expect(page.getByRole("alert").textContent()).resolves.toBe("Query cancelled.")
   })
 
-  it("events explorer: the latest events, filtered by name and property, expandable, linked to the person", async () => {
+  it("events explorer: the latest events, filtered by name and property, expandable, linked to person and session", async () => {
     await page.goto(`${h.root}/project/1/activity/explore`)
     const events = page.getByRole("list", { name: "Events" })
     await events.getByText("signed up", { exact: true }).waitFor()
@@ -185,6 +208,13 @@ describe("signed in", () => {
     await expect.poll(() => events.locator("li").count()).toBe(1)
     await events.getByRole("button", { name: "$pageview" }).click()
     expect(await events.locator("pre").textContent()).toContain('"$pathname": "/docs"')
+    // The session: a short reference to read, the whole id on hover (and as the link's description), linked to
+    // its recording.
+    const session = events.getByRole("link", { name: `Session ${SESSIONS.ada.slice(0, 4)}…${SESSIONS.ada.slice(-6)}` })
+    expect(await session.getAttribute("title")).toBe(`Recording of session ${SESSIONS.ada}`)
+    expect(new URL((await session.getAttribute("href"))!, page.url()).pathname).toBe(
+      `/api/projects/1/session_recordings/${SESSIONS.ada}/`
+    )
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "events")
     await events.getByRole("link", { name: "ada" }).click()
@@ -209,6 +239,15 @@ describe("signed in", () => {
   it("persons: searches, opens a person with properties, distinct ids and events", async () => {
     await page.goto(`${h.root}/project/1/persons`)
     await page.getByRole("link", { name: "grace@example.com" }).waitFor()
+    // The list was asked for before the app's code loaded (main.ts's preload, not the page's fetch),
+    // and only once: the page took that answer.
+    const listCalls = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .filter((entry) => new URL(entry.name).pathname === "/api/projects/1/persons/")
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType)
+    )
+    expect(listCalls).toEqual(["link"])
     await page.getByLabel("Search").fill("ada")
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
     expect(await axeViolations(page)).toEqual([])
@@ -266,27 +305,76 @@ describe("signed in", () => {
   it("settings: an invitation link signs a new member up", async () => {
     await page.goto(`${h.root}/project/1/settings`)
     const members = page.getByRole("region", { name: "Members" })
-    await members.getByLabel("E-mail").fill("bea@zed.test")
+    await members.getByLabel("E-mail").fill(MEMBER.email)
     await members.getByRole("button", { name: "Invite" }).click()
-    const link = (await members
-      .getByRole("listitem")
-      .filter({ hasText: "bea@zed.test" })
-      .locator("code")
-      .textContent())!
+    const link = (await members.getByRole("listitem").filter({ hasText: MEMBER.email }).locator("code").textContent())!
     expect(link).toMatch(new RegExp(`^${h.root}/signup/`))
     const fresh = await h.browser.newContext()
     const invitee = await fresh.newPage()
     await invitee.goto(link)
-    await invitee.getByText("Signing up as bea@zed.test").waitFor()
+    await invitee.getByText(`Signing up as ${MEMBER.email}`).waitFor()
     expect(await axeViolations(invitee)).toEqual([])
     await invitee.getByLabel("First name").fill("Bea")
-    await invitee.getByLabel("Password").fill("a long enough password")
+    await invitee.getByLabel("Password").fill(MEMBER.password)
     await invitee.getByRole("button", { name: "Create account" }).click()
     await invitee.waitForURL(/\/project\/1\/sql$/)
-    await invitee.getByRole("button", { name: "bea@zed.test" }).waitFor()
+    await invitee.getByRole("button", { name: MEMBER.email }).waitFor()
     await fresh.close()
     await page.reload()
-    await members.getByRole("cell", { name: "bea@zed.test", exact: true }).waitFor()
+    await members.getByRole("cell", { name: MEMBER.email, exact: true }).waitFor()
+  })
+
+  it("a request with the session cookie but without the CSRF token changes nothing", async () => {
+    await page.goto(`${h.root}/project/1/settings`)
+    await page.locator("pre.snippet").waitFor()
+    const before = await h.json("/api/projects/1/")
+    // What a forged request can do: send the cookie, but not read it to repeat the token in a header.
+    const rename = (withToken: boolean) =>
+      page.evaluate(async (withToken) => {
+        const token = decodeURIComponent(/zed_csrftoken=([^;]*)/.exec(document.cookie)![1]!)
+        const response = await fetch("/api/projects/1/", {
+          method: "PATCH",
+          credentials: "same-origin",
+          headers: { "content-type": "application/json", ...(withToken ? { "x-csrftoken": token } : {}) },
+          body: JSON.stringify({ name: "Forged", anonymize_ips: true })
+        })
+        return response.status
+      }, withToken)
+    expect(await rename(false)).toBe(403)
+    expect(await h.json("/api/projects/1/")).toEqual(before)
+    // The same request with the token passes: the cookie is a valid session, only the token was missing.
+    expect(await rename(true)).toBe(200)
+    expect(await h.json("/api/projects/1/")).toMatchObject({ name: "Forged", anonymize_ips: true })
+    await h.json("/api/projects/1/", {
+      method: "PATCH",
+      body: JSON.stringify({ name: before.name, anonymize_ips: before.anonymize_ips })
+    })
+  })
+
+  it("a member without rights gets 403: the settings page says so and nothing changes", async () => {
+    const fresh = await h.browser.newContext()
+    const member = await fresh.newPage()
+    await signIn(member, `${h.root}/project/1/settings`, MEMBER)
+    const before = await h.json("/api/projects/1/")
+    const invitesBefore = await h.json("/api/organizations/@current/invites/")
+    const key = member.getByRole("region", { name: "Project API key" })
+    await expect(key.getByTestId("api-token").textContent()).resolves.toBe(before.api_token)
+    member.once("dialog", (dialog) => void dialog.accept())
+    await key.getByRole("button", { name: "Reset key" }).click()
+    await expect(key.getByRole("alert").textContent()).resolves.toBe(
+      "You must be an organization admin or owner to do this."
+    )
+    const members = member.getByRole("region", { name: "Members" })
+    await members.getByLabel("E-mail").fill("eve@zed.test")
+    await members.getByRole("button", { name: "Invite" }).click()
+    await expect(members.getByRole("alert").textContent()).resolves.toBe(
+      "You must be an organization admin or owner to do this."
+    )
+    expect(await axeViolations(member)).toEqual([])
+    expect((await h.json("/api/projects/1/")).api_token).toBe(before.api_token)
+    expect(await h.json("/api/organizations/@current/invites/")).toEqual(invitesBefore)
+    expect(await key.getByTestId("api-token").textContent()).toBe(before.api_token)
+    await fresh.close()
   })
 
   it("persons: deletes a person with their events", async () => {

@@ -16,6 +16,8 @@ import { launchChromium, listen, zedApi } from "../../node/test/browser.js"
 export const ADMIN = { email: "admin@zed.test", password: "correct horse battery staple" }
 export const PERSONAL_KEY = "phx_web_app_test_personal_key_0001"
 export const PROJECT_KEY = "phc_web_app_test_project_key_00001"
+/** Session ids as posthog-js makes them (UUIDv7). */
+export const SESSIONS = { ada: "019ac1f2-7a3b-7c4d-8e5f-a1b2c3d4e5f6", grace: "019ac1f2-9d8e-7f60-9a1b-c2d3e4f5a6b7" }
 
 const modules = new URL("../../../node_modules/", import.meta.url)
 const AXE = readFileSync(new URL("axe-core/axe.min.js", modules), "utf8")
@@ -80,7 +82,7 @@ export const captureData = async (root: string) => {
       properties: {
         $current_url: `https://shop.test${path}`,
         $pathname: path,
-        $session_id: `session-${who}`,
+        $session_id: SESSIONS[who],
         $browser: "Chrome"
       }
     })

@@ -1,6 +1,10 @@
 import { Link, useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import type { ZedEvent } from "../api.js"
+import { recordingUrl, type ZedEvent } from "../api.js"
+
+/** An id short enough to scan in a list: whole when short, else its first and last characters (a UUIDv7's
+ * first ones are its start time, shared by sessions begun in the same minute; its last ones are random). */
+const shortId = (id: string) => (id.length <= 13 ? id : `${id.slice(0, 4)}…${id.slice(-6)}`)
 
 const EventRow = ({ event }: { readonly event: ZedEvent }) => {
   const { id } = useParams({ from: "/project/$id" })
@@ -17,8 +21,8 @@ const EventRow = ({ event }: { readonly event: ZedEvent }) => {
           {event.distinct_id}
         </Link>
         {typeof session === "string" && (
-          <a href={`project/${id}/replay/${encodeURIComponent(session)}`} className="muted">
-            session {session.slice(0, 8)}
+          <a href={recordingUrl(id, session)} className="muted" title={`Recording of session ${session}`}>
+            Session {shortId(session)}
           </a>
         )}
       </div>

@@ -1,5 +1,5 @@
 import { useVirtualizer } from "@tanstack/react-virtual"
-import { useRef } from "react"
+import { useEffect, useRef } from "react"
 
 export const cellText = (value: unknown) =>
   value === null || value === undefined ? "" : typeof value === "object" ? JSON.stringify(value) : String(value)
@@ -13,8 +13,9 @@ export interface ResultData {
   readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
 }
 
-/** Rows drawn only where the viewport is, so 50 000 results scroll as smoothly as 50. */
-export const ResultTable = ({ columns, types, rows }: ResultData) => {
+/** Rows drawn only where the viewport is, so 50 000 results scroll as smoothly as 50. `onEnd`: the last
+ * rows are in view (time to fetch more). */
+export const ResultTable = ({ columns, types, rows, onEnd }: ResultData & { readonly onEnd?: () => void }) => {
   const scroller = useRef<HTMLDivElement>(null)
   const virtual = useVirtualizer({
     count: rows.length,
@@ -22,6 +23,14 @@ export const ResultTable = ({ columns, types, rows }: ResultData) => {
     estimateSize: () => ROW,
     overscan: 20
   })
+  const lastDrawn = virtual.getVirtualItems().at(-1)?.index ?? -1
+  const atEnd = rows.length > 0 && lastDrawn >= rows.length - 1
+  const endHandler = useRef(onEnd)
+  endHandler.current = onEnd
+  // Once per arrival at the end (and again when rows were added and it is still in view).
+  useEffect(() => {
+    if (atEnd) endHandler.current?.()
+  }, [atEnd, rows.length])
   const template = `repeat(${columns.length}, minmax(8rem, 1fr))`
   return (
     <div

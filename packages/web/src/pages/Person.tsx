@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { useNavigate, useParams } from "@tanstack/react-router"
 import { useState } from "react"
-import { api, type Paginated, type Person, withQuery, type ZedEvent } from "../api.js"
+import { api, type Paginated, type Person, recordingUrl, withQuery, type ZedEvent } from "../api.js"
 import { cellText } from "../components/ResultTable.js"
 import { EventList } from "../components/EventList.js"
 import { personLabel } from "./Persons.js"
@@ -72,7 +72,7 @@ export const PersonPage = () => {
           <ul>
             {(recordings.data?.results ?? []).map((recording) => (
               <li key={recording.id}>
-                <a href={`project/${id}/replay/${encodeURIComponent(recording.id)}`}>
+                <a href={recordingUrl(id, recording.id)}>
                   {new Date(recording.start_time).toLocaleString()} ({Math.round(recording.recording_duration)} s)
                 </a>
               </li>

@@ -3,7 +3,8 @@ import { useState } from "react"
 import type { Person } from "../api.js"
 import { Field, Filters } from "../components/Field.js"
 import { ErrorAlert, Page } from "../components/Page.js"
-import { personsPath, useList } from "../queries.js"
+import { personsPath } from "../pages.js"
+import { useList } from "../queries.js"
 
 export const personLabel = (person: Person) =>
   String(person.properties["email"] ?? person.properties["name"] ?? person.distinct_ids[0] ?? person.uuid)

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react"
 import { ApiError, api, type Paginated } from "../api.js"
+import { ErrorAlert } from "../components/Page.js"
 import { ResultTable, toCsv } from "../components/ResultTable.js"
 import { lineAndColumn, setEditorText, ZedQLEditor } from "../components/ZedQLEditor.js"
 
@@ -11,11 +12,20 @@ interface QueryResult {
   readonly results: ReadonlyArray<ReadonlyArray<unknown>>
   readonly columns: ReadonlyArray<string>
   readonly types: ReadonlyArray<readonly [string, string]>
+  /** Only for a query without a LIMIT, which Zed pages: `limit` rows from `offset`, and whether more follow. */
   readonly hasMore?: boolean
+  readonly limit?: number
+  readonly offset?: number
 }
 
+/** The query asking for its rows from `offset` on: its own trailing OFFSET replaced, or one added. */
+const fromOffset = (query: string, offset: number) =>
+  `${query
+    .replace(/;\s*$/, "")
+    .replace(/\bOFFSET\s+\d+\s*$/i, "")
+    .trimEnd()}\nOFFSET ${offset}`
+
 const HISTORY = "zed.sql.history"
-const PAGE = 100
 
 const readHistory = (): Array<string> => {
   try {
@@ -55,7 +65,12 @@ export const SqlPage = () => {
   )
   const [history, setHistory] = useState(readHistory)
   const [view, setView] = useState<"table" | "chart">("table")
-  const [page, setPage] = useState(0)
+  // Pages fetched after the first, for the run they belong to (a new run starts over).
+  const [later, setLater] = useState<{ readonly run: number; readonly pages: ReadonlyArray<QueryResult> }>({
+    run: 0,
+    pages: []
+  })
+  const runs = useRef(0)
   const running = useRef<string>(undefined)
   const editorHost = useRef<HTMLDivElement>(null)
   const propertyNames = usePropertyNames(id)
@@ -65,7 +80,8 @@ export const SqlPage = () => {
       const clientQueryId = crypto.randomUUID()
       running.current = clientQueryId
       setHistory(remember(query))
-      setPage(0)
+      runs.current += 1
+      more.reset()
       return api<QueryResult>(`/api/projects/${id}/query/`, {
         method: "POST",
         body: { query: { kind: "HogQLQuery", query }, client_query_id: clientQueryId, refresh: "force_blocking" }
@@ -107,13 +123,35 @@ export const SqlPage = () => {
   )
   const result = run.data
   const types = result?.types.map(([, type]) => type) ?? []
-  const rows = result?.results.slice(page * PAGE, (page + 1) * PAGE) ?? []
-  const pages = result ? Math.max(1, Math.ceil(result.results.length / PAGE)) : 0
+  const pages = useMemo(
+    () => (result ? [result, ...(later.run === runs.current ? later.pages : [])] : []),
+    [result, later]
+  )
+  const rows = useMemo(() => pages.flatMap((page) => page.results), [pages])
+  const last = pages.at(-1)
+  // Zed answers a query without a LIMIT a page at a time: the next one is the same query from a later OFFSET.
+  const more = useMutation({
+    mutationFn: ({ page }: { readonly run: number; readonly page: QueryResult }) =>
+      api<QueryResult>(`/api/projects/${id}/query/`, {
+        method: "POST",
+        body: {
+          query: { kind: "HogQLQuery", query: fromOffset(run.variables!, page.offset! + page.limit!) },
+          refresh: "force_blocking"
+        }
+      }),
+    onSuccess: (page, { run: of }) =>
+      setLater((now) =>
+        of === runs.current ? { run: of, pages: now.run === of ? [...now.pages, page] : [page] } : now
+      )
+  })
+  const loadMore = () => {
+    if (last?.hasMore && !more.isPending) more.mutate({ run: runs.current, page: last })
+  }
 
   const download = () => {
     if (!result) return
     const link = document.createElement("a")
-    link.href = URL.createObjectURL(new Blob([toCsv(result.columns, result.results)], { type: "text/csv" }))
+    link.href = URL.createObjectURL(new Blob([toCsv(result.columns, rows)], { type: "text/csv" }))
     link.download = "query.csv"
     link.click()
     URL.revokeObjectURL(link.href)
@@ -176,29 +214,24 @@ export const SqlPage = () => {
                   </button>
                 </div>
                 <span className="muted" role="status">
-                  {result.results.length} rows{result.hasMore ? " (more in the database: add a LIMIT)" : ""}
+                  {rows.length} rows{last?.hasMore ? ", more as you scroll" : ""}
                 </span>
               </div>
               {view === "table" ? (
                 <>
-                  <ResultTable columns={result.columns} types={types} rows={rows} />
-                  {pages > 1 && (
+                  <ResultTable columns={result.columns} types={types} rows={rows} onEnd={loadMore} />
+                  {last?.hasMore && (
                     <div className="toolbar">
-                      <button type="button" disabled={page === 0} onClick={() => setPage(page - 1)}>
-                        Previous
-                      </button>
-                      <span>
-                        Page {page + 1} of {pages}
-                      </span>
-                      <button type="button" disabled={page + 1 >= pages} onClick={() => setPage(page + 1)}>
-                        Next
+                      <button type="button" onClick={loadMore} disabled={more.isPending}>
+                        {more.isPending ? "Loading…" : "Load more"}
                       </button>
                     </div>
                   )}
+                  <ErrorAlert error={more.error} />
                 </>
               ) : (
                 <Suspense fallback={<p>Loading chart…</p>}>
-                  <Chart columns={result.columns} types={types} rows={result.results} />
+                  <Chart columns={result.columns} types={types} rows={rows} />
                 </Suspense>
               )}
             </>

@@ -5,7 +5,8 @@ import { createRoot } from "react-dom/client"
 import { queryClient } from "./queryClient.js"
 import { router } from "./router.js"
 import { applyTheme, storedTheme } from "./theme.js"
-import "./styles.css"
+
+// The app itself, loaded by main.ts once the page's own code and data are on their way.
 
 applyTheme(storedTheme())
 

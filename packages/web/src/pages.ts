@@ -1,0 +1,58 @@
+import { withQuery } from "./api.js"
+
+// The app's pages below `/project/:id`: where each one's code is, and the API call a page with data
+// makes first. The router loads them from here, and so does main.ts, which starts both before the
+// app's own code has loaded.
+
+/** `key=value` as one exact property filter of `type`; anything else filters nothing. */
+const propertyFilter = (text: string, type: "event" | "person") => {
+  const at = text.indexOf("=")
+  if (at <= 0) return undefined
+  return JSON.stringify([{ key: text.slice(0, at).trim(), value: text.slice(at + 1).trim(), operator: "exact", type }])
+}
+
+export const personsPath = (id: string, search = "", property = "") =>
+  withQuery(`/api/projects/${id}/persons/`, { limit: 100, search, properties: propertyFilter(property, "person") })
+
+export const eventsPath = (id: string, event = "", property = "", person = "") =>
+  withQuery(`/api/projects/${id}/events/`, {
+    limit: 100,
+    event,
+    distinct_id: person,
+    properties: propertyFilter(property, "event")
+  })
+
+export interface PageModule {
+  /** The page's chunk, fetched when the page is first opened. */
+  readonly load: () => Promise<Record<string, unknown>>
+  /** The exported component in it. */
+  readonly component: string
+  /** The page's first API call (its path), for the project `id`. */
+  readonly firstCall?: (id: string) => string
+}
+
+export const pages = {
+  "/sql": { load: () => import("./pages/Sql.js"), component: "SqlPage" },
+  "/activity/explore": {
+    load: () => import("./pages/Events.js"),
+    component: "EventsPage",
+    firstCall: (id) => eventsPath(id)
+  },
+  "/persons": {
+    load: () => import("./pages/Persons.js"),
+    component: "PersonsPage",
+    firstCall: (id) => personsPath(id)
+  },
+  "/person/$distinctId": { load: () => import("./pages/Person.js"), component: "PersonPage" },
+  "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
+} as const satisfies Record<string, PageModule>
+
+/** The page at `path` (below the app's root) and its project, if it is one of these. */
+export const pageAt = (path: string): { readonly page: PageModule; readonly id: string } | undefined => {
+  const match = /^\/project\/([^/]+)(\/[^/]+(?:\/[^/]+)?)\/?$/.exec(path)
+  if (!match) return undefined
+  const [, id, rest] = match
+  const key = rest!.startsWith("/person/") ? "/person/$distinctId" : rest!
+  const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
+  return page && { page, id: decodeURIComponent(id!) }
+}
