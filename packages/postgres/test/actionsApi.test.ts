@@ -242,17 +242,68 @@ describe.each(["memory", "pglite", "postgres"])("%s actions", (name) => {
     it("follows a change of steps at once, and refuses what it cannot read", async () => {
       await send("PATCH", `/actions/${id}/`, { steps: [{ event: "purchase" }] })
       expect(await count(`matchesAction(${id})`)).toBe(sent.filter((e) => e.event === "purchase").length)
-      const clicked = (await make({ name: "Clicked buy text", steps: [{ event: "$autocapture", text: "Buy" }] })).id
+      const clicked = (
+        await make({
+          name: "Clicked buy text",
+          steps: [{ event: "$autocapture", text: "Bu+y", text_matching: "regex" }]
+        })
+      ).id
       const refused = await postQuery(
         zed,
         1,
         zedqlRequest(`SELECT count() FROM events WHERE matchesAction(${clicked})`)
       )
       expect(refused.status).toBe(400)
-      expect(refused.json.detail).toContain("autocaptured element")
+      expect(refused.json.detail).toContain("regular expression on the element's text")
       const unknown = await postQuery(zed, 1, zedqlRequest("SELECT count() FROM events WHERE matchesAction(999999)"))
       expect(unknown.status).toBe(400)
       expect(unknown.json.detail).toContain("no action 999999")
+    })
+
+    it("reads the autocaptured element's text, link and tag from the elements chain", async () => {
+      const chains = [
+        'button.cta:attr__class="cta"nth-child="1"nth-of-type="1"text="Sign up";div.container:nth-child="2"',
+        'a.nav:attr__class="nav"attr__href="/signup?ref=nav"href="/signup?ref=nav"nth-child="1"text="Join";nav:nth-child="1"',
+        'a:href="/pricing"nth-child="1"text="Sign up now";div:nth-child="1"',
+        'span:nth-child="1"text="Say \\"hi\\"";button.x:nth-child="1"',
+        'buttonish:nth-child="1"text="x"'
+      ]
+      await importEvents(
+        zed,
+        PROJECT_KEY,
+        chains.map((chain, i) => ({
+          event: "$autocapture",
+          distinct_id: `clicker-${i}`,
+          uuid: uuidv7(),
+          timestamp: new Date(now - DAY).toISOString(),
+          properties: { $elements_chain: chain }
+        }))
+      )
+      // The chain as the test reads it: each element's tag and its text and href, unescaped.
+      const elements = (chain: string) =>
+        chain.split(";").map((element) => ({
+          tag: /^[^.:]*/.exec(element)![0],
+          attributes: Object.fromEntries(
+            [...element.matchAll(/(?:^|[:"])(text|href)="((?:[^"\\]|\\.)*)"/g)].map((m) => [
+              m[1],
+              m[2]!.replaceAll('\\"', '"')
+            ])
+          ) as { text?: string; href?: string }
+        }))
+      const cases: Array<[Record<string, unknown>, (e: ReturnType<typeof elements>[number]) => boolean]> = [
+        [{ text: "Sign up" }, (e) => e.attributes.text === "Sign up"],
+        [{ text: "Sign up", text_matching: "contains" }, (e) => e.attributes.text?.includes("Sign up") === true],
+        [{ href: "/signup", href_matching: "contains" }, (e) => e.attributes.href?.includes("/signup") === true],
+        [{ href: "/pricing" }, (e) => e.attributes.href === "/pricing"],
+        [{ tag_name: "button" }, (e) => e.tag === "button"],
+        [{ text: 'Say "hi"' }, (e) => e.attributes.text === 'Say "hi"']
+      ]
+      for (const [i, [step, holds]] of cases.entries()) {
+        const action = (await make({ name: `Element ${i}`, steps: [{ event: "$autocapture", ...step }] })).id
+        const expected = chains.filter((chain) => elements(chain).some(holds)).length
+        expect(expected, JSON.stringify(step)).toBeGreaterThan(0)
+        expect(await count(`matchesAction(${action})`), JSON.stringify(step)).toBe(expected)
+      }
     })
   })
 })

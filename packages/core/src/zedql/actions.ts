@@ -30,17 +30,40 @@ const urlCondition = (url: string, matching: ActionStep["url_matching"]): A.Expr
   }
 }
 
-/** Steps on the autocaptured element (its text, link, tag, a selector), which this does not read yet. */
-export const elementFields = ["text", "href", "tag_name", "selector"] as const
+// The autocaptured element is read from the elements chain as posthog-js writes it: elements from
+// the clicked one outwards, `;` between them, each `tag.class…:` then attributes `name="value"` one
+// after another (quotes in values escaped), among them `text` and `href`.
+const CHAIN = Q.field("elements_chain")
 
-/** The condition a step stands for; undefined when it names the autocaptured element (not supported). */
+/** Text taken literally in a regular expression (RE2's and PostgreSQL's alike). */
+const literal = (text: string) => text.replace(/[\\^$.|?*+()[\]{}]/g, "\\$&")
+
+/** Whether an element of the chain has the attribute equal to (or holding) `value`; undefined for a regex. */
+const attribute = (name: "text" | "href", value: string, matching: ActionStep["text_matching"]) => {
+  if (matching === "regex") return undefined
+  const escaped = literal(value.replaceAll('"', '\\"'))
+  const pattern = matching === "contains" ? `[^"]*${escaped}[^"]*` : escaped
+  return compare("=~", CHAIN, Q.constant(`(^|[:"])${name}="${pattern}"`))
+}
+
+/** What `matchesAction` does not read yet: a CSS selector, and a regular expression on the element's text or link. */
+export const UNSUPPORTED_STEP =
+  "matchesAction cannot read a step's selector, nor a regular expression on the element's text or link, yet"
+
+/** The condition a step stands for; undefined when it asks for what is not read yet. */
 const stepCondition = (step: ActionStep): A.Expr | undefined => {
-  if (elementFields.some((f) => step[f] !== null)) return undefined
-  return Q.and([
+  const conditions = [
     ...(step.event === null ? [] : [compare("==", Q.field("event"), Q.constant(step.event))]),
     ...(step.url === null ? [] : [urlCondition(step.url, step.url_matching)]),
+    ...(step.text === null ? [] : [attribute("text", step.text, step.text_matching)]),
+    ...(step.href === null ? [] : [attribute("href", step.href, step.href_matching)]),
+    // Any element of the chain with this tag, as PostHog matches it.
+    ...(step.tag_name === null ? [] : [compare("=~", CHAIN, Q.constant(`(^|;)${literal(step.tag_name)}([.:;]|$)`))]),
     ...(step.properties ?? []).map(propertyCondition)
-  ])
+  ]
+  return step.selector !== null || conditions.some((c) => c === undefined)
+    ? undefined
+    : Q.and(conditions as Array<A.Expr>)
 }
 
 /** The condition an action's steps stand for (false without steps); undefined when a step cannot be read. */

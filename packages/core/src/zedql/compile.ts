@@ -11,7 +11,7 @@ import { postgres } from "./postgres/print.js"
 import { type Dialect, ZedQLPrintError } from "./printer.js"
 import { type ActionMatch, resolveQuery } from "./resolve.js"
 import type { ActionStep } from "../actions/actionEntity.js"
-import { actionCondition, elementFields } from "./actions.js"
+import { actionCondition, UNSUPPORTED_STEP } from "./actions.js"
 import { T, type ZType } from "./types.js"
 
 // ZedQL text (or a tree Zed built) in, one SQL statement out: parse, resolve (names, types, project scoping), bound the
@@ -32,8 +32,6 @@ export interface CompileOptions {
   readonly actionSteps?: ((id: number) => ReadonlyArray<ActionStep> | undefined) | undefined
   readonly dialect?: Dialect | undefined
 }
-
-const UNSUPPORTED_STEP = `matchesAction cannot read steps on the autocaptured element yet (${elementFields.join(", ")})`
 
 const actionMatch = (steps: ReadonlyArray<ActionStep> | undefined): ActionMatch | undefined => {
   if (steps === undefined) return undefined
