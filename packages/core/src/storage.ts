@@ -19,6 +19,17 @@ export { type PersonChanges, type PersonDraft, processPersons } from "./persons/
 export { ApiKeyStore, type NewPersonalApiKey, type PersonalApiKeyPatch } from "./services/ApiKeyStore.js"
 export { InviteStore, type NewInvite } from "./services/InviteStore.js"
 export { SessionStore } from "./services/SessionStore.js"
+export { Action, ActionInsert, type ActionStep } from "./actions/actionEntity.js"
+export { type ActionPatch, ActionStore, type NewAction, type StoredAction } from "./services/ActionStore.js"
+export { Annotation, AnnotationInsert } from "./annotations/annotationEntity.js"
+export {
+  type AnnotationOwner,
+  type AnnotationPatch,
+  type AnnotationQuery,
+  AnnotationStore,
+  type NewAnnotation,
+  type StoredAnnotation
+} from "./services/AnnotationStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export { EarlyAccessFeature, EarlyAccessFeatureInsert } from "./earlyAccess/featureEntity.js"
@@ -36,8 +47,15 @@ export {
   type PropertyDefinition,
   PropertyDefinitions,
   type PropertyOwner,
-  type PropertyType
+  type PropertyType,
+  type SeenEvent
 } from "./services/PropertyDefinitions.js"
+export type {
+  DefinitionPatch,
+  PropertyDefinitionPatch,
+  StoredEventDefinition,
+  StoredPropertyDefinition
+} from "./definitions/definitionEntity.js"
 export { type CachedResponse, QueryCache } from "./services/QueryCache.js"
 export {
   type ExecuteRequest,

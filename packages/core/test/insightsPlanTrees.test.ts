@@ -90,7 +90,8 @@ describe("Zed's own reads", () => {
     run: () => Effect.die("unused"),
     runPlan: () => Effect.die("unused"),
     status: () => Effect.die("unused"),
-    cancel: () => Effect.die("unused")
+    cancel: () => Effect.die("unused"),
+    definitionsChanged: () => Effect.die("unused")
   })
 
   it("a recordings list parses nothing", async () => {

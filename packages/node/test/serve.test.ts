@@ -155,13 +155,17 @@ describe("zed serve on PostgreSQL", () => {
       const stored = await client.query("SELECT secure_value FROM personal_api_keys")
       await client.end()
       expect(tables.rows.map((r) => r.tablename)).toEqual([
+        "actions",
         "activity_log",
+        "annotations",
         "cohort_people",
         "cohorts",
         "dashboard_tiles",
         "dashboards",
         "early_access_features",
         "effect_sql_migrations",
+        "event_definitions",
+        "event_properties",
         "events",
         "feature_flag_hash_key_overrides",
         "feature_flags",

@@ -34,6 +34,8 @@ import { PlaylistStoreSql } from "./stores/PlaylistStoreSql.js"
 import { PluginConfigStoreSql } from "./stores/PluginConfigStoreSql.js"
 import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
+import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
+import { ActionStoreSql } from "./stores/ActionStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
@@ -70,6 +72,8 @@ const stores = (options: SqlStorageOptions) =>
     PlaylistStoreSql,
     SurveyStoreSql,
     EarlyAccessFeatureStoreSql,
+    AnnotationStoreSql,
+    ActionStoreSql,
     HeatmapStoreSql,
     ZedFunctionStoreSql,
     PluginConfigStoreSql,

@@ -8,7 +8,7 @@ import {
   Transactor,
   uuidv7
 } from "@zed/core/storage"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 
 // Property definitions alike on every backend: the first type recorded stays, keys are told apart by
@@ -31,7 +31,12 @@ const sorted = (definitions: ReadonlyArray<PropertyDefinition>) =>
 describe.each(Object.keys(backends))("%s property definitions store", (name) => {
   const suite = suiteStorage(backends[name]!)
   const run = suite.run
-  const list = (projectId: number) => run(Effect.flatMap(PropertyDefinitions, (d) => d.list(projectId))).then(sorted)
+  const list = (projectId: number) =>
+    run(Effect.flatMap(PropertyDefinitions, (d) => d.list(projectId))).then((stored) =>
+      sorted(
+        stored.map(({ groupTypeIndex, key, owner, propertyType }) => ({ owner, key, propertyType, groupTypeIndex }))
+      )
+    )
   const record = (projectId: number, definitions: ReadonlyArray<PropertyDefinition>) =>
     run(Effect.flatMap(PropertyDefinitions, (d) => d.record(projectId, definitions)))
 
@@ -118,6 +123,82 @@ describe.each(Object.keys(backends))("%s property definitions store", (name) => 
     // One of the writers won each key, with its type.
     for (const d of raced) expect(["Numeric", "String"]).toContain(d.propertyType)
   })
+
+  const store = <A>(f: (d: PropertyDefinitions["Type"]) => Effect.Effect<A, StorageError>) =>
+    run(Effect.flatMap(PropertyDefinitions, f))
+  const at = (minutes: number) => new Date(Date.UTC(2026, 0, 1, 12, minutes))
+
+  it("records event names, moving last seen only forward, and links their properties", async () => {
+    await store((d) =>
+      d.recordEvents(1, [
+        { name: "a", seenAt: at(10), properties: ["x", "y"] },
+        { name: "a", seenAt: at(5), properties: ["z"] },
+        { name: "b", seenAt: at(5), properties: [] }
+      ])
+    )
+    await store((d) => d.recordEvents(1, [{ name: "a", seenAt: at(1), properties: ["x"] }]))
+    await store((d) => d.recordEvents(1, [{ name: "b", seenAt: at(20), properties: ["y"] }]))
+    const events = await store((d) => d.listEvents(1))
+    expect(events.map((e) => [e.name, e.last_seen_at])).toEqual([
+      ["a", at(10)],
+      ["b", at(20)]
+    ])
+    for (const e of events) expect(e).toMatchObject({ description: "", tags: [], verified: false, hidden: false })
+    expect([...(await store((d) => d.seenWith(1, ["a"])))].sort()).toEqual(["x", "y", "z"])
+    expect([...(await store((d) => d.seenWith(1, ["b", "c"])))]).toEqual(["y"])
+    expect([...(await store((d) => d.seenWith(suite.other, ["a"])))]).toEqual([])
+    expect(await store((d) => d.listEvents(suite.other))).toEqual([])
+  })
+
+  it("counts each event name's volume since a time, as its events' timestamps say", async () => {
+    const days = [0, 1, 2, 29, 31, 40]
+    const base = Date.UTC(2026, 1, 1)
+    const events = days.flatMap((day, i) =>
+      ["v1", "v2"].slice(0, 1 + (i % 2)).map((name) => ({
+        uuid: uuidv7(),
+        event: name,
+        distinct_id: "d",
+        person_id: "00000000-0000-0000-0000-000000000001",
+        properties: {},
+        timestamp: new Date(base - day * 86_400_000),
+        created_at: new Date(base),
+        groups: [null, null, null, null, null]
+      }))
+    )
+    await run(Effect.flatMap(EventStore, (s) => s.insert(suite.other, events)))
+    const since = new Date(base - 30 * 86_400_000)
+    const expected = new Map<string, number>()
+    for (const e of events) if (e.timestamp >= since) expected.set(e.event, (expected.get(e.event) ?? 0) + 1)
+    const volumes = await run(Effect.flatMap(EventStore, (s) => s.volumes(suite.other, ["v1", "v2", "v3"], since)))
+    expect(new Map([...volumes].sort())).toEqual(new Map([...expected].sort()))
+    expect((await run(Effect.flatMap(EventStore, (s) => s.volumes(1, ["v1"], since)))).size).toBe(0)
+  })
+
+  it("changes what describes a definition, and a property's type", async () => {
+    await store((d) => d.recordEvents(1, [{ name: "described", seenAt: at(0), properties: [] }]))
+    await store((d) => d.record(1, [def("person", "described", "String")]))
+    const event = (await store((d) => d.listEvents(1))).find((e) => e.name === "described")!
+    const changed = await store((d) =>
+      d.updateEvent(1, event.id, { description: "d", tags: ["t"], verified: true, verified_at: at(30) })
+    )
+    expect(Option.getOrThrow(changed)).toMatchObject({
+      description: "d",
+      tags: ["t"],
+      verified: true,
+      verified_at: at(30)
+    })
+    expect(Option.getOrThrow(changed).updated_at).not.toBeNull()
+    expect((await store((d) => d.listEvents(1))).find((e) => e.name === "described")).toEqual(
+      Option.getOrThrow(changed)
+    )
+    const property = (await store((d) => d.list(1))).find((p) => p.key === "described")!
+    const retyped = await store((d) => d.updateProperty(1, property.id, { propertyType: "Numeric", hidden: true }))
+    expect(Option.getOrThrow(retyped)).toMatchObject({ key: "described", propertyType: "Numeric", hidden: true })
+    expect((await store((d) => d.list(1))).find((p) => p.key === "described")?.propertyType).toBe("Numeric")
+    // Another project's id, or none at all, names nothing.
+    expect(Option.isNone(await store((d) => d.updateEvent(suite.other, event.id, { hidden: true })))).toBe(true)
+    expect(Option.isNone(await store((d) => d.updateProperty(1, "not-a-uuid", { hidden: true })))).toBe(true)
+  })
 })
 
 describe.each(Object.keys(backends))("%s ingestion records property definitions", (name) => {
@@ -126,6 +207,7 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
   let cleanup: () => Promise<void>
   // What ingestion sent to the store, per call; the next call fails after writing when `failNext` is set.
   const sent: Array<ReadonlyArray<string>> = []
+  const sentEvents: Array<ReadonlyArray<string>> = []
   let failNext = false
 
   const instrumented = (storage: ZedStorage): ZedStorage =>
@@ -133,7 +215,11 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
       PropertyDefinitions,
       Effect.map(PropertyDefinitions, (store) =>
         PropertyDefinitions.of({
-          list: store.list,
+          ...store,
+          recordEvents: (projectId, events) =>
+            Effect.tap(store.recordEvents(projectId, events), () => {
+              sentEvents.push(events.map((e) => `${e.name}(${e.properties.join(",")})`))
+            }),
           record: (projectId, definitions) =>
             Effect.flatMap(store.record(projectId, definitions), () => {
               sent.push(definitions.map((d) => `${d.owner}${d.groupTypeIndex ?? ""}.${d.key}`))
@@ -242,5 +328,17 @@ describe.each(Object.keys(backends))("%s ingestion records property definitions"
     expect(await types()).toMatchObject({ "event.gift_wrap": "Boolean" })
     const stored = await zed.run(Effect.flatMap(EventStore, (s) => s.list(1, { limit: 100, offset: 0 })))
     expect(stored.filter((e) => e.uuid === uuid)).toHaveLength(1)
+  })
+
+  it("records an event name when new or an hour stale, and each of its properties once", async () => {
+    const before = sentEvents.length
+    await capture([{ event: "hourly", distinct_id: "u5", properties: { a: 1 } }])
+    await capture([{ event: "hourly", distinct_id: "u5", properties: { a: 2 } }])
+    await capture([{ event: "hourly", distinct_id: "u5", properties: { a: 3, b: 1 } }])
+    expect(sentEvents.slice(before)).toEqual([["hourly(a)"], ["hourly(b)"]])
+    const hourly = (await zed.run(Effect.flatMap(PropertyDefinitions, (d) => d.listEvents(1)))).find(
+      (e) => e.name === "hourly"
+    )
+    expect(hourly?.last_seen_at).not.toBeNull()
   })
 })

@@ -137,6 +137,11 @@ describe("signed in", () => {
     await page.keyboard.press("Control+Space")
     await page.locator(".cm-tooltip-autocomplete").getByText("$pathname").waitFor()
     await page.keyboard.press("Escape")
+    // Person properties too, from the project's property definitions: `plan` was only ever `$set`.
+    await page.keyboard.type(", properties.pl")
+    await page.keyboard.press("Control+Space")
+    await page.locator(".cm-tooltip-autocomplete").getByText("plan", { exact: true }).waitFor()
+    await page.keyboard.press("Escape")
     await page.keyboard.press("ControlOrMeta+a")
     await page.keyboard.insertText(DOUBLES)
     await page.keyboard.press("Control+Enter")

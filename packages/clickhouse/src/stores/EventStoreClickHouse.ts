@@ -146,6 +146,20 @@ export const EventStoreClickHouse = Layer.effect(
           (result) => new Map(result.data.map((row) => [row[0] as string, fromUtcText(row[1] as string)]))
         )
       },
+      volumes: (projectId, names, since) => {
+        if (names.length === 0) return Effect.succeed(new Map<string, number>())
+        const p = new Params()
+        return Effect.map(
+          query(
+            `SELECT event, count(DISTINCT uuid) FROM events
+            WHERE project_id = ${p.bind(projectId, "Int64")} AND timestamp >= ${p.bind(utcText(since), "DateTime64(6, 'UTC')")}
+              AND event IN ${p.bind(names, "Array(String)")}
+            GROUP BY event`,
+            p
+          ),
+          (result) => new Map(result.data.map((row) => [row[0] as string, Number(row[1])]))
+        )
+      },
       deleteByPerson: (projectId, personId) =>
         Effect.gen(function* () {
           const p = new Params()

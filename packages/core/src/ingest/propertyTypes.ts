@@ -89,6 +89,10 @@ const idOf = (owner: PropertyOwner, groupTypeIndex: number | null, key: string) 
 
 const fits = (key: string) => key.length * 3 <= MAX_KEY_BYTES || Buffer.byteLength(key) <= MAX_KEY_BYTES
 
+/** Whether a key is recorded as a property of its owner: not one with a special meaning on events, nor too long. */
+export const isRecordedKey = (owner: PropertyOwner, key: string) =>
+  !(owner === "event" && SKIPPED_EVENT_KEYS.has(key)) && fits(key)
+
 /**
  * The definitions these events imply, not `known` yet, each key once with the type of its first
  * value: an event's top-level properties, a person's from `$set` then `$set_once`, and for
@@ -107,7 +111,7 @@ export const propertyDefinitionsOf = (
     let writes = 1
     const collect = (owner: PropertyOwner, groupTypeIndex: number | null, properties: Record<string, unknown>) => {
       for (const key in properties) {
-        if ((owner === "event" && SKIPPED_EVENT_KEYS.has(key)) || !fits(key)) continue
+        if (!isRecordedKey(owner, key)) continue
         writes += owner === "event" ? 2 : 1
         if (known(owner, groupTypeIndex, key)) continue
         const id = idOf(owner, groupTypeIndex, key)

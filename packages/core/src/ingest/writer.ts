@@ -7,7 +7,7 @@ import { GroupStore } from "../services/GroupStore.js"
 import { HeatmapStore } from "../services/HeatmapStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { ProjectStore } from "../services/ProjectStore.js"
-import { type PropertyDefinition, PropertyDefinitions } from "../services/PropertyDefinitions.js"
+import { type PropertyDefinition, PropertyDefinitions, type SeenEvent } from "../services/PropertyDefinitions.js"
 import { StorageError } from "../services/StorageError.js"
 import { Transactor } from "../services/Transactor.js"
 import { ZedConfig } from "../services/ZedConfig.js"
@@ -16,6 +16,7 @@ import type { IncomingEvent } from "./normalize.js"
 import { makePersonCache, PersonCache } from "./personCache.js"
 import { propertyDefinitionsOf } from "./propertyTypes.js"
 import { makeRecordedDefinitions, type RecordedDefinitions } from "./recordedDefinitions.js"
+import { seenEventsOf } from "./seenEvents.js"
 
 /**
  * Writes captured events durably; `write` completes only once they are committed, answering the
@@ -77,8 +78,8 @@ const MAX_ROUNDS = 8
 
 /**
  * One attempt at storing a group of submissions, inside a transaction: per project, person
- * processing in arrival order, then events (their heatmap points apart), persons, groups and new
- * property definitions written.
+ * processing in arrival order, then events (their heatmap points apart), persons, groups, new
+ * property definitions and the event names seen written.
  * Events are inserted before their persons are saved: if any turns out to be stored already (an SDK
  * retry), the attempt fails so it can be rolled back and made again without them, and a retry never
  * re-applies old updates.
@@ -106,6 +107,7 @@ const attempt = (
       readonly projectId: number
       readonly persons: ReadonlyArray<Person>
       readonly definitions: ReadonlyArray<PropertyDefinition>
+      readonly seen: ReadonlyArray<SeenEvent>
     }> = []
     for (const [projectId, fresh] of byProject) {
       if (fresh.length === 0) continue
@@ -140,13 +142,16 @@ const attempt = (
       yield* events.repoint(projectId, changes.repoint)
       const definitions = propertyDefinitionsOf(fresh, mapping, recorded.known(projectId))
       if (definitions.length > 0) yield* propertyDefinitions.record(projectId, definitions)
+      const seen = seenEventsOf(fresh, recorded.knownEvents(projectId))
+      if (seen.length > 0) yield* propertyDefinitions.recordEvents(projectId, seen)
       written.push({
         projectId,
         persons: touched.map(({ changed: _, merged: __, stored_ids: ___, ...draft }) => ({
           ...draft,
           id: draft.id ?? ids.get(draft.uuid)!
         })),
-        definitions
+        definitions,
+        seen
       })
     }
     return written
@@ -169,9 +174,10 @@ export const ingest = (
       const stored = storedBy(submissions, skip)
       const result = yield* Effect.either(transactor.transaction(attempt(submissions, stored, cache, recorded)))
       if (Either.isRight(result)) {
-        for (const { definitions, persons, projectId } of result.right) {
+        for (const { definitions, persons, projectId, seen } of result.right) {
           cache.remember(projectId, persons)
           recorded.remember(projectId, definitions)
+          recorded.rememberEvents(projectId, seen)
         }
         return { projects: [...new Set(submissions.map((s) => s.projectId))], stored } satisfies Committed
       }

@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto"
 import { Cache, Context, Duration, Effect, Exit, FiberMap, Layer, Option, Schedule } from "effect"
 import type { Project } from "../domain/models.js"
 import { PropertyDefinitions, type PropertyType } from "../services/PropertyDefinitions.js"
+import { ActionStore } from "../services/ActionStore.js"
 import { type CachedResponse, QueryCache } from "../services/QueryCache.js"
 import { QueryCancelled, QueryExecutor, type QueryFailed, type QueryTimeout } from "../services/QueryExecutor.js"
 import { type QueryStatus, QueryStatusStore } from "../services/QueryStatusStore.js"
@@ -106,6 +107,8 @@ export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
     readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
     /** Stops a background query and forgets it; answers whether there was one. */
     readonly cancel: (project: Project, id: string) => Effect.Effect<boolean, StorageError>
+    /** A project's property types or actions changed: statements this process compiles from now on use the new ones. */
+    readonly definitionsChanged: (projectId: number) => Effect.Effect<void>
   }
 >() {}
 
@@ -156,17 +159,23 @@ export const QueryRunnerLive = Layer.scoped(
     const cache = yield* QueryCache
     const statuses = yield* QueryStatusStore
     const definitions = yield* PropertyDefinitions
+    const actions = yield* ActionStore
     const background = yield* FiberMap.make<string>()
 
-    // Property types change rarely (a new key) and only widen: a minute late is fine.
-    const propertyTypes = yield* Cache.make({
+    // What statements are compiled with: property types and actions. They change rarely (a new key)
+    // and property types only widen on their own; a change made here is forgotten at once
+    // (`definitionsChanged`), elsewhere within a minute.
+    const vocabulary = yield* Cache.make({
       capacity: 1000,
       timeToLive: Duration.minutes(1),
       lookup: (projectId: number) =>
-        Effect.map(
-          definitions.list(projectId),
-          (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const))
-        )
+        Effect.all({
+          types: Effect.map(
+            definitions.list(projectId),
+            (list) => new Map(list.map((d) => [`${d.owner}:${d.key}`, d.propertyType] as const))
+          ),
+          actions: Effect.map(actions.all(projectId), (list) => new Map(list.map((a) => [a.id, a.steps] as const)))
+        })
     })
 
     /** Compiles and runs one ZedQL statement (a user's text, or a tree Zed built) as `executionId`, its rows as JSON values. */
@@ -178,13 +187,14 @@ export const QueryRunnerLive = Layer.scoped(
       timeout: Duration.Duration
     ) =>
       Effect.gen(function* () {
-        const types = yield* propertyTypes.get(project.id)
+        const { actions, types } = yield* vocabulary.get(project.id)
         const compileOptions: CompileOptions = {
           ...options,
           projectId: project.id,
           timezone: project.timezone,
           dialect: executor.dialect,
-          propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined
+          propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined,
+          actionSteps: (id) => actions.get(id)
         }
         const compiled = yield* typeof query === "string"
           ? compileZedQL(query, compileOptions)
@@ -535,7 +545,9 @@ export const QueryRunnerLive = Layer.scoped(
             if (status.value.task_id !== null) yield* executor.cancel(status.value.task_id)
           }
           return true
-        })
+        }),
+
+      definitionsChanged: (projectId) => vocabulary.invalidate(projectId)
     })
   })
 )

@@ -38,6 +38,10 @@ const inRange =
       check((n: number) => n <= max, "max_value", `Ensure this value is less than or equal to ${max}.`)
     )
 
+/** A yes-or-no query parameter, as PostHog's clients send it. */
+export const QueryFlag = Schema.Literal("true", "false", "1", "0")
+export const isTrue = (flag: typeof QueryFlag.Type | undefined) => flag === "true" || flag === "1"
+
 /** An integer given as text, as query and path parameters are; past `max` it is refused, not rounded. */
 export const IntFromString = (min: number, max = INT4_MAX) =>
   Schema.NumberFromString.pipe(

@@ -51,6 +51,12 @@ export class EventStore extends Context.Tag("@zed/core/EventStore")<
       projectId: number,
       keys: ReadonlyArray<string>
     ) => Effect.Effect<ReadonlyMap<string, Date>, StorageError>
+    /** How many events of each of these names happened at `since` or later, for the names with any. */
+    readonly volumes: (
+      projectId: number,
+      names: ReadonlyArray<string>,
+      since: Date
+    ) => Effect.Effect<ReadonlyMap<string, number>, StorageError>
     readonly deleteByPerson: (projectId: number, personId: string) => Effect.Effect<number, StorageError>
   }
 >() {}

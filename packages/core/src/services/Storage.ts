@@ -1,4 +1,6 @@
 import type { Layer } from "effect"
+import type { ActionStore } from "./ActionStore.js"
+import type { AnnotationStore } from "./AnnotationStore.js"
 import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
 import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
@@ -31,6 +33,8 @@ import type { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** Every storage port Zed needs; a storage backend is a Layer that provides all of them. */
 export type StorageServices =
+  | ActionStore
+  | AnnotationStore
   | ApiKeyStore
   | CohortStore
   | EarlyAccessFeatureStore

@@ -1,4 +1,6 @@
 import { Context, Duration, Effect } from "effect"
+import { ActionStore } from "./ActionStore.js"
+import { AnnotationStore } from "./AnnotationStore.js"
 import { ApiKeyStore } from "./ApiKeyStore.js"
 import { CohortStore } from "./CohortStore.js"
 import { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
@@ -34,6 +36,8 @@ import { ZedFunctionStore } from "./ZedFunctionStore.js"
 
 /** The stores whose every call is limited. */
 const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
+  ActionStore,
+  AnnotationStore,
   ApiKeyStore,
   CohortStore,
   EarlyAccessFeatureStore,

@@ -9,7 +9,9 @@ import { parseSelect } from "./parse.js"
 import type { GrammarRefused } from "../grammar/pool.js"
 import { postgres } from "./postgres/print.js"
 import { type Dialect, ZedQLPrintError } from "./printer.js"
-import { resolveQuery } from "./resolve.js"
+import { type ActionMatch, resolveQuery } from "./resolve.js"
+import type { ActionStep } from "../actions/actionEntity.js"
+import { actionCondition, UNSUPPORTED_STEP } from "./actions.js"
 import { T, type ZType } from "./types.js"
 
 // ZedQL text (or a tree Zed built) in, one SQL statement out: parse, resolve (names, types, project scoping), bound the
@@ -26,7 +28,15 @@ export interface CompileOptions {
   readonly values?: Readonly<Record<string, unknown>> | undefined
   readonly filters?: QueryFilters | undefined
   readonly propertyType?: ((owner: PropertyOwner, key: string) => PropertyType | undefined) | undefined
+  /** The steps of the project's action with this id, for `matchesAction(id)`. */
+  readonly actionSteps?: ((id: number) => ReadonlyArray<ActionStep> | undefined) | undefined
   readonly dialect?: Dialect | undefined
+}
+
+const actionMatch = (steps: ReadonlyArray<ActionStep> | undefined): ActionMatch | undefined => {
+  if (steps === undefined) return undefined
+  const condition = actionCondition(steps)
+  return condition === undefined ? { unsupported: UNSUPPORTED_STEP } : { condition }
 }
 
 export interface CompiledZedQL {
@@ -79,7 +89,8 @@ export const compileZedQLTree = (ast: SelectLike, options: CompileOptions): Effe
     const resolved = resolveQuery(ast, {
       propertyType: options.propertyType ?? (() => undefined),
       values: options.values ?? {},
-      filters
+      filters,
+      action: (id) => actionMatch(options.actionSteps?.(id))
     })
     if (Either.isLeft(resolved)) return Effect.fail(resolved.left)
     const { applied, page, query } = bounded(resolved.right)

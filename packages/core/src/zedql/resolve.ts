@@ -19,7 +19,12 @@ export interface ResolveOptions {
   readonly values: Readonly<Record<string, unknown>>
   /** `{filters}`: conditions on the query's events, as ZedQL expressions; absent means none. */
   readonly filters: ReadonlyArray<A.Expr>
+  /** `matchesAction(id)`: the condition of the project's action with this id, if there is one. */
+  readonly action: (id: number) => ActionMatch | undefined
 }
+
+/** An action as `matchesAction` reads it: its condition, or why it has none. */
+export type ActionMatch = { readonly condition: A.Expr } | { readonly unsupported: string }
 
 /** Thrown inside resolution and turned into a failure at its edge. */
 class Refusal {
@@ -771,7 +776,19 @@ export class Resolver {
     }
   }
 
+  /** `matchesAction(id)`: the action's condition, resolved where the call stands. */
+  private matchesAction(node: A.Call): A.Expr {
+    const [id] = node.args
+    if (node.args.length !== 1 || id?.node !== "Constant" || !Number.isInteger(id.value))
+      return refuse("matchesAction takes one argument: an action's id, as a number", node)
+    const match = this.options.action(id.value as number)
+    if (match === undefined) return refuse(`There is no action ${id.value} in this project`, node)
+    if ("unsupported" in match) return refuse(match.unsupported, node)
+    return match.condition
+  }
+
   private call(node: A.Call, scope: Scope, env: Env, windows: ReadonlySet<string>): RExpr {
+    if (node.name === "matchesAction") return this.expr(this.matchesAction(node), scope, env, windows)
     const name = canonicalName(node.name)
     if (name === undefined) {
       const hint = suggest(node.name)

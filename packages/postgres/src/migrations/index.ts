@@ -15,6 +15,9 @@ import earlyAccessFeatures from "./0011_early_access_features.js"
 import heatmaps from "./0012_heatmaps.js"
 import readinessProbe from "./0013_readiness_probe.js"
 import accounts from "./0014_accounts.js"
+import definitions from "./0015_definitions.js"
+import annotations from "./0016_annotations.js"
+import actions from "./0017_actions.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -31,7 +34,10 @@ const run = Migrator.make({})({
     "0011_early_access_features": earlyAccessFeatures,
     "0012_heatmaps": heatmaps,
     "0013_readiness_probe": readinessProbe,
-    "0014_accounts": accounts
+    "0014_accounts": accounts,
+    "0015_definitions": definitions,
+    "0016_annotations": annotations,
+    "0017_actions": actions
   })
 })
 

@@ -102,6 +102,13 @@ export const EventStoreSql = (style: InsertStyle) =>
               WHERE project_id = ${projectId} AND event = '$feature_flag_called'
                 AND properties ->> '$feature_flag' IN (SELECT unnest(${keys}::text[]))
               GROUP BY 1`).pipe(Effect.map((rows) => new Map(rows.map((r) => [r.key, r.last])))),
+        volumes: (projectId, names, since) =>
+          names.length === 0
+            ? Effect.succeed(new Map<string, number>())
+            : orStorageError(sql<{ event: string; volume: number }>`
+              SELECT event, count(*)::int AS volume FROM events
+              WHERE project_id = ${projectId} AND timestamp >= ${since} AND event IN (SELECT unnest(${names}::text[]))
+              GROUP BY event`).pipe(Effect.map((rows) => new Map(rows.map((r) => [r.event, r.volume])))),
         deleteByPerson: (projectId, personId) =>
           orStorageError(sql<{ deleted: number }>`
           WITH gone AS (DELETE FROM events WHERE project_id = ${projectId} AND person_id = ${personId} RETURNING 1)

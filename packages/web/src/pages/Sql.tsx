@@ -1,7 +1,7 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { useParams } from "@tanstack/react-router"
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react"
-import { ApiError, api, type Paginated, type ZedEvent } from "../api.js"
+import { ApiError, api, type Paginated } from "../api.js"
 import { ErrorAlert } from "../components/Page.js"
 import { ResultTable, toCsv } from "../components/ResultTable.js"
 import { lineAndColumn, setEditorText, ZedQLEditor } from "../components/ZedQLEditor.js"
@@ -41,13 +41,19 @@ const remember = (text: string) => {
   return list
 }
 
-/** Property names of the latest events, for completion after `properties.`. */
+/** Event and person property names the project has recorded, for completion after `properties.`. */
 const usePropertyNames = (id: string) =>
   useQuery({
     queryKey: ["propertyNames", id],
     queryFn: async () => {
-      const events = await api<Paginated<ZedEvent>>(`/api/projects/${id}/events/?limit=200`)
-      return [...new Set(events.results.flatMap((event) => Object.keys(event.properties)))].sort()
+      const lists = await Promise.all(
+        ["event", "person"].map((type) =>
+          api<Paginated<{ readonly name: string }>>(
+            `/api/projects/${id}/property_definitions/?type=${type}&exclude_hidden=true&limit=1000`
+          )
+        )
+      )
+      return [...new Set(lists.flatMap((list) => list.results.map((definition) => definition.name)))].sort()
     },
     staleTime: 60_000
   })

@@ -4,9 +4,12 @@ import { VERSION } from "../../version.js"
 import { openApiDocument } from "../openapi.js"
 import { publicRoute, type Route } from "../route.js"
 import { accountRoutes } from "./accounts.js"
+import { actionRoutes } from "./actions.js"
+import { annotationRoutes } from "./annotations.js"
 import { captureRouteList } from "./capture.js"
 import { cohortRoutes } from "./cohorts.js"
 import { dashboardRoutes } from "./dashboards.js"
+import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
 import { featureFlagRoutes } from "./featureFlags.js"
@@ -54,6 +57,9 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...projectRoutes,
   ...personRoutes,
   ...eventRoutes,
+  ...definitionRoutes,
+  ...annotationRoutes,
+  ...actionRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,

@@ -9,6 +9,7 @@ import { PageParams, Paginated, paginated, toPage } from "../../domain/paginatio
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 import { findPerson, Person, toWire } from "../wire/persons.js"
+import { isTrue, QueryFlag } from "../../schema/fields.js"
 
 // Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
 // identify, alias), as in PostHog.
@@ -93,9 +94,6 @@ const retrieve = environmentRoute({
   handler: ({ params, project }) => Effect.map(findPerson(project.id, params.id), toWire)
 })
 
-const Flag = Schema.Literal("true", "false", "1", "0")
-const isTrue = (flag: typeof Flag.Type | undefined) => flag === "true" || flag === "1"
-
 const remove = environmentRoute({
   method: "DELETE",
   path: "/persons/:id",
@@ -107,9 +105,9 @@ const remove = environmentRoute({
   scope: "person:write",
   params: PersonRef,
   query: Schema.Struct({
-    delete_events: Schema.optional(Flag.annotations({ description: "Also delete the person's events." })),
+    delete_events: Schema.optional(QueryFlag.annotations({ description: "Also delete the person's events." })),
     delete_recordings: Schema.optional(
-      Flag.annotations({
+      QueryFlag.annotations({
         description: "Also delete the recordings made under the person's distinct ids (default: as delete_events)."
       })
     )

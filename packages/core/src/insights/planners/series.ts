@@ -3,7 +3,8 @@ import { Properties, propertiesCondition } from "./properties.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 
-// A series (EventsNode) as ZedQL: which events it counts, and how it aggregates them per bucket.
+// A series (EventsNode, or ActionsNode: the events an action matches) as ZedQL: which events it
+// counts, and how it aggregates them per bucket.
 
 const PROPERTY_MATHS = ["sum", "avg", "min", "max", "median", "p75", "p90", "p95", "p99"] as const
 const ACTOR_MATHS = [
@@ -23,8 +24,10 @@ export const MATHS = [
 ] as const
 
 export const EventsNode = Schema.Struct({
-  kind: Schema.Literal("EventsNode"),
+  kind: Schema.Literal("EventsNode", "ActionsNode"),
   event: Schema.optional(Schema.NullOr(Schema.String)),
+  /** An ActionsNode's action. */
+  id: Schema.optional(Schema.Int),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   custom_name: Schema.optional(Schema.NullOr(Schema.String)),
   math: Schema.optional(Schema.NullOr(Schema.Literal(...MATHS))),
@@ -39,6 +42,9 @@ export const EventsNode = Schema.Struct({
       !(PROPERTY_MATHS as ReadonlyArray<string>).includes(node.math ?? "total") ||
       (node.math_property ?? "") !== "" ||
       `math "${node.math}" needs a math_property`
+  ),
+  Schema.filter(
+    (node) => node.kind !== "ActionsNode" || node.id !== undefined || "an ActionsNode needs the action's id"
   )
 )
 export type EventsNode = typeof EventsNode.Type
@@ -94,19 +100,24 @@ export const aggregation = (node: EventsNode): Aggregation => {
 
 /** The series' own conditions: its event, its properties (and the query's). */
 export const seriesConditions = (node: EventsNode, queryProperties: Properties | undefined): Array<A.Expr> => [
-  ...(node.event == null ? [] : [Q.expr`event = ${node.event}`]),
+  ...(node.kind === "ActionsNode"
+    ? [Q.call("matchesAction", [Q.constant(node.id!)])]
+    : node.event == null
+      ? []
+      : [Q.expr`event = ${node.event}`]),
   ...[node.properties, node.fixedProperties, queryProperties].map(propertiesCondition).filter((c) => c !== undefined)
 ]
 
 /** The series' name as PostHog shows it. */
-export const seriesName = (node: EventsNode): string => node.custom_name ?? node.name ?? node.event ?? "All events"
+export const seriesName = (node: EventsNode): string =>
+  node.custom_name ?? node.name ?? (node.kind === "ActionsNode" ? `Action ${node.id}` : (node.event ?? "All events"))
 
 /** PostHog's `action` echo on each result. */
 export const actionOf = (node: EventsNode, order: number, days: ReadonlyArray<string>) => ({
-  id: node.event ?? null,
-  type: "events",
+  id: node.kind === "ActionsNode" ? node.id! : (node.event ?? null),
+  type: node.kind === "ActionsNode" ? "actions" : "events",
   order,
-  name: node.name ?? node.event ?? "All events",
+  name: node.name ?? seriesName({ ...node, custom_name: null }),
   custom_name: node.custom_name ?? null,
   math: node.math ?? "total",
   math_property: node.math_property ?? null,

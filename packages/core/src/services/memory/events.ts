@@ -57,6 +57,14 @@ export const makeMemoryEvents = (journal: Journal) => {
         }
         return last
       }),
+    volumes: (projectId, names, since) =>
+      Effect.sync(() => {
+        const wanted = new Set(names)
+        const counts = new Map<string, number>()
+        for (const e of of(projectId).values())
+          if (wanted.has(e.event) && e.timestamp >= since) counts.set(e.event, (counts.get(e.event) ?? 0) + 1)
+        return counts
+      }),
     deleteByPerson: (projectId, personId) =>
       Effect.sync(() => {
         const stored = of(projectId)

@@ -1,4 +1,6 @@
 import { Effect, Layer } from "effect"
+import { ActionStore } from "../ActionStore.js"
+import { AnnotationStore } from "../AnnotationStore.js"
 import { CohortStore } from "../CohortStore.js"
 import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
 import { EventStore } from "../EventStore.js"
@@ -38,6 +40,8 @@ import { makeMemoryPlaylists } from "./playlists.js"
 import { memoryProbe } from "./probe.js"
 import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
+import { makeMemoryAnnotations } from "./annotations.js"
+import { makeMemoryActions } from "./actions.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemorySurveys } from "./surveys.js"
@@ -73,6 +77,8 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(PlaylistStore, makeMemoryPlaylists(journal)),
           Layer.succeed(SurveyStore, makeMemorySurveys(journal)),
           Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
+          Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
+          Layer.succeed(ActionStore, makeMemoryActions(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
