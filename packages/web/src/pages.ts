@@ -22,6 +22,15 @@ export const eventsPath = (id: string, event = "", property = "", person = "") =
     properties: propertyFilter(property, "event")
   })
 
+/** Saved insights (not the builder's drafts) matching `search`, favourited ones only if asked (the API sorts newest first; the page re-sorts). */
+export const insightsPath = (id: string, search = "", favorited = false) =>
+  withQuery(`/api/projects/${id}/insights/`, {
+    limit: 100,
+    saved: "true",
+    search,
+    favorited: favorited ? "true" : undefined
+  })
+
 export interface PageModule {
   /** The page's chunk, fetched when the page is first opened. */
   readonly load: () => Promise<Record<string, unknown>>
@@ -44,6 +53,13 @@ export const pages = {
     firstCall: (id) => personsPath(id)
   },
   "/person/$distinctId": { load: () => import("./pages/Person.js"), component: "PersonPage" },
+  "/insights": {
+    load: () => import("./pages/Insights.js"),
+    component: "InsightsPage",
+    firstCall: (id) => insightsPath(id)
+  },
+  "/insights/new": { load: () => import("./pages/InsightBuilder.js"), component: "InsightBuilderPage" },
+  "/insights/$shortId": { load: () => import("./pages/Insight.js"), component: "InsightPage" },
   "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
 } as const satisfies Record<string, PageModule>
 
@@ -52,7 +68,11 @@ export const pageAt = (path: string): { readonly page: PageModule; readonly id: 
   const match = /^\/project\/([^/]+)(\/[^/]+(?:\/[^/]+)?)\/?$/.exec(path)
   if (!match) return undefined
   const [, id, rest] = match
-  const key = rest!.startsWith("/person/") ? "/person/$distinctId" : rest!
+  const key = rest!.startsWith("/person/")
+    ? "/person/$distinctId"
+    : rest!.startsWith("/insights/") && rest !== "/insights/new"
+      ? "/insights/$shortId"
+      : rest!
   const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
   return page && { page, id: decodeURIComponent(id!) }
 }

@@ -80,6 +80,9 @@ const routeTree = rootRoute.addChildren([
     page("/activity/explore"),
     page("/persons"),
     page("/person/$distinctId"),
+    page("/insights"),
+    page("/insights/new"),
+    page("/insights/$shortId"),
     page("/settings")
   ])
 ])

@@ -60,7 +60,9 @@ describe("the web app's sign-in page", () => {
     expect(total).toBeLessThanOrEqual(250 * 1024)
     // Route-level splitting: the SQL editor (CodeMirror), charts and other pages are not fetched.
     expect(
-      loaded.map((script) => path(script.url)).filter((url) => /\/(Sql|Chart|Settings|Events|Persons)-/.test(url))
+      loaded
+        .map((script) => path(script.url))
+        .filter((url) => /\/(Sql|Chart|Settings|Events|Persons|Insights?|SeriesChart)-/.test(url))
     ).toEqual([])
     expect(await axeViolations(visitor)).toEqual([])
     await screenshot(visitor, "login")
