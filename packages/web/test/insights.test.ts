@@ -120,14 +120,24 @@ describe("insights", () => {
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insights")
 
-    await page.getByLabel("Kind").selectOption("Trends")
-    await expect.poll(names).toEqual(["Sign-ups", "Pageviews by path"])
-    await page.getByLabel("Kind").selectOption("")
-    await page.getByLabel("Search").fill("sign-up")
-    await expect.poll(names).toEqual(["Sign-ups", "Visit to sign-up"])
-    await page.getByLabel("Search").fill("")
-    await page.getByLabel("Favourites only").check()
-    await expect.poll(names).toEqual(["Sign-ups"])
+    const kind = page.getByLabel("Kind")
+    const search = page.getByLabel("Search")
+    for (const [filter, expected] of [
+      [() => kind.selectOption("Trends"), ["Sign-ups", "Pageviews by path"]],
+      [
+        () => kind.selectOption(""),
+        ["Sign-ups", "Events by name", "Returning visitors", "Visit to sign-up", "Pageviews by path"]
+      ],
+      [() => search.fill("sign-up"), ["Sign-ups", "Visit to sign-up"]],
+      [
+        () => search.fill(""),
+        ["Sign-ups", "Events by name", "Returning visitors", "Visit to sign-up", "Pageviews by path"]
+      ],
+      [() => page.getByLabel("Favourites only").check(), ["Sign-ups"]]
+    ] as const) {
+      await filter()
+      await expect.poll(names).toEqual(expected)
+    }
     await table.getByRole("link", { name: "Sign-ups" }).click()
     await page.waitForURL(new RegExp(`/project/1/insights/${saved.signups.short_id}$`))
   })
@@ -237,10 +247,19 @@ describe("insights", () => {
   })
 })
 
-describe("the trends builder", () => {
-  it("computes the result as the query changes, and saves the query it built", async () => {
+/** Saves the builder's insight as `name`; the page it opens; the insight as the API computes it. */
+const saveAs = async (name: string) => {
+  await page.getByLabel("Name").fill(name)
+  await page.getByRole("button", { name: "Save" }).click()
+  await page.getByRole("heading", { level: 1, name }).waitFor()
+  const shortId = new URL(page.url()).pathname.split("/").at(-1)
+  return (await h.json(`/api/projects/1/insights/?short_id=${shortId}&refresh=blocking`)).results[0]
+}
+
+describe("the insight builder", () => {
+  it("trends: computes the result as the query changes, and saves the query it built", async () => {
     await page.goto(`${h.root}/project/1/insights`)
-    await page.getByRole("link", { name: "New trend" }).click()
+    await page.getByRole("link", { name: "New insight" }).click()
     await page.waitForURL(/\/project\/1\/insights\/new$/)
     const result = page.getByRole("region", { name: "Result" })
     const legend = result.getByRole("list", { name: "Legend" })
@@ -272,12 +291,7 @@ describe("the trends builder", () => {
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder")
 
-    await page.getByLabel("Name").fill("Visitors by path")
-    await page.getByRole("button", { name: "Save" }).click()
-    await page.getByRole("heading", { level: 1, name: "Visitors by path" }).waitFor()
-    const shortId = new URL(page.url()).pathname.split("/").at(-1)
-    const list = await h.json(`/api/projects/1/insights/?short_id=${shortId}&refresh=blocking`)
-    const insight = list.results[0]
+    const insight = await saveAs("Visitors by path")
     expect(insight.saved).toBe(true)
     expect(insight.query.source).toMatchObject({
       kind: "TrendsQuery",
@@ -294,5 +308,35 @@ describe("the trends builder", () => {
     // Only saved insights are listed: the builder's draft was this insight, and is one entry.
     const saved = await h.json("/api/projects/1/insights/?saved=true&search=Visitors%20by%20path")
     expect(saved.results).toHaveLength(1)
+  })
+
+  it("funnel: steps, order and conversion window, computed live and saved", async () => {
+    await page.goto(`${h.root}/project/1/insights/new`)
+    await page.getByLabel("Kind").selectOption({ label: "Funnel" })
+    const result = page.getByRole("region", { name: "Result" })
+    const counts = () => result.locator("tbody tr td:nth-child(2)").allTextContents()
+    // ada and grace viewed pages; only ada upgraded, after her pageviews.
+    await page.getByLabel("Step 2").fill("plan upgraded")
+    await expect.poll(counts).toEqual(["2", "1"])
+    await page.getByLabel("Step 1").fill("plan upgraded")
+    await page.getByLabel("Step 2").fill("$pageview")
+    await expect.poll(counts).toEqual(["1", "0"])
+    await page.getByLabel("Order").selectOption("unordered")
+    await page.getByLabel("Conversion window").fill("1")
+    await page.getByLabel("Window unit").selectOption("hour")
+    await expect.poll(async () => (await counts()).at(-1)).toBe("1")
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-builder-funnel")
+
+    const insight = await saveAs("Upgrade and visit, any order")
+    expect(insight.query.source).toMatchObject({
+      kind: "FunnelsQuery",
+      series: [{ event: "plan upgraded" }, { event: "$pageview" }],
+      funnelsFilter: { funnelOrderType: "unordered", funnelWindowInterval: 1, funnelWindowIntervalUnit: "hour" }
+    })
+    const shown = page.getByRole("table", { name: "Funnel steps" }).locator("tbody tr td:nth-child(2)")
+    await expect
+      .poll(() => shown.allTextContents())
+      .toEqual(insight.result.map((step: { count: number }) => String(step.count)))
   })
 })

@@ -26,7 +26,7 @@ export const InsightsPage = () => {
   return (
     <Page title="Insights">
       <Link to="/project/$id/insights/new" params={{ id }} className="button primary">
-        New trend
+        New insight
       </Link>
       <Filters label="Insight filters">
         <Field
