@@ -234,6 +234,49 @@ describe("insights", () => {
     await screenshot(page, "insight-retention")
   })
 
+  it("lifecycle as bars and stickiness as a line, each series' total as the API counts it", async () => {
+    const shapes = [
+      ["lifecycle", "Pageview lifecycle", "LifecycleQuery", "bar"],
+      ["stickiness", "Pageview stickiness", "StickinessQuery", "line"]
+    ] as const
+    for (const [shot, name, kind, chart] of shapes) {
+      const insight = await h.json("/api/projects/1/insights/", {
+        method: "POST",
+        body: JSON.stringify({
+          name,
+          saved: true,
+          query: viz({ kind, series: [eventsNode("$pageview")], dateRange: { date_from: "-7d" } })
+        })
+      })
+      await open(insight)
+      const api = await computed(insight)
+      await page.getByRole("img", { name: new RegExp(`^${chart} chart`) }).waitFor()
+      const legend = page.getByRole("list", { name: "Legend" })
+      expect(await legend.locator(".legend-label").allTextContents()).toEqual(
+        api.result.map((entry: { label: string }) => entry.label)
+      )
+      expect(numbers(await legend.locator(".legend-total").allTextContents())).toEqual(
+        api.result.map((entry: { count: number }) => entry.count)
+      )
+      await screenshot(page, `insight-${shot}`)
+      // ada and grace, both new today, each viewed pages on one day.
+      const totals = Object.fromEntries(
+        api.result.map((entry: { label: string; count: number }) => [entry.label, entry.count])
+      )
+      expect(totals).toEqual(
+        kind === "LifecycleQuery"
+          ? {
+              "$pageview - new": 2,
+              "$pageview - returning": 0,
+              "$pageview - resurrecting": 0,
+              "$pageview - dormant": 0
+            }
+          : { $pageview: 2 }
+      )
+    }
+    expect(await axeViolations(page)).toEqual([])
+  })
+
   it("a SQL insight as its table", async () => {
     await open(saved.sql)
     const rows = page.getByRole("table", { name: "Query results" }).getByRole("row")

@@ -94,7 +94,7 @@ export const SeriesChart = ({
               width: 2,
               fill: kind === "line" ? undefined : `${color}${kind === "bar" ? "cc" : "33"}`,
               paths: kind === "bar" ? uPlot.paths.bars!({ size: [0.7 / series.length, 48] }) : undefined,
-              points: { show: labels.length <= 60 }
+              points: { show: kind !== "bar" && labels.length <= 60 }
             }
           })
         ],
