@@ -95,6 +95,17 @@ afterAll(async () => {
   await h?.close()
 })
 
+/** Hovers the chart at the last of its `count` labels; where, and the tooltip it shows. */
+const hoverLast = async (count: number) => {
+  const over = page.locator(".u-over")
+  const box = (await over.boundingBox())!
+  const x = ((count - 0.5) / count) * box.width
+  await over.hover({ position: { x, y: box.height / 2 } })
+  const tooltip = page.getByRole("tooltip")
+  await tooltip.waitFor()
+  return { over, box, x, tooltip }
+}
+
 const open = async (insight: Saved) => {
   await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
   await page.getByRole("heading", { level: 1, name: insight.name }).waitFor()
@@ -163,12 +174,7 @@ describe("insights", () => {
 
     // Hover today's point (the last label): the tooltip gives each series' value there.
     const labels: Array<string> = api.result[0].labels
-    const over = page.locator(".u-over")
-    const box = (await over.boundingBox())!
-    const x = ((labels.length - 0.5) / labels.length) * box.width
-    await over.hover({ position: { x, y: box.height / 2 } })
-    const tooltip = page.getByRole("tooltip")
-    await tooltip.waitFor()
+    const { over, box, x, tooltip } = await hoverLast(labels.length)
     expect(await tooltip.locator("div").textContent()).toBe(labels.at(-1))
     const today = api.result.map(
       (entry: { label: string; data: Array<number> }) => `${entry.label}: ${entry.data.at(-1)}`
@@ -331,6 +337,17 @@ describe("the insight builder", () => {
     await page.getByRole("button", { name: "Remove series 2" }).click()
     await page.getByLabel("Date range").selectOption({ label: "Last 14 days" })
     await expect.poll(() => legend.locator(".legend-label").allTextContents()).toEqual(["/pricing", "/docs"])
+    // As stacked bars, the tooltip still gives each series' own value, not the stack's height.
+    await page.getByLabel("Display").selectOption({ label: "Bar" })
+    await page.getByRole("img", { name: /^bar chart/ }).waitFor()
+    // The last 14 days and today: 15 labels, today's last.
+    const { tooltip } = await hoverLast(15)
+    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/pricing: 2", "/docs: 1"])
+    await legend.getByRole("button", { name: /\/pricing/ }).click()
+    await hoverLast(15)
+    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
+    await legend.getByRole("button", { name: /\/pricing/ }).click()
+    await page.getByLabel("Display").selectOption({ label: "Line" })
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder")
 

@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState } from "react"
+import { useEffect, useMemo, useRef, useState } from "react"
 import uPlot from "uplot"
 import "uplot/dist/uPlot.min.css"
 
@@ -16,6 +16,22 @@ const HEIGHT = 300
 
 /** Tick steps for counts: whole numbers only. */
 const WHOLE_STEPS = Array.from({ length: 12 }, (_, k) => [1, 2, 5].map((step) => step * 10 ** k)).flat()
+
+/** Stacked bars: each shown series' running total at each label, positives upwards and negatives
+ * downwards, so that a series drawn from 0 to it shows above (or below) the ones before it. */
+const stacked = (series: ReadonlyArray<Series>, hidden: ReadonlySet<number>) => {
+  const up = new Map<number, number>()
+  const down = new Map<number, number>()
+  return series.map((entry, i) =>
+    entry.data.map((value, at) => {
+      if (hidden.has(i)) return null
+      const sums = value >= 0 ? up : down
+      const total = (sums.get(at) ?? 0) + value
+      sums.set(at, total)
+      return total
+    })
+  )
+}
 
 const number = (value: number) => value.toLocaleString(undefined, { maximumFractionDigits: 4 })
 
@@ -35,6 +51,17 @@ export const SeriesChart = ({
   const host = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot>(null)
   const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set())
+  // uPlot draws its series in order; stacked bars go topmost first, for the lower ones to cover.
+  const order = useMemo(() => {
+    const indices = series.map((_, i) => i)
+    return kind === "bar" ? indices.reverse() : indices
+  }, [series, kind])
+  /** uPlot's index of series `i`. */
+  const slot = (i: number) => order.indexOf(i) + 1
+  const plotted = (hiding: ReadonlySet<number>): uPlot.AlignedData => {
+    const values = kind === "bar" ? stacked(series, hiding) : series.map((entry) => [...entry.data])
+    return [labels.map((_, i) => i), ...order.map((i) => values[i]!)]
+  }
 
   useEffect(() => {
     const element = host.current
@@ -52,7 +79,7 @@ export const SeriesChart = ({
         return
       }
       const rows = series.flatMap((entry, i) =>
-        u.series[i + 1]?.show === false
+        u.series[slot(i)]?.show === false
           ? []
           : [`<li><b>${escape(entry.label)}</b>: ${number(entry.data[at] ?? 0)}</li>`]
       )
@@ -86,21 +113,21 @@ export const SeriesChart = ({
         ],
         series: [
           { label: "x" },
-          ...series.map((entry, i) => {
+          ...order.map((i) => {
             const color = COLORS[i % COLORS.length]!
             return {
-              label: entry.label,
+              label: series[i]!.label,
               stroke: color,
-              width: 2,
-              fill: kind === "line" ? undefined : `${color}${kind === "bar" ? "cc" : "33"}`,
-              paths: kind === "bar" ? uPlot.paths.bars!({ size: [0.7 / series.length, 48] }) : undefined,
+              width: kind === "bar" ? 0 : 2,
+              fill: kind === "line" ? undefined : kind === "bar" ? color : `${color}33`,
+              paths: kind === "bar" ? uPlot.paths.bars!({ size: [0.7, 64] }) : undefined,
               points: { show: kind !== "bar" && labels.length <= 60 }
             }
           })
         ],
         hooks: { setCursor: [showTooltip] }
       },
-      [labels.map((_, i) => i), ...series.map((entry) => [...entry.data])],
+      plotted(new Set()),
       element
     )
     made.over.append(tooltip)
@@ -120,7 +147,9 @@ export const SeriesChart = ({
     const next = new Set(hidden)
     if (next.has(i)) next.delete(i)
     else next.add(i)
-    plot.current?.setSeries(i + 1, { show: !next.has(i) })
+    plot.current?.setSeries(slot(i), { show: !next.has(i) })
+    // The bars above a hidden one come down into its place.
+    if (kind === "bar") plot.current?.setData(plotted(next))
     setHidden(next)
   }
 
