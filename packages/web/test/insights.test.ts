@@ -196,6 +196,14 @@ describe("insights", () => {
 
   it("trends as a number, with the ZedQL that computed it, opened in the SQL editor", async () => {
     await open(saved.signups)
+    // The insight was asked for before the app's code loaded (main.ts's preload), and only once.
+    const calls = await page.evaluate(() =>
+      performance
+        .getEntriesByType("resource")
+        .filter((entry) => new URL(entry.name).pathname === "/api/projects/1/insights/")
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType)
+    )
+    expect(calls).toEqual(["link"])
     const api = await computed(saved.signups)
     expect(api.result[0].aggregated_value).toBe(1)
     await expect(page.locator(".bold-number .value").textContent()).resolves.toBe(

@@ -1,26 +1,21 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { Link, useParams } from "@tanstack/react-router"
-import { api, type Insight, type Paginated, withQuery } from "../api.js"
+import { api, type Insight, type Paginated } from "../api.js"
 import { InsightResult } from "../components/InsightResult.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { insightName, kindOf } from "../insightKinds.js"
+import { insightPath } from "../pages.js"
+import { pathQuery } from "../queries.js"
 import { queryClient } from "../queryClient.js"
-
-/** The insight `shortId` with its result: the cached one, computed first if missing or stale. */
-const insightPath = (id: string, shortId: string, refresh: "blocking" | "force_blocking") =>
-  withQuery(`/api/projects/${id}/insights/`, { short_id: shortId, refresh })
 
 export const InsightPage = () => {
   const { id, shortId } = useParams({ from: "/project/$id/insights/$shortId" })
-  const key = ["insight", id, shortId]
-  const insight = useQuery({
-    queryKey: key,
-    queryFn: async () => (await api<Paginated<Insight>>(insightPath(id, shortId, "blocking"))).results[0] ?? null
-  })
+  // Under its path, as the route's loader and main.ts start it.
+  const first = pathQuery<Paginated<Insight>>(insightPath(id, shortId))
+  const insight = useQuery({ ...first, select: (list) => list.results[0] ?? null })
   const refresh = useMutation({
-    mutationFn: async () =>
-      (await api<Paginated<Insight>>(insightPath(id, shortId, "force_blocking"))).results[0] ?? null,
-    onSuccess: (fresh) => queryClient.setQueryData(key, fresh)
+    mutationFn: () => api<Paginated<Insight>>(insightPath(id, shortId, "force_blocking")),
+    onSuccess: (fresh) => queryClient.setQueryData(first.queryKey, fresh)
   })
   const data = insight.data
   if (data === null) return <Page title="Insight not found">{<p>No insight has the id {shortId}.</p>}</Page>
