@@ -3,6 +3,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
 import { PostHog } from "posthog-node"
 import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import { fetchedBy } from "./harness.js"
 
 // Insights in the app, on data posthog-node sent (captureData: ada views /pricing and /docs and signs
 // up, grace views /pricing; then ada upgrades her plan): each page's numbers are checked against what
@@ -197,13 +198,7 @@ describe("insights", () => {
   it("trends as a number, with the ZedQL that computed it, opened in the SQL editor", async () => {
     await open(saved.signups)
     // The insight was asked for before the app's code loaded (main.ts's preload), and only once.
-    const calls = await page.evaluate(() =>
-      performance
-        .getEntriesByType("resource")
-        .filter((entry) => new URL(entry.name).pathname === "/api/projects/1/insights/")
-        .map((entry) => (entry as PerformanceResourceTiming).initiatorType)
-    )
-    expect(calls).toEqual(["link"])
+    expect(await fetchedBy(page, "/api/projects/1/insights/")).toEqual(["link"])
     const api = await computed(saved.signups)
     expect(api.result[0].aggregated_value).toBe(1)
     await expect(page.locator(".bold-number .value").textContent()).resolves.toBe(
@@ -334,7 +329,7 @@ describe("the insight builder", () => {
     await page.getByLabel("Breakdown by event property").fill("$pathname")
     await page.getByLabel("Display").selectOption({ label: "Table" })
     const rows = result.getByRole("table", { name: "Result" }).locator("tbody tr")
-    const table = async () => (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim()).toSorted()
+    const table = async () => (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim()).sort()
     await expect
       .poll(table)
       .toEqual(["$pageview - /docs 1", "$pageview - /docs 1", "$pageview - /pricing 2", "$pageview - /pricing 2"])
