@@ -204,6 +204,12 @@ describe("insights", () => {
     await expect(page.locator(".bold-number .value").textContent()).resolves.toBe(
       String(api.result[0].aggregated_value)
     )
+    // Favourited when saved; un-favouriting reaches the API.
+    const favourite = page.getByRole("button", { name: /Favourite/ })
+    await expect(favourite.getAttribute("aria-pressed")).resolves.toBe("true")
+    await favourite.click()
+    await expect.poll(() => favourite.getAttribute("aria-pressed")).toBe("false")
+    expect((await h.json(`/api/projects/1/insights/${saved.signups.id}/`)).favorited).toBe(false)
     const zedql = page.getByRole("region", { name: "ZedQL" }).locator("pre")
     expect(await zedql.textContent()).toBe(api.zedql)
     await page.getByRole("link", { name: "Open in SQL editor" }).click()

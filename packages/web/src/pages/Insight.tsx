@@ -17,11 +17,29 @@ export const InsightPage = () => {
     mutationFn: () => api<Paginated<Insight>>(insightPath(id, shortId, "force_blocking")),
     onSuccess: (fresh) => queryClient.setQueryData(first.queryKey, fresh)
   })
+  const favourite = useMutation({
+    mutationFn: (insight: Insight) =>
+      api<Insight>(`/api/projects/${id}/insights/${insight.id}/`, {
+        method: "PATCH",
+        body: { favorited: !insight.favorited }
+      }),
+    onSuccess: ({ favorited }) =>
+      queryClient.setQueryData(
+        first.queryKey,
+        (list: Paginated<Insight> | undefined) =>
+          list && { ...list, results: list.results.map((insight) => ({ ...insight, favorited })) }
+      )
+  })
   const data = insight.data
-  if (data === null) return <Page title="Insight not found">{<p>No insight has the id {shortId}.</p>}</Page>
+  if (data === null)
+    return (
+      <Page title="Insight not found">
+        <p>No insight has the id {shortId}.</p>
+      </Page>
+    )
   return (
     <Page title={data ? insightName(data) : "Insight"} className="page insight">
-      <ErrorAlert error={insight.error ?? refresh.error} />
+      <ErrorAlert error={insight.error ?? refresh.error ?? favourite.error} />
       {data && (
         <>
           <p className="muted">
@@ -30,6 +48,15 @@ export const InsightPage = () => {
             {data.last_refresh && ` · computed ${new Date(data.last_refresh).toLocaleString()}`}{" "}
             <button type="button" className="link" disabled={refresh.isPending} onClick={() => refresh.mutate()}>
               {refresh.isPending ? "Refreshing…" : "Refresh"}
+            </button>{" "}
+            <button
+              type="button"
+              className="link"
+              aria-pressed={data.favorited}
+              disabled={favourite.isPending}
+              onClick={() => favourite.mutate(data)}
+            >
+              {data.favorited ? "★" : "☆"} Favourite
             </button>
           </p>
           {data.description && <p className="description">{data.description}</p>}

@@ -22,7 +22,7 @@ export const InsightsPage = () => {
   // The API has no kind filter and lists newest first: both are done here, over its page of 100.
   const shown = (insights.data?.results ?? [])
     .filter((insight) => kind === "" || kindOf(insight) === kind)
-    .toSorted((a, b) => b.last_modified_at.localeCompare(a.last_modified_at))
+    .sort((a, b) => b.last_modified_at.localeCompare(a.last_modified_at))
   return (
     <Page title="Insights">
       <Link to="/project/$id/insights/new" params={{ id }} className="button primary">
