@@ -120,7 +120,7 @@ describe("insights", () => {
     await expect
       .poll(names)
       .toEqual(["Events by name", "Returning visitors", "Visit to sign-up", "Sign-ups", "Pageviews by path"])
-    // Renaming moves an insight to the top.
+    // A changed description moves an insight to the top.
     await h.json(`/api/projects/1/insights/${saved.signups.id}/`, {
       method: "PATCH",
       body: JSON.stringify({ description: "From the sign-up form" })
