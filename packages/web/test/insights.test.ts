@@ -292,6 +292,33 @@ describe("insights", () => {
     expect(await axeViolations(page)).toEqual([])
   })
 
+  it("funnel: time to convert as bars of persons per conversion time", async () => {
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Time to upgrade",
+        saved: true,
+        query: viz({
+          kind: "FunnelsQuery",
+          series: [eventsNode("$pageview"), eventsNode("plan upgraded")],
+          dateRange: { date_from: "-7d" },
+          funnelsFilter: { funnelVizType: "time_to_convert" }
+        })
+      })
+    })
+    await open(insight)
+    const api = await computed(insight)
+    await page.getByRole("img", { name: /^bar chart/ }).waitFor()
+    const bins: Array<[number, number]> = api.result.bins
+    // Only ada converted: one person in all.
+    expect(bins.reduce((sum, [, persons]) => sum + persons, 0)).toBe(1)
+    const legend = page.getByRole("list", { name: "Legend" })
+    expect(await legend.locator(".legend-label").allTextContents()).toEqual(["Persons"])
+    const { tooltip } = await hoverLast(bins.length)
+    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual([`Persons: ${bins.at(-1)![1]}`])
+    await screenshot(page, "insight-time-to-convert")
+  })
+
   it("a SQL insight as its table", async () => {
     await open(saved.sql)
     const rows = page.getByRole("table", { name: "Query results" }).getByRole("row")

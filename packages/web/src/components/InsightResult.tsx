@@ -121,8 +121,40 @@ const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelSte
   )
 }
 
-const Funnel = ({ result }: { readonly result: unknown }) => {
-  if (!Array.isArray(result)) return <p className="muted">Time-to-convert funnels are not drawn yet.</p>
+/** A duration in seconds as its largest whole units ("1 h 5 min", "42 s"). */
+const duration = (seconds: number) => {
+  const parts = [
+    [86_400, "d"],
+    [3600, "h"],
+    [60, "min"],
+    [1, "s"]
+  ] as const
+  const shown = parts.flatMap(([size, unit]) => {
+    const amount = Math.floor(seconds / size)
+    seconds -= amount * size
+    return amount > 0 ? [`${amount} ${unit}`] : []
+  })
+  return shown.slice(0, 2).join(" ") || "0 s"
+}
+
+/** Time to convert: persons per bin of conversion time, each bin named by where it starts. */
+const TimeToConvert = ({
+  bins,
+  title
+}: {
+  readonly bins: ReadonlyArray<readonly [number, number]>
+  readonly title: string
+}) => {
+  const labels = useMemo(() => bins.map(([start]) => duration(start)), [bins])
+  const series = useMemo(() => [{ label: "Persons", data: bins.map(([, persons]) => persons) }], [bins])
+  return <SeriesChart labels={labels} series={series} kind="bar" title={title} />
+}
+
+const Funnel = ({ result, title }: { readonly result: unknown; readonly title: string }) => {
+  if (!Array.isArray(result)) {
+    const { bins } = result as { readonly bins: ReadonlyArray<readonly [number, number]> }
+    return <TimeToConvert bins={bins} title={title} />
+  }
   // With a breakdown, one list of steps per breakdown value.
   const groups: ReadonlyArray<ReadonlyArray<FunnelStep>> = Array.isArray(result[0]) ? result : [result]
   return groups.map((steps, i) => {
@@ -197,7 +229,7 @@ export const InsightResult = ({
       )
     }
     case "FunnelsQuery":
-      return <Funnel result={result} />
+      return <Funnel result={result} title={title} />
     case "RetentionQuery": {
       const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
       return <Retention rows={result as ReadonlyArray<RetentionRow>} period={period} />

@@ -95,7 +95,7 @@ export const SeriesChart = ({
         width: element.clientWidth || 800,
         height: HEIGHT,
         legend: { show: false },
-        scales: { x: { time: false, range: (_u, min, max) => [min - 0.5, max + 0.5] } },
+        scales: { x: { time: false, range: () => [-0.5, labels.length - 0.5] } },
         axes: [
           {
             ...axis,
