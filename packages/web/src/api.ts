@@ -124,3 +124,26 @@ export interface Person {
   readonly properties: Record<string, unknown>
   readonly created_at: string
 }
+
+/** A saved insight as the insights API answers it (the fields the app reads). */
+export interface Insight {
+  readonly id: number
+  readonly short_id: string
+  readonly name: string | null
+  readonly derived_name?: string | null
+  readonly description: string | null
+  readonly favorited: boolean
+  readonly tags: ReadonlyArray<string>
+  readonly query: InsightQuery | null
+  readonly last_modified_at: string
+  readonly created_by: { readonly email: string; readonly first_name: string } | null
+  readonly result: unknown
+  readonly zedql?: string | null
+  readonly last_refresh: string | null
+}
+
+/** An insight's stored query node: an `InsightVizNode`, `DataVisualizationNode` or `DataTableNode` around its source. */
+export interface InsightQuery {
+  readonly kind: string
+  readonly source?: { readonly kind: string; readonly [field: string]: unknown }
+}

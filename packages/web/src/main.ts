@@ -12,7 +12,7 @@ const opening = pageAt(location.pathname.slice(appRoot.length))
 if (opening) {
   // A failure here is the router's to report, when it loads the page itself.
   opening.page.load().catch(() => undefined)
-  const call = opening.page.firstCall?.(opening.id)
+  const call = opening.page.firstCall?.(opening.id, opening.param)
   if (call !== undefined) {
     const link = document.createElement("link")
     link.rel = "preload"

@@ -22,13 +22,28 @@ export const eventsPath = (id: string, event = "", property = "", person = "") =
     properties: propertyFilter(property, "event")
   })
 
+/** Saved insights (not the builder's drafts) matching `search`, favourited ones only if asked (the API sorts newest first; the page re-sorts). */
+export const insightsPath = (id: string, search = "", favorited = false) =>
+  withQuery(`/api/projects/${id}/insights/`, {
+    limit: 100,
+    saved: "true",
+    search,
+    favorited: favorited ? "true" : undefined
+  })
+
+/** The insight `shortId` with its result: the cached one, computed first if missing or stale
+ * (`force_blocking`: computed again). */
+export const insightPath = (id: string, shortId: string, refresh: "blocking" | "force_blocking" = "blocking") =>
+  withQuery(`/api/projects/${id}/insights/`, { short_id: shortId, refresh })
+
 export interface PageModule {
   /** The page's chunk, fetched when the page is first opened. */
   readonly load: () => Promise<Record<string, unknown>>
   /** The exported component in it. */
   readonly component: string
-  /** The page's first API call (its path), for the project `id`. */
-  readonly firstCall?: (id: string) => string
+  /** The page's first API call (its path), for the project `id` and the page's own parameter (an
+   * insight's short id). */
+  readonly firstCall?: (id: string, param: string) => string
 }
 
 export const pages = {
@@ -44,15 +59,33 @@ export const pages = {
     firstCall: (id) => personsPath(id)
   },
   "/person/$distinctId": { load: () => import("./pages/Person.js"), component: "PersonPage" },
+  "/insights": {
+    load: () => import("./pages/Insights.js"),
+    component: "InsightsPage",
+    firstCall: (id) => insightsPath(id)
+  },
+  "/insights/new": { load: () => import("./pages/InsightBuilder.js"), component: "InsightBuilderPage" },
+  "/insights/$shortId": {
+    load: () => import("./pages/Insight.js"),
+    component: "InsightPage",
+    firstCall: (id, shortId) => insightPath(id, shortId)
+  },
   "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
 } as const satisfies Record<string, PageModule>
 
 /** The page at `path` (below the app's root) and its project, if it is one of these. */
-export const pageAt = (path: string): { readonly page: PageModule; readonly id: string } | undefined => {
+export const pageAt = (
+  path: string
+): { readonly page: PageModule; readonly id: string; readonly param: string } | undefined => {
   const match = /^\/project\/([^/]+)(\/[^/]+(?:\/[^/]+)?)\/?$/.exec(path)
   if (!match) return undefined
   const [, id, rest] = match
-  const key = rest!.startsWith("/person/") ? "/person/$distinctId" : rest!
+  const key = rest!.startsWith("/person/")
+    ? "/person/$distinctId"
+    : rest!.startsWith("/insights/") && rest !== "/insights/new"
+      ? "/insights/$shortId"
+      : rest!
   const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
-  return page && { page, id: decodeURIComponent(id!) }
+  const param = key.includes("$") ? decodeURIComponent(rest!.slice(rest!.lastIndexOf("/") + 1)) : ""
+  return page && { page, id: decodeURIComponent(id!), param }
 }

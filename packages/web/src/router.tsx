@@ -65,7 +65,9 @@ const page = <const P extends keyof typeof pages>(path: P) => {
     getParentRoute: () => projectRoute,
     path,
     loader: ({ params }) => {
-      if (firstCall) void queryClient.prefetchQuery(pathQuery(firstCall((params as { id: string }).id)))
+      // A page's own parameter is the one after the project's id (`$shortId`).
+      const { id, ...own } = params as Record<string, string>
+      if (firstCall) void queryClient.prefetchQuery(pathQuery(firstCall(id!, Object.values(own)[0] ?? "")))
     },
     component: lazyRouteComponent(load as never, component as never)
   })
@@ -80,6 +82,9 @@ const routeTree = rootRoute.addChildren([
     page("/activity/explore"),
     page("/persons"),
     page("/person/$distinctId"),
+    page("/insights"),
+    page("/insights/new"),
+    page("/insights/$shortId"),
     page("/settings")
   ])
 ])

@@ -6,6 +6,7 @@ import {
   ADMIN,
   axeViolations,
   captureData,
+  fetchedBy,
   type Harness,
   PROJECT_KEY,
   SESSIONS,
@@ -60,7 +61,9 @@ describe("the web app's sign-in page", () => {
     expect(total).toBeLessThanOrEqual(250 * 1024)
     // Route-level splitting: the SQL editor (CodeMirror), charts and other pages are not fetched.
     expect(
-      loaded.map((script) => path(script.url)).filter((url) => /\/(Sql|Chart|Settings|Events|Persons)-/.test(url))
+      loaded
+        .map((script) => path(script.url))
+        .filter((url) => /\/(Sql|Chart|Settings|Events|Persons|Insights?|SeriesChart)-/.test(url))
     ).toEqual([])
     expect(await axeViolations(visitor)).toEqual([])
     await screenshot(visitor, "login")
@@ -241,13 +244,7 @@ describe("signed in", () => {
     await page.getByRole("link", { name: "grace@example.com" }).waitFor()
     // The list was asked for before the app's code loaded (main.ts's preload, not the page's fetch),
     // and only once: the page took that answer.
-    const listCalls = await page.evaluate(() =>
-      performance
-        .getEntriesByType("resource")
-        .filter((entry) => new URL(entry.name).pathname === "/api/projects/1/persons/")
-        .map((entry) => (entry as PerformanceResourceTiming).initiatorType)
-    )
-    expect(listCalls).toEqual(["link"])
+    expect(await fetchedBy(page, "/api/projects/1/persons/")).toEqual(["link"])
     await page.getByLabel("Search").fill("ada")
     await expect.poll(() => page.locator("tbody tr").count()).toBe(1)
     expect(await axeViolations(page)).toEqual([])

@@ -107,6 +107,17 @@ export const axeViolations = async (page: Page) => {
   return violations.filter((violation) => violation.impact === "serious" || violation.impact === "critical")
 }
 
+/** How the page fetched `pathname` (`"link"`: a preload, `"fetch"`: the app's own call), in order. */
+export const fetchedBy = (page: Page, pathname: string) =>
+  page.evaluate(
+    (path) =>
+      performance
+        .getEntriesByType("resource")
+        .filter((entry) => new URL(entry.name).pathname === path)
+        .map((entry) => (entry as PerformanceResourceTiming).initiatorType),
+    pathname
+  )
+
 /** A screenshot for the tour in docs/web-app.md. */
 export const screenshot = async (page: Page, name: string) => {
   mkdirSync(SHOTS, { recursive: true })

@@ -46,3 +46,27 @@ export const Filters = ({ label, children }: { readonly label: string; readonly 
     {children}
   </InlineForm>
 )
+
+/** A labelled choice among `options` (value → label). */
+export const Choice = <V extends string>({
+  label,
+  value,
+  options,
+  onChange
+}: {
+  readonly label: string
+  readonly value: V
+  readonly options: Readonly<Record<V, string>>
+  readonly onChange: (value: V) => void
+}) => (
+  <label>
+    {label}
+    <select value={value} onChange={(event) => onChange(event.target.value as V)}>
+      {(Object.entries(options) as Array<[V, string]>).map(([option, text]) => (
+        <option key={option} value={option}>
+          {text}
+        </option>
+      ))}
+    </select>
+  </label>
+)

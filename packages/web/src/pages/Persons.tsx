@@ -2,6 +2,7 @@ import { Link, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import type { Person } from "../api.js"
 import { Field, Filters } from "../components/Field.js"
+import { ListHead } from "../components/ListHead.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { personsPath } from "../pages.js"
 import { useList } from "../queries.js"
@@ -22,13 +23,7 @@ export const PersonsPage = () => {
       </Filters>
       <ErrorAlert error={persons.error} />
       <table className="list">
-        <thead>
-          <tr>
-            <th scope="col">Person</th>
-            <th scope="col">Distinct ids</th>
-            <th scope="col">First seen</th>
-          </tr>
-        </thead>
+        <ListHead columns={["Person", "Distinct ids", "First seen"]} />
         <tbody>
           {(persons.data?.results ?? []).map((person) => (
             <tr key={person.uuid}>

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
-import { useParams } from "@tanstack/react-router"
+import { useParams, useSearch } from "@tanstack/react-router"
 import { lazy, Suspense, useEffect, useMemo, useRef, useState } from "react"
 import { ApiError, api, type Paginated } from "../api.js"
 import { ErrorAlert } from "../components/Page.js"
@@ -60,8 +60,13 @@ const usePropertyNames = (id: string) =>
 
 export const SqlPage = () => {
   const { id } = useParams({ from: "/project/$id" })
+  // `?query=…`: a query sent here to be edited, as an insight's "Open in SQL editor" does.
+  const opened = (useSearch({ strict: false }) as { query?: unknown }).query
   const [text, setText] = useState(
-    () => readHistory()[0] ?? "SELECT event, count() AS total FROM events GROUP BY event ORDER BY total DESC"
+    () =>
+      (typeof opened === "string" ? opened : undefined) ??
+      readHistory()[0] ??
+      "SELECT event, count() AS total FROM events GROUP BY event ORDER BY total DESC"
   )
   const [history, setHistory] = useState(readHistory)
   const [view, setView] = useState<"table" | "chart">("table")
@@ -109,7 +114,11 @@ export const SqlPage = () => {
     mutationFn: (name: string) =>
       api<{ id: number; short_id: string }>(`/api/projects/${id}/insights/`, {
         method: "POST",
-        body: { name, query: { kind: "DataVisualizationNode", source: { kind: "HogQLQuery", query: text } } }
+        body: {
+          name,
+          saved: true,
+          query: { kind: "DataVisualizationNode", source: { kind: "HogQLQuery", query: text } }
+        }
       })
   })
 

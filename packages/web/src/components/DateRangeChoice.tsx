@@ -1,0 +1,23 @@
+import { Choice } from "./Field.js"
+
+// The date range presets of the insight builder: PostHog's relative `date_from` values.
+
+const DATE_RANGES = {
+  "-24h": "Last 24 hours",
+  "-7d": "Last 7 days",
+  "-14d": "Last 14 days",
+  "-30d": "Last 30 days",
+  "-90d": "Last 90 days",
+  mStart: "This month",
+  yStart: "Year to date"
+} as const
+export type DateFrom = keyof typeof DATE_RANGES
+
+/** The builder's date range, from a preset to now. */
+export const DateRangeChoice = ({
+  value,
+  onChange
+}: {
+  readonly value: DateFrom
+  readonly onChange: (value: DateFrom) => void
+}) => <Choice label="Date range" value={value} options={DATE_RANGES} onChange={onChange} />

@@ -1,0 +1,246 @@
+import { useMemo } from "react"
+import type { Insight } from "../api.js"
+import { ListHead } from "./ListHead.js"
+import { ResultTable } from "./ResultTable.js"
+import { type Series, SeriesChart } from "./SeriesChart.js"
+
+// An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
+// as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
+// cohort heat map, ZedQL as a table.
+
+interface TrendEntry {
+  readonly label: string
+  readonly data: ReadonlyArray<number>
+  readonly labels: ReadonlyArray<string>
+  readonly count: number
+  readonly aggregated_value?: number
+  readonly compare_label?: string
+}
+
+interface FunnelStep {
+  readonly name: string
+  readonly custom_name?: string | null
+  readonly order: number
+  readonly count: number
+  readonly median_conversion_time?: number | null
+  readonly breakdown_value?: unknown
+}
+
+interface RetentionRow {
+  readonly date: string
+  readonly label: string
+  readonly values: ReadonlyArray<{ readonly count: number }>
+}
+
+const number = (value: number) => value.toLocaleString(undefined, { maximumFractionDigits: 4 })
+const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`)
+
+/** Trend displays giving one aggregated value per series over the whole range. */
+const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "WorldMap"])
+
+const entryLabel = (entry: TrendEntry) =>
+  entry.compare_label ? `${entry.label} (${entry.compare_label})` : entry.label
+
+const Trends = ({
+  entries,
+  display,
+  title
+}: {
+  readonly entries: ReadonlyArray<TrendEntry>
+  readonly display: string
+  readonly title: string
+}) => {
+  const series = useMemo<ReadonlyArray<Series>>(
+    () => entries.map((entry) => ({ label: entryLabel(entry), data: entry.data, total: entry.count })),
+    [entries]
+  )
+  if (display === "BoldNumber")
+    return (
+      <div className="bold-numbers">
+        {entries.map((entry, i) => (
+          <p key={i} className="bold-number">
+            <span className="value">{number(entry.aggregated_value ?? entry.count)}</span>
+            <span className="muted">{entryLabel(entry)}</span>
+          </p>
+        ))}
+      </div>
+    )
+  if (AGGREGATED.has(display))
+    return (
+      <table className="list" aria-label="Result">
+        <ListHead columns={["Series", "Value"]} />
+        <tbody>
+          {entries.map((entry, i) => (
+            <tr key={i}>
+              <th scope="row">{entryLabel(entry)}</th>
+              <td className="number">{number(entry.aggregated_value ?? entry.count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    )
+  if (entries.length === 0) return <p className="muted">No data in this range.</p>
+  const kind =
+    display === "ActionsBar" || display === "ActionsStackedBar"
+      ? "bar"
+      : display === "ActionsAreaGraph"
+        ? "area"
+        : "line"
+  return <SeriesChart labels={entries[0]!.labels} series={series} kind={kind} title={title} />
+}
+
+const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelStep>; readonly title: string }) => {
+  const first = steps[0]?.count ?? 0
+  return (
+    <table className="list funnel" aria-label={title}>
+      <ListHead columns={["Step", "Persons", "Conversion", "Dropped off", "Median time"]} />
+      <tbody>
+        {steps.map((step, i) => {
+          const previous = i === 0 ? step.count : steps[i - 1]!.count
+          return (
+            <tr key={step.order}>
+              <th scope="row">
+                {i + 1}. {step.custom_name || step.name}
+                <div className="funnel-bar" aria-hidden="true">
+                  <span style={{ width: percent(step.count, first) }} />
+                </div>
+              </th>
+              <td className="number">{number(step.count)}</td>
+              <td className="number">{percent(step.count, first)}</td>
+              <td className="number">
+                {i === 0 ? "—" : `${number(previous - step.count)} (${percent(previous - step.count, previous)})`}
+              </td>
+              <td className="number">
+                {step.median_conversion_time == null ? "—" : `${number(step.median_conversion_time)} s`}
+              </td>
+            </tr>
+          )
+        })}
+      </tbody>
+    </table>
+  )
+}
+
+/** A duration in seconds as its largest whole units ("1 h 5 min", "42 s"). */
+const duration = (seconds: number) => {
+  const parts = [
+    [86_400, "d"],
+    [3600, "h"],
+    [60, "min"],
+    [1, "s"]
+  ] as const
+  const shown = parts.flatMap(([size, unit]) => {
+    const amount = Math.floor(seconds / size)
+    seconds -= amount * size
+    return amount > 0 ? [`${amount} ${unit}`] : []
+  })
+  return shown.slice(0, 2).join(" ") || "0 s"
+}
+
+/** Time to convert: persons per bin of conversion time, each bin named by where it starts. */
+const TimeToConvert = ({
+  bins,
+  title
+}: {
+  readonly bins: ReadonlyArray<readonly [number, number]>
+  readonly title: string
+}) => {
+  const labels = useMemo(() => bins.map(([start]) => duration(start)), [bins])
+  const series = useMemo(() => [{ label: "Persons", data: bins.map(([, persons]) => persons) }], [bins])
+  return <SeriesChart labels={labels} series={series} kind="bar" title={title} />
+}
+
+const Funnel = ({ result, title }: { readonly result: unknown; readonly title: string }) => {
+  if (!Array.isArray(result)) {
+    const { bins } = result as { readonly bins: ReadonlyArray<readonly [number, number]> }
+    return <TimeToConvert bins={bins} title={title} />
+  }
+  // With a breakdown, one list of steps per breakdown value.
+  const groups: ReadonlyArray<ReadonlyArray<FunnelStep>> = Array.isArray(result[0]) ? result : [result]
+  return groups.map((steps, i) => {
+    const value = steps[0]?.breakdown_value
+    const title = value === undefined ? "Funnel steps" : `Funnel steps: ${String(value)}`
+    return (
+      <section key={i} aria-label={title}>
+        {value !== undefined && <h3>{String(value)}</h3>}
+        <FunnelSteps steps={steps} title={title} />
+      </section>
+    )
+  })
+}
+
+const Retention = ({ rows, period }: { readonly rows: ReadonlyArray<RetentionRow>; readonly period: string }) => {
+  const width = Math.max(0, ...rows.map((row) => row.values.length))
+  return (
+    <table className="list retention" aria-label="Retention cohorts">
+      <ListHead columns={["Cohort", "Persons", ...Array.from({ length: width }, (_, j) => `${period} ${j}`)]} />
+      <tbody>
+        {rows.map((row) => {
+          const size = row.values[0]?.count ?? 0
+          return (
+            <tr key={row.date}>
+              <th scope="row">{row.date.slice(0, 10)}</th>
+              <td className="number">{number(size)}</td>
+              {Array.from({ length: width }, (_, j) => {
+                const cell = row.values[j]
+                if (cell === undefined) return <td key={j} />
+                const share = size === 0 ? 0 : cell.count / size
+                return (
+                  <td
+                    key={j}
+                    className={`number heat${share > 0.5 ? " strong" : ""}`}
+                    style={{ "--share": share } as React.CSSProperties}
+                    title={`${number(cell.count)} of ${number(size)}`}
+                  >
+                    {percent(cell.count, size)}
+                    <span className="heat-count">{number(cell.count)}</span>
+                  </td>
+                )
+              })}
+            </tr>
+          )
+        })}
+      </tbody>
+    </table>
+  )
+}
+
+/** The result of `insight` as its kind draws it; nothing computed yet says so. */
+export const InsightResult = ({
+  insight
+}: {
+  readonly insight: Insight & { readonly columns?: ReadonlyArray<string>; readonly types?: ReadonlyArray<unknown> }
+}) => {
+  const source = insight.query?.source
+  const result = insight.result
+  if (result === null || result === undefined) return <p className="muted">Not computed yet.</p>
+  const title = insight.name || insight.derived_name || "Insight"
+  switch (source?.kind) {
+    case "TrendsQuery":
+    case "StickinessQuery":
+    case "LifecycleQuery": {
+      const display = (source["trendsFilter"] as { display?: string } | undefined)?.display ?? ""
+      return (
+        <Trends
+          entries={result as ReadonlyArray<TrendEntry>}
+          display={source.kind === "LifecycleQuery" ? "ActionsBar" : display}
+          title={title}
+        />
+      )
+    }
+    case "FunnelsQuery":
+      return <Funnel result={result} title={title} />
+    case "RetentionQuery": {
+      const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
+      return <Retention rows={result as ReadonlyArray<RetentionRow>} period={period} />
+    }
+    default:
+      return (
+        <ResultTable
+          columns={insight.columns ?? []}
+          types={(insight.types ?? []).map((type) => (Array.isArray(type) ? String(type[1]) : String(type)))}
+          rows={result as ReadonlyArray<ReadonlyArray<unknown>>}
+        />
+      )
+  }
+}
