@@ -1,9 +1,11 @@
 import { Schema } from "effect"
 import { check } from "../schema/fields.js"
 import { DateBoundText, QueryFilters } from "../zedql/filters.js"
+import { planProblem } from "../insights/planners/index.js"
 import { RefreshMode } from "./cachePolicy.js"
 
-// The query API's request (PostHog's QueryRequest), with ZedQL as the query language.
+// The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
+// kinds as saved insights hold them.
 
 const Strict = { onExcessProperty: "error" } as const
 
@@ -37,20 +39,57 @@ const FiltersOverride = Schema.Struct({
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean))
 })
 
-/** Other kinds (TrendsQuery…) are refused by name before the ZedQL query's own fields are checked. */
+/** The insight kinds, planned as saved insights are (insights/planners). */
+export const INSIGHT_KINDS = ["TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery", "LifecycleQuery"]
+
+/** What `/query/` runs: a ZedQL query, an insight kind, or an insight kind in an InsightVizNode. */
+export const SUPPORTED_KINDS = ["ZedQLQuery", "HogQLQuery", ...INSIGHT_KINDS, "InsightVizNode"]
+
+const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An insight kind's node, its fields as the planners take them. */
+export const InsightSourceNode = Schema.Struct({ kind: Schema.Literal(...INSIGHT_KINDS) }, Rest)
+export type InsightSourceNode = typeof InsightSourceNode.Type
+
+const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), source: InsightSourceNode }, Rest)
+
+type Node = ZedQLQueryNode | InsightSourceNode | typeof InsightVizNode.Type
+
+/** Why an insight node cannot be planned: refused before anything runs or is cached. */
+const unplannable = (node: Node): string | undefined => {
+  if (isZedQL(node)) return undefined
+  const source = insightSourceOf(node)
+  const problem = planProblem(source)
+  return problem === undefined ? undefined : `Invalid ${source.kind}: ${problem}`
+}
+
+/** Kinds `/query/` does not run are refused by name, with the list of those it does, before their fields are checked. */
 const QueryNode = Schema.Struct(
   {
     kind: Schema.String.pipe(
       check(
-        (kind: string) => kind === "ZedQLQuery" || kind === "HogQLQuery",
+        (kind: string) => SUPPORTED_KINDS.includes(kind),
         "unsupported_kind",
-        (kind: string) =>
-          `Query kind "${kind}" is not supported here: send {"kind": "ZedQLQuery", "query": "SELECT …"}.`
+        (kind: string) => `Query kind "${kind}" is not supported here: send one of ${SUPPORTED_KINDS.join(", ")}.`
       )
     )
   },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-).pipe(Schema.compose(ZedQLQueryNode, { strict: false }))
+  Rest
+).pipe(
+  Schema.compose(Schema.Union(ZedQLQueryNode, InsightSourceNode, InsightVizNode), { strict: false }),
+  check(
+    (node: Node) => unplannable(node) === undefined,
+    "invalid_query",
+    (node: Node) => unplannable(node)!
+  )
+)
+
+/** Whether a request's node is a ZedQL query (rather than an insight kind). */
+export const isZedQL = (node: Node): node is ZedQLQueryNode => node.kind === "ZedQLQuery" || node.kind === "HogQLQuery"
+
+/** The insight kind's node of a request that is not ZedQL: bare, or unwrapped from its InsightVizNode. */
+export const insightSourceOf = (node: Exclude<Node, ZedQLQueryNode>): InsightSourceNode =>
+  node.kind === "InsightVizNode" ? (node as typeof InsightVizNode.Type).source : (node as InsightSourceNode)
 
 export const QueryRequest = Schema.Struct({
   query: QueryNode,
@@ -64,8 +103,11 @@ export const QueryRequest = Schema.Struct({
 }).annotations({ identifier: "QueryRequest", parseOptions: Strict })
 export type QueryRequest = typeof QueryRequest.Type
 
+/** A request whose node is a ZedQL query. */
+export type ZedQLRequest = QueryRequest & { readonly query: ZedQLQueryNode }
+
 /** The query node with the request's overrides applied: what the result depends on. */
-export const effectiveQuery = (request: QueryRequest): ZedQLQueryNode => {
+export const effectiveQuery = (request: ZedQLRequest): ZedQLQueryNode => {
   const { filters_override: filters, query, variables_override: variables } = request
   const withFilters: ZedQLQueryNode = filters
     ? {

@@ -29,7 +29,7 @@ import {
 } from "./cachePolicy.js"
 import { makeAdmission, type QueryLimitReached } from "./admission.js"
 import { cacheKey } from "./cacheKey.js"
-import { effectiveQuery, placeholderValues, type QueryRequest, type ZedQLQueryNode } from "./request.js"
+import { effectiveQuery, placeholderValues, type ZedQLQueryNode, type ZedQLRequest } from "./request.js"
 
 // The query API's engine: the refresh policy decides between the cache, computing now and
 // computing in the background; background runs are tracked in the status store (so any instance
@@ -94,7 +94,7 @@ interface Job {
 export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
   QueryRunner,
   {
-    readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+    readonly run: (project: Project, request: ZedQLRequest) => Effect.Effect<QueryAnswer, QueryRunError>
     /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
     readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
     /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
@@ -273,7 +273,9 @@ export const QueryRunnerLive = Layer.scoped(
           return {
             results: plan.shape(results),
             zedql: plan.zedql,
-            timings: [{ k: ".", t: (performance.now() - started) / 1000 }]
+            timings: [{ k: ".", t: (performance.now() - started) / 1000 }],
+            error: null,
+            modifiers: {}
           }
         })
     })

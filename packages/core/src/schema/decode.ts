@@ -44,6 +44,20 @@ const shown = (actual: unknown): string => {
   }
 }
 
+/** Whether a literal fails to match: a value of another kind, not a wrong value of this one. */
+const literalMismatch = (issue: ParseResult.ParseIssue): boolean =>
+  (issue._tag === "Type" && SchemaAST.isLiteral(issue.ast)) ||
+  (issue._tag === "Composite" &&
+    SchemaAST.isUnion(issue.ast) &&
+    (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).every(literalMismatch))
+
+/** A union member the value is not one of, told by a literal field (a node's `kind`) that does not match. */
+const otherShape = (issue: ParseResult.ParseIssue): boolean => {
+  if (issue._tag !== "Composite" || !SchemaAST.isTypeLiteral(issue.ast)) return false
+  const first = (Array.isArray(issue.issues) ? issue.issues : [issue.issues])[0] as ParseResult.ParseIssue | undefined
+  return first?._tag === "Pointer" && literalMismatch(first.issue)
+}
+
 // Walks to the first failure in a parse issue tree: errors report only the first problem, with
 // the path to the offending field.
 const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Failure => {
@@ -57,7 +71,7 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
       if (!SchemaAST.isUnion(issue.ast)) return firstFailure(issues[0]!, path)
       // When the value has the type of exactly one member (an optional or nullable field's real
       // type, or one shape of several) but fails inside it, that failure is the one to report.
-      const deeper = issues.filter((i) => i._tag !== "Type")
+      const deeper = issues.filter((i) => i._tag !== "Type" && !otherShape(i))
       return deeper.length === 1 ? firstFailure(deeper[0]!, path) : typeFailure(issue.ast, issue.actual, path)
     }
     case "Refinement": {

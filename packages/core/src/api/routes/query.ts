@@ -1,6 +1,7 @@
 import { Effect, Option, Schema } from "effect"
-import { QueryRequest } from "../../queries/request.js"
-import { QueryRunner } from "../../queries/runner.js"
+import { InsightCompute } from "../../insights/compute.js"
+import { isZedQL, QueryRequest } from "../../queries/request.js"
+import { type QueryAnswer, type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { NotFound, NotImplemented } from "../errors.js"
@@ -8,7 +9,7 @@ import { answerReply, queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 
-// The query API: ZedQL, synchronously or in the background, through the result cache.
+// The query API: ZedQL and the insight kinds, synchronously or in the background, through the result cache.
 
 const QueryId = Schema.Struct({ id: Schema.String })
 
@@ -18,16 +19,21 @@ const create = environmentRoute({
   tag: "query",
   summary: "Run a query",
   description:
-    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}` under the refresh mode asked for (default `blocking`). ' +
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,
   response: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "QueryResponse" }),
-  handler: ({ body, project }) =>
-    Effect.flatMap(QueryRunner, (runner) => runner.run(project, body)).pipe(
+  handler: ({ body, project }) => {
+    const { query } = body
+    const answer: Effect.Effect<QueryAnswer, QueryRunError, QueryRunner | InsightCompute> = isZedQL(query)
+      ? Effect.flatMap(QueryRunner, (runner) => runner.run(project, { ...body, query }))
+      : Effect.flatMap(InsightCompute, (insights) => insights.answer(project, { ...body, query }))
+    return answer.pipe(
       Effect.catchAll(queryFailure),
       Effect.map((answer) => answerReply(answer))
     )
+  }
 })
 
 const retrieve = environmentRoute({

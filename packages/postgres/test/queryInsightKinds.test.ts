@@ -1,0 +1,255 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import { createZed, type Zed } from "@zed/core"
+import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { backends } from "./backends.js"
+import { lifecycleCounts } from "./demoZed.js"
+
+// The insight kinds through `POST …/query/`, bare or in an InsightVizNode: each result is what the
+// test's own events say, worked out here, and the same as the saved insight's; the refresh modes,
+// background runs, polling, cancellation and filters_override as for ZedQL.
+
+const DAY = 86_400_000
+const HOUR = 3_600_000
+const START = Date.UTC(2025, 4, 1)
+const DAYS = Array.from({ length: 7 }, (_, d) => new Date(START + d * DAY).toISOString().slice(0, 10))
+const PERSONS = [0, 1, 2, 3, 4, 5]
+const RANGE = { date_from: DAYS[0], date_to: DAYS.at(-1) }
+
+type Event = {
+  readonly event: string
+  readonly distinct_id: string
+  readonly timestamp: string
+  readonly properties: { readonly $browser: string }
+}
+
+// Person p views a page on day d unless (p + d) % 3 == 0, at hour 8 + p; the even ones buy on day
+// p + 1 at 20:00. Persons 0-2 use Chrome, the others Firefox.
+const EVENTS: ReadonlyArray<Event> = PERSONS.flatMap((p) => [
+  ...DAYS.flatMap((_, d) =>
+    (p + d) % 3 === 0
+      ? []
+      : [
+          {
+            event: "$pageview",
+            distinct_id: `u${p}`,
+            timestamp: new Date(START + d * DAY + (8 + p) * HOUR).toISOString(),
+            properties: { $browser: p < 3 ? "Chrome" : "Firefox" }
+          }
+        ]
+  ),
+  ...(p % 2 === 0
+    ? [
+        {
+          event: "purchase",
+          distinct_id: `u${p}`,
+          timestamp: new Date(START + (p + 1) * DAY + 20 * HOUR).toISOString(),
+          properties: { $browser: p < 3 ? "Chrome" : "Firefox" }
+        }
+      ]
+    : [])
+])
+
+const dayOf = (e: Event) => e.timestamp.slice(0, 10)
+const views = (keep: (e: Event) => boolean = () => true) => EVENTS.filter((e) => e.event === "$pageview" && keep(e))
+/** The persons with a page view on `day`. */
+const activeOn = (day: string, keep?: (e: Event) => boolean) =>
+  new Set(
+    views(keep)
+      .filter((e) => dayOf(e) === day)
+      .map((e) => e.distinct_id)
+  )
+
+const PAGEVIEWS = [{ kind: "EventsNode", event: "$pageview" }]
+const SOURCES = {
+  TrendsQuery: { kind: "TrendsQuery", series: PAGEVIEWS, dateRange: RANGE },
+  FunnelsQuery: {
+    kind: "FunnelsQuery",
+    series: [...PAGEVIEWS, { kind: "EventsNode", event: "purchase" }],
+    dateRange: RANGE
+  },
+  RetentionQuery: {
+    kind: "RetentionQuery",
+    dateRange: { date_to: DAYS.at(-1) },
+    retentionFilter: {
+      period: "Day",
+      totalIntervals: 7,
+      retentionType: "retention_recurring",
+      targetEntity: { id: "$pageview", type: "events" },
+      returningEntity: { id: "$pageview", type: "events" }
+    }
+  },
+  StickinessQuery: { kind: "StickinessQuery", series: PAGEVIEWS, dateRange: RANGE },
+  LifecycleQuery: { kind: "LifecycleQuery", series: PAGEVIEWS, dateRange: { date_from: DAYS[1], date_to: DAYS.at(-1) } }
+}
+
+describe.each(["pglite", "chdb"])("insight kinds through the query API on %s", (name) => {
+  let zed: Zed
+  let cleanup: () => Promise<void>
+  beforeAll(async () => {
+    const backend = await backends("query-insights")[name]!()
+    cleanup = backend.cleanup
+    zed = await createZed({
+      storage: backend.storage,
+      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY, adminPassword: null }
+    })
+    await importEvents(zed, PROJECT_KEY, EVENTS)
+  })
+  afterAll(async () => {
+    await zed?.close()
+    await cleanup?.()
+  })
+
+  const send = (method: string, path: string, body?: unknown) =>
+    call(zed, `/api/environments/1${path}`, { method, body: body === undefined ? undefined : JSON.stringify(body) })
+  const query = async (body: Record<string, unknown>) => {
+    const res = await send("POST", "/query/", body)
+    expect(res.status, res.text).toBe(200)
+    return res.json
+  }
+
+  it("counts page views by day (TrendsQuery), with the ZedQL it ran", async () => {
+    const json = await query({ query: SOURCES.TrendsQuery, refresh: "force_blocking" })
+    const data = DAYS.map((day) => views((e) => dayOf(e) === day).length)
+    expect(json.results).toHaveLength(1)
+    expect(json.results[0]).toMatchObject({ days: DAYS, data, count: data.reduce((a, b) => a + b, 0) })
+    expect(json).toMatchObject({ is_cached: false, error: null, query_status: null })
+    expect(json.zedql).toMatch(/FROM events/)
+    expect(json.cache_key).toMatch(/^cache_/)
+  })
+
+  it("converts viewers into buyers within the window (FunnelsQuery)", async () => {
+    const json = await query({ query: SOURCES.FunnelsQuery, refresh: "force_blocking" })
+    const viewers = new Set(views().map((e) => e.distinct_id))
+    const buyers = new Set(
+      EVENTS.filter(
+        (p) =>
+          p.event === "purchase" &&
+          views((v) => v.distinct_id === p.distinct_id).some(
+            (v) => v.timestamp < p.timestamp && Date.parse(p.timestamp) - Date.parse(v.timestamp) <= 14 * DAY
+          )
+      ).map((e) => e.distinct_id)
+    )
+    expect(buyers.size).toBeGreaterThan(1)
+    expect(json.results.map((s: { name: string; count: number }) => [s.name, s.count])).toEqual([
+      ["$pageview", viewers.size],
+      ["purchase", buyers.size]
+    ])
+  })
+
+  it("keeps each day's viewers and counts who comes back (RetentionQuery)", async () => {
+    const json = await query({ query: SOURCES.RetentionQuery, refresh: "force_blocking" })
+    const expected = DAYS.map((day, i) => {
+      const cohort = activeOn(day)
+      return DAYS.slice(i).map((later) => [...activeOn(later)].filter((p) => cohort.has(p)).length)
+    })
+    expect(json.results.map((c: { values: Array<{ count: number }> }) => c.values.map((v) => v.count))).toEqual(
+      expected
+    )
+    expect(json.results.map((c: { date: string }) => c.date.slice(0, 10))).toEqual(DAYS)
+  })
+
+  it("counts persons by their number of active days (StickinessQuery)", async () => {
+    const json = await query({ query: SOURCES.StickinessQuery, refresh: "force_blocking" })
+    const activeDays = PERSONS.map((p) => DAYS.filter((day) => activeOn(day).has(`u${p}`)).length)
+    expect(json.results[0].data).toEqual(DAYS.map((_, k) => activeDays.filter((n) => n === k + 1).length))
+  })
+
+  it("splits each day's viewers into new, returning, resurrecting and dormant (LifecycleQuery)", async () => {
+    const json = await query({ query: SOURCES.LifecycleQuery, refresh: "force_blocking" })
+    const days = DAYS.slice(1)
+    const firstDay = (p: string) =>
+      EVENTS.filter((e) => e.distinct_id === p)
+        .map(dayOf)
+        .sort()[0]
+    const statuses = (day: string, before: string) =>
+      lifecycleCounts(activeOn(day), activeOn(before), (p) => firstDay(p) === day)
+    const expected = (["new", "returning", "resurrecting", "dormant"] as const).map((status) => ({
+      status,
+      data: days.map((day, i) => statuses(day, DAYS[i]!)[status])
+    }))
+    expect(json.results.map(({ data, status }: { data: Array<number>; status: string }) => ({ status, data }))).toEqual(
+      expected
+    )
+  })
+
+  it("gives the saved insight's result, bare or in an InsightVizNode, and answers from the cache after", async () => {
+    for (const [kind, source] of Object.entries(SOURCES)) {
+      const insight = (
+        await call(zed, "/api/projects/1/insights/", {
+          method: "POST",
+          body: JSON.stringify({ name: kind, query: { kind: "InsightVizNode", source } })
+        })
+      ).json
+      const saved = (await call(zed, `/api/projects/1/insights/${insight.id}/?refresh=force_blocking`)).json
+      expect(saved.result, kind).not.toBeNull()
+      const wrapped = await query({ query: { kind: "InsightVizNode", source } })
+      expect(wrapped.results, kind).toEqual(saved.result)
+      expect(wrapped, kind).toMatchObject({ is_cached: true, last_refresh: saved.last_refresh })
+      const bare = await query({ query: source })
+      expect(bare, kind).toMatchObject({ results: saved.result, is_cached: true, zedql: saved.zedql })
+    }
+  })
+
+  it("applies filters_override: the date range replaced, the properties added", async () => {
+    const chrome = [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }]
+    const json = await query({
+      query: SOURCES.TrendsQuery,
+      filters_override: { date_from: DAYS[2], properties: chrome },
+      refresh: "force_blocking"
+    })
+    const days = DAYS.slice(2)
+    expect(json.results[0]).toMatchObject({
+      days,
+      data: days.map((day) => views((e) => dayOf(e) === day && e.properties.$browser === "Chrome").length)
+    })
+  })
+
+  it("runs in the background when asked, is polled to its result, then cancelled and forgotten", async () => {
+    const source = { ...SOURCES.StickinessQuery, dateRange: { date_from: DAYS[1], date_to: DAYS.at(-1) } }
+    const started = await send("POST", "/query/", {
+      query: source,
+      refresh: "force_async",
+      client_query_id: `stickiness-${name}`
+    })
+    expect(started.status).toBe(202)
+    expect(started.json.query_status).toMatchObject({ id: `stickiness-${name}`, query_async: true })
+    let polled = await send("GET", `/query/stickiness-${name}/`)
+    for (let i = 0; polled.status === 202 && i < 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 25))
+      polled = await send("GET", `/query/stickiness-${name}/`)
+    }
+    expect(polled.status, polled.text).toBe(200)
+    const activeDays = PERSONS.map((p) => DAYS.slice(1).filter((day) => activeOn(day).has(`u${p}`)).length)
+    expect(polled.json.query_status.results.results[0].data).toEqual(
+      DAYS.slice(1).map((_, k) => activeDays.filter((n) => n === k + 1).length)
+    )
+    expect((await send("DELETE", `/query/stickiness-${name}/`)).status).toBe(204)
+    expect((await send("GET", `/query/stickiness-${name}/`)).status).toBe(404)
+    // The result was cached: force_cache answers it without computing.
+    expect((await query({ query: source, refresh: "force_cache" })).results).toEqual(
+      polled.json.query_status.results.results
+    )
+  })
+
+  it("refuses an insight node its planner cannot plan, and kinds it does not run, with the list", async () => {
+    const bad = await send("POST", "/query/", { query: { ...SOURCES.TrendsQuery, interval: "fortnight" } })
+    expect(bad.status).toBe(400)
+    expect(bad.json).toMatchObject({
+      code: "invalid_query",
+      detail: expect.stringMatching(/^Invalid TrendsQuery: interval/)
+    })
+    const wrapped = await send("POST", "/query/", {
+      query: { kind: "InsightVizNode", source: { kind: "FunnelsQuery", series: PAGEVIEWS } }
+    })
+    expect(wrapped.status).toBe(400)
+    expect(wrapped.json).toMatchObject({
+      code: "invalid_query",
+      attr: "query",
+      detail: expect.stringMatching(/^Invalid FunnelsQuery: series/)
+    })
+    const other = await send("POST", "/query/", { query: { kind: "SessionsTimelineQuery" } })
+    expect(other.status).toBe(400)
+    expect(other.json).toMatchObject({ code: "unsupported_kind", attr: "query__kind" })
+    expect(other.json.detail).toContain("TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery, LifecycleQuery")
+  })
+})
