@@ -2,7 +2,7 @@ import { isObject } from "../domain/json.js"
 import { Context, Effect, Either, Layer } from "effect"
 import type { Project } from "../domain/models.js"
 import { type RefreshMode, refreshMode } from "../queries/cachePolicy.js"
-import { insightSourceOf, type QueryRequest, type ZedQLQueryNode } from "../queries/request.js"
+import { type InsightRequest, insightSourceOf } from "../queries/request.js"
 import { type QueryAnswer, type QueryRunError, QueryRunner } from "../queries/runner.js"
 import { QueryFailed } from "../services/QueryExecutor.js"
 import { PLANNERS } from "./planners/index.js"
@@ -48,10 +48,7 @@ export class InsightCompute extends Context.Tag("@zed/core/InsightCompute")<
       refresh: RefreshMode
     ) => Effect.Effect<InsightComputed, QueryRunError>
     /** An insight kind sent to the query API, bare or in an InsightVizNode, as its answer. */
-    readonly answer: (
-      project: Project,
-      request: QueryRequest & { readonly query: Exclude<QueryRequest["query"], ZedQLQueryNode> }
-    ) => Effect.Effect<QueryAnswer, QueryRunError>
+    readonly answer: (project: Project, request: InsightRequest) => Effect.Effect<QueryAnswer, QueryRunError>
   }
 >() {}
 

@@ -3,6 +3,7 @@ import { check } from "../schema/fields.js"
 import { DateBoundText, QueryFilters } from "../zedql/filters.js"
 import { planProblem } from "../insights/planners/index.js"
 import { RefreshMode } from "./cachePolicy.js"
+import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -42,8 +43,15 @@ const FiltersOverride = Schema.Struct({
 /** The insight kinds, planned as saved insights are (insights/planners). */
 export const INSIGHT_KINDS = ["TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery", "LifecycleQuery"]
 
-/** What `/query/` runs: a ZedQL query, an insight kind, or an insight kind in an InsightVizNode. */
-export const SUPPORTED_KINDS = ["ZedQLQuery", "HogQLQuery", ...INSIGHT_KINDS, "InsightVizNode"]
+/** What `/query/` runs: a ZedQL query, an insight kind (or one in an InsightVizNode), an events table. */
+export const SUPPORTED_KINDS = [
+  "ZedQLQuery",
+  "HogQLQuery",
+  ...INSIGHT_KINDS,
+  "InsightVizNode",
+  "EventsQuery",
+  "DataTableNode"
+]
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
 
@@ -53,11 +61,13 @@ export type InsightSourceNode = typeof InsightSourceNode.Type
 
 const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), source: InsightSourceNode }, Rest)
 
-type Node = ZedQLQueryNode | InsightSourceNode | typeof InsightVizNode.Type
+export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
+export type TableNode = EventsQueryNode | typeof DataTableNode.Type
+type Node = ZedQLQueryNode | InsightNode | TableNode
 
 /** Why an insight node cannot be planned: refused before anything runs or is cached. */
 const unplannable = (node: Node): string | undefined => {
-  if (isZedQL(node)) return undefined
+  if (!isInsight(node)) return undefined
   const source = insightSourceOf(node)
   const problem = planProblem(source)
   return problem === undefined ? undefined : `Invalid ${source.kind}: ${problem}`
@@ -76,7 +86,9 @@ const QueryNode = Schema.Struct(
   },
   Rest
 ).pipe(
-  Schema.compose(Schema.Union(ZedQLQueryNode, InsightSourceNode, InsightVizNode), { strict: false }),
+  Schema.compose(Schema.Union(ZedQLQueryNode, InsightSourceNode, InsightVizNode, EventsQueryNode, DataTableNode), {
+    strict: false
+  }),
   check(
     (node: Node) => unplannable(node) === undefined,
     "invalid_query",
@@ -84,12 +96,21 @@ const QueryNode = Schema.Struct(
   )
 )
 
-/** Whether a request's node is a ZedQL query (rather than an insight kind). */
+/** Whether a request's node is a ZedQL query. */
 export const isZedQL = (node: Node): node is ZedQLQueryNode => node.kind === "ZedQLQuery" || node.kind === "HogQLQuery"
 
-/** The insight kind's node of a request that is not ZedQL: bare, or unwrapped from its InsightVizNode. */
-export const insightSourceOf = (node: Exclude<Node, ZedQLQueryNode>): InsightSourceNode =>
-  node.kind === "InsightVizNode" ? (node as typeof InsightVizNode.Type).source : (node as InsightSourceNode)
+/** Whether a request's node is an insight kind, bare or in an InsightVizNode. */
+export const isInsight = (node: Node): node is InsightNode =>
+  node.kind === "InsightVizNode" || INSIGHT_KINDS.includes(node.kind)
+
+/** The insight kind's node of a request: bare, or unwrapped from its InsightVizNode. */
+export const insightSourceOf = (node: InsightNode): InsightSourceNode =>
+  // An index signature beside `source` widens it to unknown in the type; the schema checked it.
+  node.kind === "InsightVizNode" ? (node.source as InsightSourceNode) : node
+
+/** The EventsQuery of a request's table node: bare, or unwrapped from its DataTableNode. */
+export const tableSourceOf = (node: TableNode): EventsQueryNode =>
+  node.kind === "DataTableNode" ? (node.source as EventsQueryNode) : node
 
 export const QueryRequest = Schema.Struct({
   query: QueryNode,
@@ -105,6 +126,12 @@ export type QueryRequest = typeof QueryRequest.Type
 
 /** A request whose node is a ZedQL query. */
 export type ZedQLRequest = QueryRequest & { readonly query: ZedQLQueryNode }
+
+/** A request whose node is an insight kind. */
+export type InsightRequest = QueryRequest & { readonly query: InsightNode }
+
+/** A request whose node is an events table. */
+export type TableRequest = QueryRequest & { readonly query: TableNode }
 
 /** The query node with the request's overrides applied: what the result depends on. */
 export const effectiveQuery = (request: ZedQLRequest): ZedQLQueryNode => {

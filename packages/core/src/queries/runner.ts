@@ -267,10 +267,15 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.gen(function* () {
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+          const types: Array<ReadonlyArray<string>> = []
           const plan = yield* request.plan
-          for (const query of plan.queries)
-            results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
+          for (const query of plan.queries) {
+            const { compiled, rows } = yield* execute(project, query, { values: plan.values }, executionId, timeout)
+            results.push(rows)
+            types.push(compiled.columns.map((c) => clickhouseName(c.type, project.timezone)))
+          }
           return {
+            ...plan.fields?.(results, types),
             results: plan.shape(results),
             zedql: plan.zedql,
             timings: [{ k: ".", t: (performance.now() - started) / 1000 }],

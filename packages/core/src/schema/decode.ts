@@ -44,18 +44,30 @@ const shown = (actual: unknown): string => {
   }
 }
 
-/** Whether a literal fails to match: a value of another kind, not a wrong value of this one. */
-const literalMismatch = (issue: ParseResult.ParseIssue): boolean =>
-  (issue._tag === "Type" && SchemaAST.isLiteral(issue.ast)) ||
-  (issue._tag === "Composite" &&
-    SchemaAST.isUnion(issue.ast) &&
-    (Array.isArray(issue.issues) ? issue.issues : [issue.issues]).every(literalMismatch))
+/** The literals a field's type allows, or undefined when it is not literals only. */
+const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.LiteralValue> | undefined => {
+  if (SchemaAST.isLiteral(ast)) return [ast.literal]
+  if (!SchemaAST.isUnion(ast)) return undefined
+  const all = ast.types.map(literalsOf)
+  return all.every((l) => l !== undefined) ? all.flat() : undefined
+}
 
-/** A union member the value is not one of, told by a literal field (a node's `kind`) that does not match. */
+/**
+ * A union member the value is not one of, told by a literal field (a node's `kind`) whose value is
+ * none of the member's: its failure says nothing about the value.
+ */
 const otherShape = (issue: ParseResult.ParseIssue): boolean => {
-  if (issue._tag !== "Composite" || !SchemaAST.isTypeLiteral(issue.ast)) return false
+  if (issue._tag !== "Composite") return false
+  // Members the union grouped by their literals: the value's literal is none of the group's.
   const first = (Array.isArray(issue.issues) ? issue.issues : [issue.issues])[0] as ParseResult.ParseIssue | undefined
-  return first?._tag === "Pointer" && literalMismatch(first.issue)
+  if (first?._tag === "Pointer" && first.issue._tag === "Type" && literalsOf(first.issue.ast) !== undefined) return true
+  if (!SchemaAST.isTypeLiteral(issue.ast)) return false
+  const actual = issue.actual
+  if (typeof actual !== "object" || actual === null) return false
+  return issue.ast.propertySignatures.some((p) => {
+    const literals = literalsOf(p.type)
+    return literals !== undefined && !literals.includes((actual as Record<PropertyKey, unknown>)[p.name] as never)
+  })
 }
 
 // Walks to the first failure in a parse issue tree: errors report only the first problem, with

@@ -4,9 +4,10 @@ import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/supp
 import { backends } from "./backends.js"
 import { lifecycleCounts } from "./demoZed.js"
 
-// The insight kinds through `POST …/query/`, bare or in an InsightVizNode: each result is what the
-// test's own events say, worked out here, and the same as the saved insight's; the refresh modes,
-// background runs, polling, cancellation and filters_override as for ZedQL.
+// The query API's kinds besides ZedQL through `POST …/query/`: the insight kinds, bare or in an
+// InsightVizNode, each result what the test's own events say, worked out here, and the same as the
+// saved insight's (refresh modes, background runs, polling, cancellation and filters_override as
+// for ZedQL); events tables (EventsQuery, bare or in a DataTableNode).
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
@@ -82,7 +83,7 @@ const SOURCES = {
   LifecycleQuery: { kind: "LifecycleQuery", series: PAGEVIEWS, dateRange: { date_from: DAYS[1], date_to: DAYS.at(-1) } }
 }
 
-describe.each(["pglite", "chdb"])("insight kinds through the query API on %s", (name) => {
+describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (name) => {
   let zed: Zed
   let cleanup: () => Promise<void>
   beforeAll(async () => {
@@ -106,6 +107,7 @@ describe.each(["pglite", "chdb"])("insight kinds through the query API on %s", (
     expect(res.status, res.text).toBe(200)
     return res.json
   }
+  const byTime = (a: Event, b: Event) => (a.timestamp < b.timestamp ? 1 : -1)
 
   it("counts page views by day (TrendsQuery), with the ZedQL it ran", async () => {
     const json = await query({ query: SOURCES.TrendsQuery, refresh: "force_blocking" })
@@ -251,5 +253,105 @@ describe.each(["pglite", "chdb"])("insight kinds through the query API on %s", (
     expect(other.status).toBe(400)
     expect(other.json).toMatchObject({ code: "unsupported_kind", attr: "query__kind" })
     expect(other.json.detail).toContain("TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery, LifecycleQuery")
+  })
+
+  it("lists events newest first, whole or by column, filtered, paged (EventsQuery)", async () => {
+    // By default only the last 24 hours: these events are older.
+    const recent = await query({ query: { kind: "EventsQuery", select: ["event"] }, refresh: "force_blocking" })
+    expect(recent).toMatchObject({ results: [], hasMore: false, columns: ["event"] })
+
+    const select = ["*", "event", "person -- Person", "properties.$browser", "timestamp"]
+    const page = await query({
+      query: {
+        kind: "EventsQuery",
+        select,
+        event: "$pageview",
+        properties: [{ key: "$browser", value: "Chrome", operator: "exact", type: "event" }],
+        after: "all",
+        limit: 5,
+        offset: 2
+      },
+      refresh: "force_blocking"
+    })
+    const chrome = views((e) => e.properties.$browser === "Chrome").sort(byTime)
+    expect(chrome.length).toBeGreaterThan(7)
+    expect(page).toMatchObject({ columns: select, hasMore: true, limit: 5, offset: 2 })
+    expect(page.types).toHaveLength(select.length)
+    expect(
+      page.results.map(([whole, event, person, browser, timestamp]: Array<Record<string, unknown>>) => {
+        expect(whole!.distinct_id).toBe(person!.distinct_id)
+        expect(Date.parse(String(whole!.timestamp))).toBe(Date.parse(String(timestamp)))
+        const { $browser } = whole!.properties as Record<string, unknown>
+        return [whole!.event, $browser, event, browser, whole!.distinct_id, Date.parse(String(timestamp))]
+      })
+    ).toEqual(
+      chrome.slice(2, 7).map((e) => [e.event, "Chrome", e.event, "Chrome", e.distinct_id, Date.parse(e.timestamp)])
+    )
+    const last = await query({
+      query: { kind: "EventsQuery", select: ["event"], event: "$pageview", after: "all", offset: views().length - 1 },
+      refresh: "force_blocking"
+    })
+    expect(last).toMatchObject({ results: [["$pageview"]], hasMore: false })
+  })
+
+  it("groups by the other columns when the select aggregates, within after and before (EventsQuery)", async () => {
+    const json = await query({
+      query: {
+        kind: "DataTableNode",
+        source: {
+          kind: "EventsQuery",
+          select: ["event", "count() -- Total"],
+          after: DAYS[1],
+          before: DAYS[5],
+          orderBy: ["event"]
+        }
+      },
+      refresh: "force_blocking"
+    })
+    const counts = new Map<string, number>()
+    for (const e of EVENTS.filter((e) => dayOf(e) >= DAYS[1]! && dayOf(e) < DAYS[5]!))
+      counts.set(e.event, (counts.get(e.event) ?? 0) + 1)
+    expect(json.results).toEqual([...counts].sort(([a], [b]) => (a < b ? -1 : 1)))
+    expect(json.zedql).toMatch(/GROUP BY event/)
+  })
+
+  it("lists one person's events matching where expressions (EventsQuery)", async () => {
+    const [[person]] = (
+      await query({
+        query: { kind: "EventsQuery", select: ["person"], where: ["distinct_id = 'u4'"], after: "all", limit: 1 }
+      })
+    ).results
+    const json = await query({
+      query: {
+        kind: "EventsQuery",
+        select: ["event", "timestamp"],
+        personId: person.uuid,
+        where: ["properties.$browser = 'Firefox'", "toDayOfWeek(timestamp) != 7"],
+        after: "all",
+        limit: 1000
+      },
+      refresh: "force_blocking"
+    })
+    const expected = EVENTS.filter((e) => e.distinct_id === "u4" && new Date(e.timestamp).getUTCDay() !== 0).sort(
+      byTime
+    )
+    expect(expected.length).toBeGreaterThan(2)
+    expect(json.results.map(([event, at]: [string, string]) => [event, Date.parse(at)])).toEqual(
+      expected.map((e) => [e.event, Date.parse(e.timestamp)])
+    )
+  })
+
+  it("answers a mistake in an EventsQuery expression with a 400", async () => {
+    const unknown = await send("POST", "/query/", { query: { kind: "EventsQuery", select: ["nope"] } })
+    expect(unknown.status).toBe(400)
+    expect(unknown.json).toMatchObject({
+      code: "zedql_query_error",
+      detail: "Unable to resolve field: nope",
+      start: null
+    })
+    const clause = await send("POST", "/query/", { query: { kind: "EventsQuery", select: ["event FROM persons"] } })
+    expect(clause.status).toBe(400)
+    const extra = await send("POST", "/query/", { query: { kind: "EventsQuery", select: ["event"], actionId: 3 } })
+    expect(extra.json).toMatchObject({ code: "invalid_input", attr: "query__actionId" })
   })
 })
