@@ -354,4 +354,72 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
     const extra = await send("POST", "/query/", { query: { kind: "EventsQuery", select: ["event"], actionId: 3 } })
     expect(extra.json).toMatchObject({ code: "invalid_input", attr: "query__actionId" })
   })
+
+  /** The distinct ids of an actors query's persons, sorted. */
+  const actorIds = async (node: Record<string, unknown>) => {
+    const json = await query({ query: { ...node, select: ["distinct_ids"], limit: 1000 }, refresh: "force_blocking" })
+    expect(json.hasMore).toBe(false)
+    return json.results.flatMap(([ids]: [Array<string>]) => ids).sort()
+  }
+  const sorted = (ids: Iterable<string>) => [...ids].sort()
+
+  it("lists the persons behind a trend's point, by day and breakdown value (InsightActorsQuery)", async () => {
+    const source = { ...SOURCES.TrendsQuery, breakdownFilter: { breakdown: "$browser", breakdown_type: "event" } }
+    // Sent alone, an InsightActorsQuery lists its persons in the default columns.
+    const alone = await query({ query: { kind: "InsightActorsQuery", source: SOURCES.TrendsQuery, day: DAYS[2] } })
+    expect(alone.columns).toEqual(["person", "id", "created_at"])
+    expect(sorted(alone.results.map(([person]: [{ distinct_ids: Array<string> }]) => person.distinct_ids[0]))).toEqual(
+      sorted(activeOn(DAYS[2]!))
+    )
+    const firefox = sorted(activeOn(DAYS[3]!, (e) => e.properties.$browser === "Firefox"))
+    expect(firefox.length).toBeGreaterThan(0)
+    expect(
+      await actorIds({
+        kind: "ActorsQuery",
+        source: { kind: "InsightActorsQuery", source, day: DAYS[3], breakdown: "Firefox" }
+      })
+    ).toEqual(firefox)
+  })
+
+  it("lists the persons who converted at a funnel step, and those who dropped before it (InsightActorsQuery)", async () => {
+    const buyers = EVENTS.filter(
+      (p) =>
+        p.event === "purchase" && views((v) => v.distinct_id === p.distinct_id).some((v) => v.timestamp < p.timestamp)
+    ).map((e) => e.distinct_id)
+    const viewers = new Set(views().map((e) => e.distinct_id))
+    const point = (funnelStep: number) => ({
+      kind: "ActorsQuery",
+      source: { kind: "InsightActorsQuery", source: SOURCES.FunnelsQuery, funnelStep }
+    })
+    expect(await actorIds(point(2))).toEqual(sorted(new Set(buyers)))
+    expect(await actorIds(point(-2))).toEqual(sorted([...viewers].filter((p) => !buyers.includes(p))))
+    expect(await actorIds(point(1))).toEqual(sorted(viewers))
+    const bad = await send("POST", "/query/", { query: point(3) })
+    expect(bad.status).toBe(400)
+    expect(bad.json.detail).toMatch(/^Invalid ActorsQuery: funnelStep/)
+  })
+
+  it("pages through persons, newest first, and finds them by distinct id (ActorsQuery)", async () => {
+    const firstSeen = PERSONS.map((p) => ({
+      id: `u${p}`,
+      at: EVENTS.filter((e) => e.distinct_id === `u${p}`)
+        .map((e) => e.timestamp)
+        .sort()[0]!
+    })).sort((a, b) => (a.at < b.at ? 1 : -1))
+    const page = async (offset: number) =>
+      (await query({ query: { kind: "ActorsQuery", select: ["person", "id"], limit: 4, offset } })) as {
+        results: Array<[{ distinct_ids: Array<string>; id: string }, string]>
+        hasMore: boolean
+      }
+    const [first, second] = [await page(0), await page(4)]
+    expect([first.hasMore, second.hasMore]).toEqual([true, false])
+    const ids = [...first.results, ...second.results].map(([person, id]) => {
+      expect(person.id).toBe(id)
+      return person.distinct_ids[0]
+    })
+    expect(ids).toEqual(firstSeen.map((p) => p.id))
+    const found = await query({ query: { kind: "ActorsQuery", select: ["person_display_name"], search: "U3" } })
+    expect(found.results).toEqual([[expect.objectContaining({ display_name: "u3", distinct_id: "u3" })]])
+    expect((await query({ query: { kind: "ActorsQuery", search: "u_" } })).results).toEqual([])
+  })
 })

@@ -78,7 +78,7 @@ const OBJECTS: Readonly<Record<string, ReadonlyArray<readonly [key: string, expr
 }
 
 /** A select entry without its `-- label` comment (PostHog's columns carry one). */
-const bare = (column: string) => column.replace(/--.*$/s, "").trim()
+export const bare = (column: string) => column.replace(/--.*$/s, "").trim()
 
 /** Whether an expression aggregates (`count()`, `sum(…)`), not looking into subqueries. */
 const aggregates = (node: unknown): boolean => {

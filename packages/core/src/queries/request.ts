@@ -4,6 +4,7 @@ import { DateBoundText, QueryFilters } from "../zedql/filters.js"
 import { planProblem } from "../insights/planners/index.js"
 import { RefreshMode } from "./cachePolicy.js"
 import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
+import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -50,7 +51,9 @@ export const SUPPORTED_KINDS = [
   ...INSIGHT_KINDS,
   "InsightVizNode",
   "EventsQuery",
-  "DataTableNode"
+  "DataTableNode",
+  "ActorsQuery",
+  "InsightActorsQuery"
 ]
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -63,7 +66,8 @@ const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), s
 
 export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
 export type TableNode = EventsQueryNode | typeof DataTableNode.Type
-type Node = ZedQLQueryNode | InsightNode | TableNode
+export type ActorsNode = ActorsQueryNode | InsightActorsQueryNode
+type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode
 
 /** Why an insight node cannot be planned: refused before anything runs or is cached. */
 const unplannable = (node: Node): string | undefined => {
@@ -86,9 +90,18 @@ const QueryNode = Schema.Struct(
   },
   Rest
 ).pipe(
-  Schema.compose(Schema.Union(ZedQLQueryNode, InsightSourceNode, InsightVizNode, EventsQueryNode, DataTableNode), {
-    strict: false
-  }),
+  Schema.compose(
+    Schema.Union(
+      ZedQLQueryNode,
+      InsightSourceNode,
+      InsightVizNode,
+      EventsQueryNode,
+      DataTableNode,
+      ActorsQueryNode,
+      InsightActorsQueryNode
+    ),
+    { strict: false }
+  ),
   check(
     (node: Node) => unplannable(node) === undefined,
     "invalid_query",
@@ -107,6 +120,14 @@ export const isInsight = (node: Node): node is InsightNode =>
 export const insightSourceOf = (node: InsightNode): InsightSourceNode =>
   // An index signature beside `source` widens it to unknown in the type; the schema checked it.
   node.kind === "InsightVizNode" ? (node.source as InsightSourceNode) : node
+
+/** Whether a request's node lists persons. */
+export const isActors = (node: Node): node is ActorsNode =>
+  node.kind === "ActorsQuery" || node.kind === "InsightActorsQuery"
+
+/** A persons list as an ActorsQuery: an InsightActorsQuery sent alone is the source of one. */
+export const actorsQueryOf = (node: ActorsNode): ActorsQueryNode =>
+  node.kind === "ActorsQuery" ? node : { kind: "ActorsQuery", source: node }
 
 /** The EventsQuery of a request's table node: bare, or unwrapped from its DataTableNode. */
 export const tableSourceOf = (node: TableNode): EventsQueryNode =>
@@ -129,6 +150,9 @@ export type ZedQLRequest = QueryRequest & { readonly query: ZedQLQueryNode }
 
 /** A request whose node is an insight kind. */
 export type InsightRequest = QueryRequest & { readonly query: InsightNode }
+
+/** A request whose node lists persons. */
+export type ActorsRequest = QueryRequest & { readonly query: ActorsNode }
 
 /** A request whose node is an events table. */
 export type TableRequest = QueryRequest & { readonly query: TableNode }
