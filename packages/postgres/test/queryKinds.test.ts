@@ -399,6 +399,25 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
     expect(bad.json.detail).toMatch(/^Invalid ActorsQuery: funnelStep/)
   })
 
+  it("lists the persons of a retention cohort, a stickiness count, a lifecycle status (InsightActorsQuery)", async () => {
+    const point = (source: unknown, fields: Record<string, unknown>) => ({
+      kind: "ActorsQuery",
+      source: { kind: "InsightActorsQuery", source, ...fields }
+    })
+    expect(await actorIds(point(SOURCES.RetentionQuery, { interval: 2 }))).toEqual(sorted(activeOn(DAYS[2]!)))
+    const activeDays = new Map(PERSONS.map((p) => [`u${p}`, DAYS.filter((day) => activeOn(day).has(`u${p}`)).length]))
+    for (const k of [4, 5])
+      expect(await actorIds(point(SOURCES.StickinessQuery, { day: k }))).toEqual(
+        sorted([...activeDays].filter(([, n]) => n === k).map(([p]) => p))
+      )
+    const [day, before] = [DAYS[4]!, DAYS[3]!]
+    const [today, yesterday] = [activeOn(day), activeOn(before)]
+    const lifecycle = (status: string) => point(SOURCES.LifecycleQuery, { day, status })
+    expect(await actorIds(lifecycle("returning"))).toEqual(sorted([...today].filter((p) => yesterday.has(p))))
+    expect(await actorIds(lifecycle("resurrecting"))).toEqual(sorted([...today].filter((p) => !yesterday.has(p))))
+    expect(await actorIds(lifecycle("dormant"))).toEqual(sorted([...yesterday].filter((p) => !today.has(p))))
+  })
+
   it("pages through persons, newest first, and finds them by distinct id (ActorsQuery)", async () => {
     const firstSeen = PERSONS.map((p) => ({
       id: `u${p}`,

@@ -1,13 +1,14 @@
 import { isObject } from "../domain/json.js"
 import { Either, Schema } from "effect"
 import { toValidationError } from "../schema/decode.js"
+import { INSIGHT_KINDS as KINDS } from "../queries/insightKinds.js"
 import { type QueryRequest, ZedQLQueryNode } from "../queries/request.js"
 import { planProblem } from "./planners/index.js"
 
 // What an insight's `query` may hold: it is stored as sent, so only its shape is checked here:
 // a known wrapper node around a known source kind; a ZedQL source must be one the query API runs.
 
-const INSIGHT_KINDS = new Set(["TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery", "LifecycleQuery"])
+const INSIGHT_KINDS = new Set<string>(KINDS)
 const SQL_KINDS = new Set(["ZedQLQuery", "HogQLQuery"])
 const WRAPPERS: Record<string, ReadonlySet<string>> = {
   InsightVizNode: INSIGHT_KINDS,

@@ -4,7 +4,11 @@ import type { InsightContext, InsightPlan } from "../insights/plan.js"
 import type { InsightQueryInvalid } from "../insights/planners/decode.js"
 import { funnelActors } from "../insights/planners/funnels.js"
 import { planValues, shownStatements } from "../insights/planners/statements.js"
+import { lifecycleActors } from "../insights/planners/lifecycle.js"
+import { retentionActors } from "../insights/planners/retention.js"
+import { stickinessActors } from "../insights/planners/stickiness.js"
 import { trendActors } from "../insights/planners/trends.js"
+import { INSIGHT_KINDS } from "./insightKinds.js"
 import { check, IntIn } from "../schema/fields.js"
 import type * as A from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
@@ -14,7 +18,7 @@ import { bare } from "./eventsQuery.js"
 
 // PostHog's ActorsQuery: a page of persons, all of them or those behind a point of an insight
 // (InsightActorsQuery: a trend's day, series and breakdown value; a funnel's step, converted or
-// dropped), found by a search and property filters. One statement over `persons`, run like an
+// dropped; a retention cohort; a stickiness count of intervals; a lifecycle day and status), found by a search and property filters. One statement over `persons`, run like an
 // insight's plan.
 
 const Strict = { onExcessProperty: "error" } as const
@@ -29,9 +33,13 @@ const Value = Schema.Union(Schema.String, Schema.Number)
 /** The insight whose persons are listed, and which of its points. */
 export const InsightActorsQueryNode = Schema.Struct({
   kind: Schema.Literal("InsightActorsQuery"),
-  source: Schema.Struct({ kind: Schema.Literal("TrendsQuery", "FunnelsQuery") }, Rest),
-  /** A trend's bucket, as its `days` list it. */
+  source: Schema.Struct({ kind: Schema.Literal(...INSIGHT_KINDS) }, Rest),
+  /** A trend's or lifecycle's bucket, as its `days` list it; stickiness: the number of intervals. */
   day: Schema.optional(Schema.NullOr(Value)),
+  /** A lifecycle status: new, returning, resurrecting, dormant. */
+  status: Schema.optional(Schema.NullOr(Schema.String)),
+  /** A retention cohort, from 0. */
+  interval: Schema.optional(Schema.NullOr(IntIn(0))),
   /** A trend's series, by order. */
   series: Schema.optional(Schema.NullOr(IntIn(0))),
   breakdown: Schema.optional(Schema.NullOr(Value)),
@@ -83,13 +91,22 @@ const actorsOf = (
 ): Effect.Effect<A.SelectLike, InsightQueryInvalid> => {
   const breakdown = source.breakdown ?? source.funnelStepBreakdown
   const asText = (v: string | number | null | undefined) => (v == null ? v : String(v))
-  return source.source.kind === "FunnelsQuery"
-    ? funnelActors(source.source, { step: source.funnelStep ?? 1, breakdown: asText(breakdown) })
-    : trendActors(
+  switch (source.source.kind) {
+    case "FunnelsQuery":
+      return funnelActors(source.source, { step: source.funnelStep ?? 1, breakdown: asText(breakdown) })
+    case "RetentionQuery":
+      return retentionActors(source.source, { cohort: source.interval ?? 0 }, ctx)
+    case "StickinessQuery":
+      return stickinessActors(source.source, { series: source.series ?? 0, intervals: Number(source.day ?? 1) }, ctx)
+    case "LifecycleQuery":
+      return lifecycleActors(source.source, { day: asText(source.day), status: source.status }, ctx)
+    default:
+      return trendActors(
         source.source,
         { series: source.series ?? 0, day: asText(source.day), breakdown: asText(breakdown) },
         ctx
       )
+  }
 }
 
 /** Property filters over `persons`, where a person's properties are the table's own. */

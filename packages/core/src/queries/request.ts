@@ -5,6 +5,7 @@ import { planProblem } from "../insights/planners/index.js"
 import { RefreshMode } from "./cachePolicy.js"
 import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
 import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
+import { INSIGHT_KINDS } from "./insightKinds.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -40,9 +41,6 @@ const FiltersOverride = Schema.Struct({
   properties: QueryFilters.fields.properties,
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean))
 })
-
-/** The insight kinds, planned as saved insights are (insights/planners). */
-export const INSIGHT_KINDS = ["TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery", "LifecycleQuery"]
 
 /** What `/query/` runs: a ZedQL query, an insight kind (or one in an InsightVizNode), an events table. */
 export const SUPPORTED_KINDS = [
@@ -114,7 +112,7 @@ export const isZedQL = (node: Node): node is ZedQLQueryNode => node.kind === "Ze
 
 /** Whether a request's node is an insight kind, bare or in an InsightVizNode. */
 export const isInsight = (node: Node): node is InsightNode =>
-  node.kind === "InsightVizNode" || INSIGHT_KINDS.includes(node.kind)
+  node.kind === "InsightVizNode" || (INSIGHT_KINDS as ReadonlyArray<string>).includes(node.kind)
 
 /** The insight kind's node of a request: bare, or unwrapped from its InsightVizNode. */
 export const insightSourceOf = (node: InsightNode): InsightSourceNode =>
