@@ -7,7 +7,8 @@ import { lifecycleCounts } from "./demoZed.js"
 // The query API's kinds besides ZedQL through `POST …/query/`: the insight kinds, bare or in an
 // InsightVizNode, each result what the test's own events say, worked out here, and the same as the
 // saved insight's (refresh modes, background runs, polling, cancellation and filters_override as
-// for ZedQL); events tables (EventsQuery, bare or in a DataTableNode).
+// for ZedQL); events tables (EventsQuery, bare or in a DataTableNode); persons (ActorsQuery,
+// InsightActorsQuery); the web overview (WebOverviewQuery).
 
 const DAY = 86_400_000
 const HOUR = 3_600_000
@@ -20,11 +21,11 @@ type Event = {
   readonly event: string
   readonly distinct_id: string
   readonly timestamp: string
-  readonly properties: { readonly $browser: string }
+  readonly properties: { readonly $browser: string; readonly $session_id: string }
 }
 
 // Person p views a page on day d unless (p + d) % 3 == 0, at hour 8 + p; the even ones buy on day
-// p + 1 at 20:00. Persons 0-2 use Chrome, the others Firefox.
+// p + 1 at 20:00. Persons 0-2 use Chrome, the others Firefox. A person's events of a day are one session.
 const EVENTS: ReadonlyArray<Event> = PERSONS.flatMap((p) => [
   ...DAYS.flatMap((_, d) =>
     (p + d) % 3 === 0
@@ -34,7 +35,7 @@ const EVENTS: ReadonlyArray<Event> = PERSONS.flatMap((p) => [
             event: "$pageview",
             distinct_id: `u${p}`,
             timestamp: new Date(START + d * DAY + (8 + p) * HOUR).toISOString(),
-            properties: { $browser: p < 3 ? "Chrome" : "Firefox" }
+            properties: { $browser: p < 3 ? "Chrome" : "Firefox", $session_id: `s${p}-${d}` }
           }
         ]
   ),
@@ -44,7 +45,7 @@ const EVENTS: ReadonlyArray<Event> = PERSONS.flatMap((p) => [
           event: "purchase",
           distinct_id: `u${p}`,
           timestamp: new Date(START + (p + 1) * DAY + 20 * HOUR).toISOString(),
-          properties: { $browser: p < 3 ? "Chrome" : "Firefox" }
+          properties: { $browser: p < 3 ? "Chrome" : "Firefox", $session_id: `s${p}-${p + 1}` }
         }
       ]
     : [])
@@ -440,5 +441,65 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
     const found = await query({ query: { kind: "ActorsQuery", select: ["person_display_name"], search: "U3" } })
     expect(found.results).toEqual([[expect.objectContaining({ display_name: "u3", distinct_id: "u3" })]])
     expect((await query({ query: { kind: "ActorsQuery", search: "u_" } })).results).toEqual([])
+  })
+
+  it("sums up visitors, views, sessions, their duration and bounce rate, beside the period before (WebOverviewQuery)", async () => {
+    /** The figures over the days from `first` to `last` (indexes into DAYS), worked out from the events. */
+    const figures = (first: number, last: number) => {
+      const inRange = (day: string) => day >= (DAYS[first] ?? "") && day <= (DAYS[last] ?? "")
+      const viewed = views((e) => first >= 0 && inRange(dayOf(e)))
+      const sessions = [...new Set(viewed.map((e) => e.properties.$session_id))].map((id) => {
+        const all = EVENTS.filter((e) => e.properties.$session_id === id).map((e) => Date.parse(e.timestamp))
+        const seconds = (Math.max(...all) - Math.min(...all)) / 1000
+        const pageviews = EVENTS.filter((e) => e.properties.$session_id === id && e.event === "$pageview").length
+        return { seconds, bounced: pageviews === 1 && seconds < 10 }
+      })
+      const mean = (xs: Array<number>) => (xs.length === 0 ? null : xs.reduce((a, b) => a + b, 0) / xs.length)
+      const rate = mean(sessions.map((s) => (s.bounced ? 100 : 0)))
+      return [
+        new Set(viewed.map((e) => e.distinct_id)).size,
+        viewed.length,
+        sessions.length,
+        mean(sessions.map((s) => s.seconds)),
+        rate
+      ]
+    }
+    const overview = async (first: number, last: number) => {
+      const json = await query({
+        query: { kind: "WebOverviewQuery", dateRange: { date_from: DAYS[first], date_to: DAYS[last] } },
+        refresh: "force_blocking"
+      })
+      expect(json.results.map((r: { key: string }) => r.key)).toEqual([
+        "visitors",
+        "views",
+        "sessions",
+        "session duration",
+        "bounce rate"
+      ])
+      return json.results as Array<{ value: number | null; previous: number | null }>
+    }
+    const close = (actual: Array<number | null>, expected: Array<number | null>) => {
+      expect(actual.map((v) => v === null)).toEqual(expected.map((v) => v === null))
+      actual.forEach((v, i) => v !== null && expect(v).toBeCloseTo(expected[i]!, 2))
+    }
+    const last3 = await overview(4, 6)
+    close(
+      last3.map((r) => r.value),
+      figures(4, 6)
+    )
+    close(
+      last3.map((r) => r.previous),
+      figures(1, 3)
+    )
+    // Sessions with a purchase last hours: not bounces.
+    const bounce = figures(0, 6)[4]!
+    expect(bounce).toBeGreaterThan(0)
+    expect(bounce).toBeLessThan(100)
+    const week = await overview(0, 6)
+    close(
+      week.map((r) => r.value),
+      figures(0, 6)
+    )
+    expect(week.map((r) => r.previous)).toEqual([0, 0, 0, null, null])
   })
 })

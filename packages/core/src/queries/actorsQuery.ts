@@ -12,6 +12,7 @@ import { INSIGHT_KINDS } from "./insightKinds.js"
 import { check, IntIn } from "../schema/fields.js"
 import type * as A from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
+import { PASSED_FIELDS } from "./nodeFields.js"
 import { QUERY_MAX_LIMIT } from "../zedql/compile.js"
 import { propertyCondition, UnsupportedFilter } from "../zedql/filters.js"
 import { bare } from "./eventsQuery.js"
@@ -23,11 +24,6 @@ import { bare } from "./eventsQuery.js"
 
 const Strict = { onExcessProperty: "error" } as const
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
-const Passed = {
-  modifiers: Schema.optional(Schema.NullOr(Rest)),
-  response: Schema.optional(Schema.Unknown),
-  tags: Schema.optional(Schema.Unknown)
-}
 const Value = Schema.Union(Schema.String, Schema.Number)
 
 /** The insight whose persons are listed, and which of its points. */
@@ -47,7 +43,7 @@ export const InsightActorsQueryNode = Schema.Struct({
   funnelStep: Schema.optional(Schema.NullOr(Schema.Int)),
   funnelStepBreakdown: Schema.optional(Schema.NullOr(Value)),
   includeRecordings: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  ...Passed
+  ...PASSED_FIELDS
 }).annotations({ identifier: "InsightActorsQuery", parseOptions: Strict })
 export type InsightActorsQueryNode = typeof InsightActorsQueryNode.Type
 
@@ -77,7 +73,7 @@ export const ActorsQueryNode = Schema.Struct({
   orderBy: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal("created_at DESC", "created_at ASC")))),
   limit: Schema.optional(Schema.NullOr(IntIn(1, QUERY_MAX_LIMIT - 1))),
   offset: Schema.optional(Schema.NullOr(IntIn(0))),
-  ...Passed
+  ...PASSED_FIELDS
 }).annotations({ identifier: "ActorsQuery", parseOptions: Strict })
 export type ActorsQueryNode = typeof ActorsQueryNode.Type
 

@@ -3,6 +3,7 @@ import { PropertyFilter } from "../filters/property.js"
 import type { InsightPlan } from "../insights/plan.js"
 import type * as A from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
+import { PASSED_FIELDS } from "./nodeFields.js"
 import { ZedQLQueryError, ZedQLSyntaxError } from "../zedql/errors.js"
 import { DateBoundText, filterConditions, UnsupportedFilter } from "../zedql/filters.js"
 import { canonicalName, SIGNATURES } from "../zedql/functions.js"
@@ -34,9 +35,7 @@ export const EventsQueryNode = Schema.Struct({
   limit: Schema.optional(Schema.NullOr(IntIn(1, QUERY_MAX_LIMIT - 1))),
   offset: Schema.optional(Schema.NullOr(IntIn(0))),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  modifiers: Schema.optional(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
-  response: Schema.optional(Schema.Unknown),
-  tags: Schema.optional(Schema.Unknown)
+  ...PASSED_FIELDS
 }).annotations({ identifier: "EventsQuery", parseOptions: Strict })
 export type EventsQueryNode = typeof EventsQueryNode.Type
 

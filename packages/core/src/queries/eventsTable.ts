@@ -1,11 +1,9 @@
-import { Effect } from "effect"
 import type { Project } from "../domain/models.js"
-import { refreshMode } from "./cachePolicy.js"
 import { type EventsQueryNode, planEventsQuery } from "./eventsQuery.js"
+import { answerPlanned } from "./planned.js"
 import { type TableRequest, tableSourceOf } from "./request.js"
-import { QueryRunner } from "./runner.js"
 
-// An events table sent to the query API, planned and run through the runner like an insight.
+// An events table sent to the query API.
 
 /**
  * `filters_override` on an EventsQuery: the date range replaces `after` and `before`, the
@@ -21,19 +19,8 @@ const overridden = (node: EventsQueryNode, override: TableRequest["filters_overr
         ...(override.properties?.length ? { properties: [...(node.properties ?? []), ...override.properties] } : {})
       }
 
-export const answerEventsTable = (project: Project, request: TableRequest) =>
-  Effect.gen(function* () {
-    const node = overridden(tableSourceOf(request.query), request.filters_override)
-    // Planned now: a mistake in an expression is answered at once, not from a background run.
-    const plan = yield* planEventsQuery(node)
-    const runner = yield* QueryRunner
-    return yield* runner.runPlan(project, {
-      kind: "EventsQuery",
-      query: node,
-      plan: Effect.succeed(plan),
-      // A table of recent events goes stale as an insight by the minute does.
-      interval: "minute",
-      refresh: refreshMode(request.refresh, request.async),
-      client_query_id: request.client_query_id
-    })
-  })
+export const answerEventsTable = (project: Project, request: TableRequest) => {
+  const node = overridden(tableSourceOf(request.query), request.filters_override)
+  // A table of recent events goes stale as an insight by the minute does.
+  return answerPlanned(project, request, { kind: "EventsQuery", node, plan: planEventsQuery(node), interval: "minute" })
+}

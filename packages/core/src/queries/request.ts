@@ -6,6 +6,7 @@ import { RefreshMode } from "./cachePolicy.js"
 import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
 import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
 import { INSIGHT_KINDS } from "./insightKinds.js"
+import { WebOverviewQueryNode } from "./webOverview.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -51,7 +52,8 @@ export const SUPPORTED_KINDS = [
   "EventsQuery",
   "DataTableNode",
   "ActorsQuery",
-  "InsightActorsQuery"
+  "InsightActorsQuery",
+  "WebOverviewQuery"
 ]
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -65,7 +67,7 @@ const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), s
 export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
 export type TableNode = EventsQueryNode | typeof DataTableNode.Type
 export type ActorsNode = ActorsQueryNode | InsightActorsQueryNode
-type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode
+type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode | WebOverviewQueryNode
 
 /** Why an insight node cannot be planned: refused before anything runs or is cached. */
 const unplannable = (node: Node): string | undefined => {
@@ -96,7 +98,8 @@ const QueryNode = Schema.Struct(
       EventsQueryNode,
       DataTableNode,
       ActorsQueryNode,
-      InsightActorsQueryNode
+      InsightActorsQueryNode,
+      WebOverviewQueryNode
     ),
     { strict: false }
   ),
@@ -126,6 +129,9 @@ export const isActors = (node: Node): node is ActorsNode =>
 /** A persons list as an ActorsQuery: an InsightActorsQuery sent alone is the source of one. */
 export const actorsQueryOf = (node: ActorsNode): ActorsQueryNode =>
   node.kind === "ActorsQuery" ? node : { kind: "ActorsQuery", source: node }
+
+/** Whether a request's node is an events table. */
+export const isTable = (node: Node): node is TableNode => node.kind === "EventsQuery" || node.kind === "DataTableNode"
 
 /** The EventsQuery of a request's table node: bare, or unwrapped from its DataTableNode. */
 export const tableSourceOf = (node: TableNode): EventsQueryNode =>

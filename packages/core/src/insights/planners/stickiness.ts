@@ -12,7 +12,7 @@ import {
 } from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
+import { actionOf, EventsNode, seriesAt, seriesConditions, seriesName } from "./series.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { planValues, ROWS, shownStatements } from "./statements.js"
@@ -77,23 +77,23 @@ export const stickinessActors = (
   point: { readonly series: number; readonly intervals: number },
   ctx: InsightContext
 ): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
-    const node = query.series[point.series]
-    if (node === undefined) return invalid(`series: the query has no series ${point.series}`)
-    const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
-    if (period.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
-    try {
-      const perPerson = intervalsPerPerson(query, node, period, ctx)
-      return Effect.succeed(
-        query.stickinessFilter?.computedAs === "cumulative"
-          ? Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals >= ${point.intervals}`
-          : Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals = ${point.intervals}`
-      )
-    } catch (error) {
-      if (error instanceof UnsupportedFilter) return invalid(error.message)
-      throw error
-    }
-  })
+  Effect.flatMap(decodeNode(StickinessQuery, input), (query) =>
+    Effect.flatMap(seriesAt(query.series, point.series), (node) => {
+      const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+      if (period.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
+      try {
+        const perPerson = intervalsPerPerson(query, node, period, ctx)
+        return Effect.succeed(
+          query.stickinessFilter?.computedAs === "cumulative"
+            ? Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals >= ${point.intervals}`
+            : Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals = ${point.intervals}`
+        )
+      } catch (error) {
+        if (error instanceof UnsupportedFilter) return invalid(error.message)
+        throw error
+      }
+    })
+  )
 
 export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
