@@ -502,4 +502,44 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
     )
     expect(week.map((r) => r.previous)).toEqual([0, 0, 0, null, null])
   })
+
+  it("breaks views and visitors down by browser, beside the period before, paged (WebStatsTableQuery)", async () => {
+    const byBrowser = (first: number, last: number) => {
+      const viewed = views((e) => dayOf(e) >= DAYS[first]! && dayOf(e) <= DAYS[last]!)
+      return new Map(
+        ["Chrome", "Firefox"].map((browser) => {
+          const of = viewed.filter((e) => e.properties.$browser === browser)
+          return [browser, [new Set(of.map((e) => e.distinct_id)).size, of.length]] as const
+        })
+      )
+    }
+    const [now, before] = [byBrowser(4, 6), byBrowser(1, 3)]
+    const expected = [...now]
+      .sort(([a, [x]], [b, [y]]) => y! - x! || (a < b ? -1 : 1))
+      .map(([browser, [visitors, count]]) => [
+        browser,
+        [visitors, before.get(browser)![0]],
+        [count, before.get(browser)![1]]
+      ])
+    const page = (limit: number, offset: number) =>
+      query({
+        query: {
+          kind: "WebStatsTableQuery",
+          breakdownBy: "Browser",
+          dateRange: { date_from: DAYS[4], date_to: DAYS[6] },
+          limit,
+          offset
+        },
+        refresh: "force_blocking"
+      })
+    const all = await page(10, 0)
+    expect(all).toMatchObject({ results: expected, hasMore: false })
+    expect(all.columns).toEqual([
+      "context.columns.breakdown_value",
+      "context.columns.visitors",
+      "context.columns.views"
+    ])
+    expect(await page(1, 1)).toMatchObject({ results: expected.slice(1), hasMore: false })
+    expect((await page(1, 0)).hasMore).toBe(true)
+  })
 })

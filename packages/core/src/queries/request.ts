@@ -7,6 +7,7 @@ import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
 import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
 import { INSIGHT_KINDS } from "./insightKinds.js"
 import { WebOverviewQueryNode } from "./webOverview.js"
+import { WebStatsTableQueryNode } from "./webStatsTable.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -53,7 +54,8 @@ export const SUPPORTED_KINDS = [
   "DataTableNode",
   "ActorsQuery",
   "InsightActorsQuery",
-  "WebOverviewQuery"
+  "WebOverviewQuery",
+  "WebStatsTableQuery"
 ]
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -67,7 +69,7 @@ const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), s
 export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
 export type TableNode = EventsQueryNode | typeof DataTableNode.Type
 export type ActorsNode = ActorsQueryNode | InsightActorsQueryNode
-type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode | WebOverviewQueryNode
+type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode | WebOverviewQueryNode | WebStatsTableQueryNode
 
 /** Why an insight node cannot be planned: refused before anything runs or is cached. */
 const unplannable = (node: Node): string | undefined => {
@@ -99,7 +101,8 @@ const QueryNode = Schema.Struct(
       DataTableNode,
       ActorsQueryNode,
       InsightActorsQueryNode,
-      WebOverviewQueryNode
+      WebOverviewQueryNode,
+      WebStatsTableQueryNode
     ),
     { strict: false }
   ),

@@ -1,11 +1,12 @@
 import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../insights/plan.js"
-import { DateRange, previousPeriod, resolvePeriod, timeBounds } from "../insights/planners/dateRange.js"
+import { DateRange, timeBounds } from "../insights/planners/dateRange.js"
 import { type InsightQueryInvalid, invalid } from "../insights/planners/decode.js"
 import { Properties, propertiesCondition, UnsupportedFilter } from "../insights/planners/properties.js"
 import { planValues, shownStatements } from "../insights/planners/statements.js"
 import * as Q from "../zedql/build.js"
 import { PASSED_FIELDS } from "./nodeFields.js"
+import { WebCompareFilter, webPeriods } from "./webPeriods.js"
 
 // PostHog's WebOverviewQuery: visitors, page views, sessions, session duration and bounce rate over
 // a date range, each beside the period of the same length before it. Page views are `$pageview`
@@ -19,9 +20,7 @@ export const WebOverviewQueryNode = Schema.Struct({
   dateRange: Schema.optional(Schema.NullOr(DateRange)),
   properties: Schema.optional(Properties),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
-  compareFilter: Schema.optional(
-    Schema.NullOr(Schema.Struct({ compare: Schema.optional(Schema.NullOr(Schema.Boolean)) }))
-  ),
+  compareFilter: Schema.optional(Schema.NullOr(WebCompareFilter)),
   includeRevenue: Schema.optional(Schema.NullOr(Schema.Boolean)),
   ...PASSED_FIELDS
 }).annotations({ identifier: "WebOverviewQuery", parseOptions: Strict })
@@ -42,11 +41,9 @@ export const planWebOverview = (
   node: WebOverviewQueryNode,
   ctx: InsightContext
 ): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.suspend(() => {
-    const current = resolvePeriod(node.dateRange, "day", ctx)
-    if (current.from === null) return invalid('A web overview needs a date range with a start (not "all")')
-    const compare = node.compareFilter?.compare !== false
-    const periods = compare ? [current, previousPeriod(current, null, ctx)] : [current]
+  Effect.flatMap(webPeriods(node, ctx), ({ current, previous }) => {
+    const compare = previous !== null
+    const periods = previous === null ? [current] : [current, previous]
     let queries
     try {
       const properties = propertiesCondition(node.properties)
@@ -104,7 +101,7 @@ export const planWebOverview = (
         })
       },
       fields: () => ({
-        dateFrom: new Date(current.from!).toISOString(),
+        dateFrom: new Date(current.from ?? 0).toISOString(),
         dateTo: new Date(current.to).toISOString(),
         samplingRate: { numerator: 1 },
         usedPreAggregatedTables: false

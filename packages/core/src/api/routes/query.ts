@@ -3,7 +3,7 @@ import { InsightCompute } from "../../insights/compute.js"
 import { answerEventsTable } from "../../queries/eventsTable.js"
 import { answerActors } from "../../queries/actorsTable.js"
 import { isActors, isInsight, isTable, isZedQL, QueryRequest } from "../../queries/request.js"
-import { answerWebOverview } from "../../queries/webAnalytics.js"
+import { answerWebOverview, answerWebStatsTable } from "../../queries/webAnalytics.js"
 import { type QueryAnswer, type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -12,7 +12,7 @@ import { answerReply, queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 
-// The query API: ZedQL, the insight kinds, events tables, persons lists and the web overview, synchronously or in the background, through the result cache.
+// The query API: ZedQL, the insight kinds, events tables, persons lists and web analytics, synchronously or in the background, through the result cache.
 
 const QueryId = Schema.Struct({ id: Schema.String })
 
@@ -22,7 +22,7 @@ const create = environmentRoute({
   tag: "query",
   summary: "Run a query",
   description:
-    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`) or a `WebOverviewQuery`, under the refresh mode asked for (default `blocking`). ' +
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery` or a `WebStatsTableQuery`, under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,
@@ -37,7 +37,9 @@ const create = environmentRoute({
           ? answerActors(project, { ...body, query })
           : isTable(query)
             ? answerEventsTable(project, { ...body, query })
-            : answerWebOverview(project, { ...body, query })
+            : query.kind === "WebOverviewQuery"
+              ? answerWebOverview(project, { ...body, query })
+              : answerWebStatsTable(project, { ...body, query })
     return answer.pipe(
       Effect.catchAll(queryFailure),
       Effect.map((answer) => answerReply(answer))
