@@ -42,7 +42,7 @@ describe("POST …/query/", () => {
   })
 
   it("validates the request: kinds, extra keys, refresh values", async () => {
-    const kind = await query({ query: { kind: "TrendsQuery", series: [] } })
+    const kind = await query({ query: { kind: "SessionsTimelineQuery" } })
     expect(kind.status).toBe(400)
     expect(kind.json).toMatchObject({
       type: "validation_error",

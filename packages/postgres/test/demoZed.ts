@@ -79,3 +79,18 @@ export const median = (values: ReadonlyArray<number>): number | null => {
 
 export const mean = (values: ReadonlyArray<number>): number | null =>
   values.length === 0 ? null : values.reduce((a, b) => a + b, 0) / values.length
+
+/**
+ * A day's lifecycle counts from who was active that day and the day before: `new` when `isNew`
+ * (first seen that day), `returning` when active the day before too, else `resurrecting`;
+ * `dormant` (negative) active the day before only.
+ */
+export const lifecycleCounts = <P>(today: ReadonlySet<P>, yesterday: ReadonlySet<P>, isNew: (p: P) => boolean) => {
+  const counts = { new: 0, returning: 0, resurrecting: 0, dormant: -[...yesterday].filter((p) => !today.has(p)).length }
+  for (const p of today) {
+    if (isNew(p)) counts.new++
+    else if (yesterday.has(p)) counts.returning++
+    else counts.resurrecting++
+  }
+  return counts
+}

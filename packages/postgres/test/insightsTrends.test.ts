@@ -8,7 +8,7 @@ import { planStickiness } from "../../core/src/insights/planners/stickiness.js"
 import { BREAKDOWN_OTHER, planTrends } from "../../core/src/insights/planners/trends.js"
 import { formatSelect } from "../../core/src/zedql/format.js"
 import { demoModel, type Event } from "./corpus/model.js"
-import { demoZed } from "./demoZed.js"
+import { demoZed, lifecycleCounts } from "./demoZed.js"
 
 // Trends, stickiness and lifecycle insights on the demo data, in a time zone whose clocks change
 // (8 March 2026) inside the data: each plan's statements run through the query API as ZedQL, and
@@ -353,22 +353,12 @@ describe.each(["pglite", "postgres", "chdb"])("trends, stickiness and lifecycle 
       const day = tz.date(e.ms)
       active.set(day, (active.get(day) ?? new Set()).add(model.personOf(e.distinctId)))
     }
-    const statusCounts = (day: string) => {
-      const today = active.get(day) ?? new Set()
-      const yesterday = active.get(addDays(day, -1)) ?? new Set()
-      const counts = {
-        new: 0,
-        returning: 0,
-        resurrecting: 0,
-        dormant: -[...yesterday].filter((p) => !today.has(p)).length
-      }
-      for (const p of today) {
-        if (tz.date(createdAt.get(p)!) === day) counts.new++
-        else if (yesterday.has(p)) counts.returning++
-        else counts.resurrecting++
-      }
-      return counts
-    }
+    const statusCounts = (day: string) =>
+      lifecycleCounts(
+        active.get(day) ?? new Set<DemoPerson>(),
+        active.get(addDays(day, -1)) ?? new Set(),
+        (p) => tz.date(createdAt.get(p)!) === day
+      )
     const expected = (["new", "returning", "resurrecting", "dormant"] as const).map((status) => ({
       status,
       days,

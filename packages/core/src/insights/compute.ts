@@ -1,11 +1,12 @@
 import { isObject } from "../domain/json.js"
 import { Context, Effect, Either, Layer } from "effect"
 import type { Project } from "../domain/models.js"
-import type { RefreshMode } from "../queries/cachePolicy.js"
-import { type QueryRunError, QueryRunner } from "../queries/runner.js"
+import { type RefreshMode, refreshMode } from "../queries/cachePolicy.js"
+import { type InsightRequest, insightSourceOf } from "../queries/request.js"
+import { type QueryAnswer, type QueryRunError, QueryRunner } from "../queries/runner.js"
 import { QueryFailed } from "../services/QueryExecutor.js"
 import { PLANNERS } from "./planners/index.js"
-import { sqlSource } from "./queryNode.js"
+import { sqlSource, withFiltersOverride } from "./queryNode.js"
 
 /** The computed side of an insight as the API shows it; null wherever nothing was computed. */
 export interface InsightComputed {
@@ -46,6 +47,8 @@ export class InsightCompute extends Context.Tag("@zed/core/InsightCompute")<
       query: unknown,
       refresh: RefreshMode
     ) => Effect.Effect<InsightComputed, QueryRunError>
+    /** An insight kind sent to the query API, bare or in an InsightVizNode, as its answer. */
+    readonly answer: (project: Project, request: InsightRequest) => Effect.Effect<QueryAnswer, QueryRunError>
   }
 >() {}
 
@@ -87,8 +90,28 @@ const intervalOf = (source: Record<string, unknown>): string | undefined => {
  */
 export const InsightComputeLive = Layer.effect(
   InsightCompute,
-  Effect.map(QueryRunner, (runner) =>
-    InsightCompute.of({
+  Effect.map(QueryRunner, (runner) => {
+    /** An insight kind's source through its planner, by the runner: saved insights and the query API alike. */
+    const planned = (
+      project: Project,
+      source: Record<string, unknown>,
+      refresh: RefreshMode,
+      clientQueryId?: string | null
+    ) => {
+      const kind = String(source["kind"])
+      const plan = Effect.suspend(() =>
+        PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 })
+      ).pipe(Effect.mapError((error) => new QueryFailed({ message: error.message })))
+      return runner.runPlan(project, {
+        kind,
+        query: source,
+        plan,
+        refresh,
+        interval: intervalOf(source),
+        client_query_id: clientQueryId
+      })
+    }
+    return InsightCompute.of({
       read: (project, query, refresh) => {
         const sql = sqlSource(query)
         if (sql !== undefined) {
@@ -98,15 +121,17 @@ export const InsightComputeLive = Layer.effect(
         }
         const source = insightSource(query)
         if (source === undefined) return Effect.succeed(NOTHING_COMPUTED)
-        const kind = String(source["kind"])
-        const plan = Effect.suspend(() =>
-          PLANNERS[kind]!(source, { timezone: project.timezone, now: new Date(), weekStartDay: 0 })
-        ).pipe(Effect.mapError((error) => new QueryFailed({ message: error.message })))
-        return Effect.map(
-          runner.runPlan(project, { kind, query: source, plan, refresh, interval: intervalOf(source) }),
-          (answer) => fromAnswer(answer.body)
+        return Effect.map(planned(project, source, refresh), (answer) => fromAnswer(answer.body))
+      },
+      answer: (project, request) =>
+        Effect.suspend(() =>
+          planned(
+            project,
+            withFiltersOverride(insightSourceOf(request.query), request.filters_override),
+            refreshMode(request.refresh, request.async),
+            request.client_query_id
+          )
         )
-      }
     })
-  )
+  })
 )

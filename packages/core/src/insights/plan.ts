@@ -27,4 +27,14 @@ export interface InsightPlan {
   readonly shape: (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => unknown
   /** The ZedQL shown as the insight's `zedql` (the statements written out with their values, joined). */
   readonly zedql: string
+  /**
+   * Fields of the response besides `results` (a table's `columns`, `types`, paging), from the
+   * statements' rows and the ClickHouse type names of their columns.
+   */
+  readonly fields?:
+    | ((
+        results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>,
+        types: ReadonlyArray<ReadonlyArray<string>>
+      ) => Readonly<Record<string, unknown>>)
+    | undefined
 }

@@ -1,13 +1,14 @@
 import { isObject } from "../domain/json.js"
 import { Either, Schema } from "effect"
 import { toValidationError } from "../schema/decode.js"
-import { ZedQLQueryNode } from "../queries/request.js"
+import { INSIGHT_KINDS as KINDS } from "../queries/insightKinds.js"
+import { type QueryRequest, ZedQLQueryNode } from "../queries/request.js"
 import { planProblem } from "./planners/index.js"
 
 // What an insight's `query` may hold: it is stored as sent, so only its shape is checked here:
 // a known wrapper node around a known source kind; a ZedQL source must be one the query API runs.
 
-const INSIGHT_KINDS = new Set(["TrendsQuery", "FunnelsQuery", "RetentionQuery", "StickinessQuery", "LifecycleQuery"])
+const INSIGHT_KINDS = new Set<string>(KINDS)
 const SQL_KINDS = new Set(["ZedQLQuery", "HogQLQuery"])
 const WRAPPERS: Record<string, ReadonlySet<string>> = {
   InsightVizNode: INSIGHT_KINDS,
@@ -86,4 +87,15 @@ export const withDashboardFilters = (node: unknown, filters: Json): unknown => {
         source: { ...source, filters: applied(isObject(source["filters"]) ? source["filters"] : {}, filters) }
       }
     : { ...node, source: applied(source, filters) }
+}
+
+/**
+ * The query API's `filters_override` on an insight kind's source, as a dashboard's filters apply,
+ * and its test-account switch in place of the source's.
+ */
+export const withFiltersOverride = (source: Json, override: QueryRequest["filters_override"]): Json => {
+  if (override == null) return source
+  const { filterTestAccounts, ...filters } = override
+  const node = withDashboardFilters({ source }, filters) as { readonly source: Json }
+  return filterTestAccounts == null ? node.source : { ...node.source, filterTestAccounts }
 }

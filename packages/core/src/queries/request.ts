@@ -1,9 +1,16 @@
 import { Schema } from "effect"
 import { check } from "../schema/fields.js"
 import { DateBoundText, QueryFilters } from "../zedql/filters.js"
+import { planProblem } from "../insights/planners/index.js"
 import { RefreshMode } from "./cachePolicy.js"
+import { DataTableNode, EventsQueryNode } from "./eventsQuery.js"
+import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
+import { INSIGHT_KINDS } from "./insightKinds.js"
+import { WebOverviewQueryNode } from "./webOverview.js"
+import { WebStatsTableQueryNode } from "./webStatsTable.js"
 
-// The query API's request (PostHog's QueryRequest), with ZedQL as the query language.
+// The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
+// kinds as saved insights hold them.
 
 const Strict = { onExcessProperty: "error" } as const
 
@@ -37,20 +44,101 @@ const FiltersOverride = Schema.Struct({
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean))
 })
 
-/** Other kinds (TrendsQuery…) are refused by name before the ZedQL query's own fields are checked. */
+/** What `/query/` runs: a ZedQL query, an insight kind (or one in an InsightVizNode), an events table. */
+export const SUPPORTED_KINDS = [
+  "ZedQLQuery",
+  "HogQLQuery",
+  ...INSIGHT_KINDS,
+  "InsightVizNode",
+  "EventsQuery",
+  "DataTableNode",
+  "ActorsQuery",
+  "InsightActorsQuery",
+  "WebOverviewQuery",
+  "WebStatsTableQuery"
+]
+
+const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** An insight kind's node, its fields as the planners take them. */
+export const InsightSourceNode = Schema.Struct({ kind: Schema.Literal(...INSIGHT_KINDS) }, Rest)
+export type InsightSourceNode = typeof InsightSourceNode.Type
+
+const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), source: InsightSourceNode }, Rest)
+
+export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
+export type TableNode = EventsQueryNode | typeof DataTableNode.Type
+export type ActorsNode = ActorsQueryNode | InsightActorsQueryNode
+type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode | WebOverviewQueryNode | WebStatsTableQueryNode
+
+/** Why an insight node cannot be planned: refused before anything runs or is cached. */
+const unplannable = (node: Node): string | undefined => {
+  if (!isInsight(node)) return undefined
+  const source = insightSourceOf(node)
+  const problem = planProblem(source)
+  return problem === undefined ? undefined : `Invalid ${source.kind}: ${problem}`
+}
+
+/** Kinds `/query/` does not run are refused by name, with the list of those it does, before their fields are checked. */
 const QueryNode = Schema.Struct(
   {
     kind: Schema.String.pipe(
       check(
-        (kind: string) => kind === "ZedQLQuery" || kind === "HogQLQuery",
+        (kind: string) => SUPPORTED_KINDS.includes(kind),
         "unsupported_kind",
-        (kind: string) =>
-          `Query kind "${kind}" is not supported here: send {"kind": "ZedQLQuery", "query": "SELECT …"}.`
+        (kind: string) => `Query kind "${kind}" is not supported here: send one of ${SUPPORTED_KINDS.join(", ")}.`
       )
     )
   },
-  Schema.Record({ key: Schema.String, value: Schema.Unknown })
-).pipe(Schema.compose(ZedQLQueryNode, { strict: false }))
+  Rest
+).pipe(
+  Schema.compose(
+    Schema.Union(
+      ZedQLQueryNode,
+      InsightSourceNode,
+      InsightVizNode,
+      EventsQueryNode,
+      DataTableNode,
+      ActorsQueryNode,
+      InsightActorsQueryNode,
+      WebOverviewQueryNode,
+      WebStatsTableQueryNode
+    ),
+    { strict: false }
+  ),
+  check(
+    (node: Node) => unplannable(node) === undefined,
+    "invalid_query",
+    (node: Node) => unplannable(node)!
+  )
+)
+
+/** Whether a request's node is a ZedQL query. */
+export const isZedQL = (node: Node): node is ZedQLQueryNode => node.kind === "ZedQLQuery" || node.kind === "HogQLQuery"
+
+/** Whether a request's node is an insight kind, bare or in an InsightVizNode. */
+export const isInsight = (node: Node): node is InsightNode =>
+  node.kind === "InsightVizNode" || (INSIGHT_KINDS as ReadonlyArray<string>).includes(node.kind)
+
+/** The insight kind's node of a request: bare, or unwrapped from its InsightVizNode. */
+export const insightSourceOf = (node: InsightNode): InsightSourceNode =>
+  // An index signature beside `source` widens it to unknown in the type; the schema checked it.
+  node.kind === "InsightVizNode" ? (node.source as InsightSourceNode) : node
+
+/** Whether a request's node lists persons. */
+export const isActors = (node: Node): node is ActorsNode =>
+  node.kind === "ActorsQuery" || node.kind === "InsightActorsQuery"
+
+/** A persons list as an ActorsQuery: an InsightActorsQuery sent alone is the source of one. */
+export const actorsQueryOf = (node: ActorsNode): ActorsQueryNode =>
+  node.kind === "ActorsQuery" ? node : { kind: "ActorsQuery", source: node }
+
+/** Whether a request's node is an events table. */
+export const isTable = (node: Node): node is TableNode => node.kind === "EventsQuery" || node.kind === "DataTableNode"
+
+/** The EventsQuery of a request's table node: bare, or unwrapped from its DataTableNode. */
+export const tableSourceOf = (node: TableNode): EventsQueryNode =>
+  node.kind === "DataTableNode" ? (node.source as EventsQueryNode) : node
 
 export const QueryRequest = Schema.Struct({
   query: QueryNode,
@@ -64,8 +152,20 @@ export const QueryRequest = Schema.Struct({
 }).annotations({ identifier: "QueryRequest", parseOptions: Strict })
 export type QueryRequest = typeof QueryRequest.Type
 
+/** A request whose node is a ZedQL query. */
+export type ZedQLRequest = QueryRequest & { readonly query: ZedQLQueryNode }
+
+/** A request whose node is an insight kind. */
+export type InsightRequest = QueryRequest & { readonly query: InsightNode }
+
+/** A request whose node lists persons. */
+export type ActorsRequest = QueryRequest & { readonly query: ActorsNode }
+
+/** A request whose node is an events table. */
+export type TableRequest = QueryRequest & { readonly query: TableNode }
+
 /** The query node with the request's overrides applied: what the result depends on. */
-export const effectiveQuery = (request: QueryRequest): ZedQLQueryNode => {
+export const effectiveQuery = (request: ZedQLRequest): ZedQLQueryNode => {
   const { filters_override: filters, query, variables_override: variables } = request
   const withFilters: ZedQLQueryNode = filters
     ? {

@@ -30,7 +30,7 @@ import {
 } from "./cachePolicy.js"
 import { makeAdmission, type QueryLimitReached } from "./admission.js"
 import { cacheKey } from "./cacheKey.js"
-import { effectiveQuery, placeholderValues, type QueryRequest, type ZedQLQueryNode } from "./request.js"
+import { effectiveQuery, placeholderValues, type ZedQLQueryNode, type ZedQLRequest } from "./request.js"
 
 // The query API's engine: the refresh policy decides between the cache, computing now and
 // computing in the background; background runs are tracked in the status store (so any instance
@@ -95,7 +95,7 @@ interface Job {
 export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
   QueryRunner,
   {
-    readonly run: (project: Project, request: QueryRequest) => Effect.Effect<QueryAnswer, QueryRunError>
+    readonly run: (project: Project, request: ZedQLRequest) => Effect.Effect<QueryAnswer, QueryRunError>
     /** An insight query node through its plan, with the same cache, refresh modes and background runs. */
     readonly runPlan: (project: Project, request: PlanRequest) => Effect.Effect<QueryAnswer, QueryRunError>
     /** Runs one statement Zed built now, outside the cache (its own reads, such as recording lists): its rows as JSON values. */
@@ -277,13 +277,20 @@ export const QueryRunnerLive = Layer.scoped(
         Effect.gen(function* () {
           const started = performance.now()
           const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+          const types: Array<ReadonlyArray<string>> = []
           const plan = yield* request.plan
-          for (const query of plan.queries)
-            results.push((yield* execute(project, query, { values: plan.values }, executionId, timeout)).rows)
+          for (const query of plan.queries) {
+            const { compiled, rows } = yield* execute(project, query, { values: plan.values }, executionId, timeout)
+            results.push(rows)
+            types.push(compiled.columns.map((c) => clickhouseName(c.type, project.timezone)))
+          }
           return {
+            ...plan.fields?.(results, types),
             results: plan.shape(results),
             zedql: plan.zedql,
-            timings: [{ k: ".", t: (performance.now() - started) / 1000 }]
+            timings: [{ k: ".", t: (performance.now() - started) / 1000 }],
+            error: null,
+            modifiers: {}
           }
         })
     })

@@ -44,6 +44,32 @@ const shown = (actual: unknown): string => {
   }
 }
 
+/** The literals a field's type allows, or undefined when it is not literals only. */
+const literalsOf = (ast: SchemaAST.AST): ReadonlyArray<SchemaAST.LiteralValue> | undefined => {
+  if (SchemaAST.isLiteral(ast)) return [ast.literal]
+  if (!SchemaAST.isUnion(ast)) return undefined
+  const all = ast.types.map(literalsOf)
+  return all.every((l) => l !== undefined) ? all.flat() : undefined
+}
+
+/**
+ * A union member the value is not one of, told by a literal field (a node's `kind`) whose value is
+ * none of the member's: its failure says nothing about the value.
+ */
+const otherShape = (issue: ParseResult.ParseIssue): boolean => {
+  if (issue._tag !== "Composite") return false
+  // Members the union grouped by their literals: the value's literal is none of the group's.
+  const first = (Array.isArray(issue.issues) ? issue.issues : [issue.issues])[0] as ParseResult.ParseIssue | undefined
+  if (first?._tag === "Pointer" && first.issue._tag === "Type" && literalsOf(first.issue.ast) !== undefined) return true
+  if (!SchemaAST.isTypeLiteral(issue.ast)) return false
+  const actual = issue.actual
+  if (typeof actual !== "object" || actual === null) return false
+  return issue.ast.propertySignatures.some((p) => {
+    const literals = literalsOf(p.type)
+    return literals !== undefined && !literals.includes((actual as Record<PropertyKey, unknown>)[p.name] as never)
+  })
+}
+
 // Walks to the first failure in a parse issue tree: errors report only the first problem, with
 // the path to the offending field.
 const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<PropertyKey>): Failure => {
@@ -57,7 +83,7 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
       if (!SchemaAST.isUnion(issue.ast)) return firstFailure(issues[0]!, path)
       // When the value has the type of exactly one member (an optional or nullable field's real
       // type, or one shape of several) but fails inside it, that failure is the one to report.
-      const deeper = issues.filter((i) => i._tag !== "Type")
+      const deeper = issues.filter((i) => i._tag !== "Type" && !otherShape(i))
       return deeper.length === 1 ? firstFailure(deeper[0]!, path) : typeFailure(issue.ast, issue.actual, path)
     }
     case "Refinement": {

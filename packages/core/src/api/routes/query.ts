@@ -1,6 +1,10 @@
 import { Effect, Option, Schema } from "effect"
-import { QueryRequest } from "../../queries/request.js"
-import { QueryRunner } from "../../queries/runner.js"
+import { InsightCompute } from "../../insights/compute.js"
+import { answerEventsTable } from "../../queries/eventsTable.js"
+import { answerActors } from "../../queries/actorsTable.js"
+import { isActors, isInsight, isTable, isZedQL, QueryRequest } from "../../queries/request.js"
+import { answerWebOverview, answerWebStatsTable } from "../../queries/webAnalytics.js"
+import { type QueryAnswer, type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { NotFound, NotImplemented } from "../errors.js"
@@ -8,7 +12,7 @@ import { answerReply, queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
 
-// The query API: ZedQL, synchronously or in the background, through the result cache.
+// The query API: ZedQL, the insight kinds, events tables, persons lists and web analytics, synchronously or in the background, through the result cache.
 
 const QueryId = Schema.Struct({ id: Schema.String })
 
@@ -18,16 +22,29 @@ const create = environmentRoute({
   tag: "query",
   summary: "Run a query",
   description:
-    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}` under the refresh mode asked for (default `blocking`). ' +
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery` or a `WebStatsTableQuery`, under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,
   response: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "QueryResponse" }),
-  handler: ({ body, project }) =>
-    Effect.flatMap(QueryRunner, (runner) => runner.run(project, body)).pipe(
+  handler: ({ body, project }) => {
+    const { query } = body
+    const answer: Effect.Effect<QueryAnswer, QueryRunError, QueryRunner | InsightCompute> = isZedQL(query)
+      ? Effect.flatMap(QueryRunner, (runner) => runner.run(project, { ...body, query }))
+      : isInsight(query)
+        ? Effect.flatMap(InsightCompute, (insights) => insights.answer(project, { ...body, query }))
+        : isActors(query)
+          ? answerActors(project, { ...body, query })
+          : isTable(query)
+            ? answerEventsTable(project, { ...body, query })
+            : query.kind === "WebOverviewQuery"
+              ? answerWebOverview(project, { ...body, query })
+              : answerWebStatsTable(project, { ...body, query })
+    return answer.pipe(
       Effect.catchAll(queryFailure),
       Effect.map((answer) => answerReply(answer))
     )
+  }
 })
 
 const retrieve = environmentRoute({

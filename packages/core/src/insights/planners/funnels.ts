@@ -335,3 +335,30 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
           : shapeSteps(query, rows)
     })
   })
+
+/**
+ * The persons behind a funnel step, as a statement of their ids (`actor`): `step` k (from 1) those
+ * who reached step k, -k those who reached step k - 1 and dropped before step k; in one breakdown
+ * value when given.
+ */
+export const funnelActors = (
+  input: unknown,
+  point: { readonly step: number; readonly breakdown?: string | null | undefined }
+): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
+    const n = query.series.length
+    const k = Math.abs(point.step)
+    if (!Number.isInteger(point.step) || k < 1 || k > n || point.step === -1)
+      return invalid(`funnelStep: expected 1 to ${n}, or -2 to -${n} for those who dropped before that step`)
+    try {
+      const reached = point.step > 0 ? Q.expr`reached >= ${k}` : Q.expr`reached = ${k - 1}`
+      const where = Q.and([
+        reached,
+        ...(point.breakdown == null ? [] : [Q.expr`${limitedBreakdown(query)} = ${point.breakdown}`])
+      ])
+      return Effect.succeed(Q.select`WITH best AS (${bestPaths(query)}) SELECT actor FROM best WHERE ${where}`)
+    } catch (error) {
+      if (error instanceof UnsupportedFilter) return invalid(error.message)
+      throw error
+    }
+  })

@@ -35,51 +35,78 @@ export type LifecycleQuery = typeof LifecycleQuery.Type
 
 const UNIT_FUNCTION = { hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
+/**
+ * Per person (`person_id`) and bucket of the period (its key, `bucket`), their `status` there, as
+ * the lifecycle counts them; with the period. Fails when the range has no start.
+ */
+const statuses = (query: LifecycleQuery, ctx: InsightContext) => {
+  const interval = query.interval ?? "day"
+  const period = resolvePeriod(query.dateRange, interval, ctx)
+  if (period.from === null) return invalid('A lifecycle insight needs a date range with a start (not "all")')
+  const node = query.series[0]
+  const fmt = interval === "hour" ? "%Y-%m-%d %H:%i:%S" : "%Y-%m-%d"
+  const next = (x: A.Expr) => Q.call(`add${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
+  const previous = (x: A.Expr) => Q.call(`subtract${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
+  let where: A.Expr
+  try {
+    const lookBack = instantOf(shift(period.buckets[0]!.naive, interval, -1), ctx.timezone)
+    where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(period, lookBack)])
+  } catch (error) {
+    if (error instanceof UnsupportedFilter) return invalid(error.message)
+    throw error
+  }
+  const start = (x: A.Expr) => bucketStartExpr(x, interval, ctx.weekStartDay)
+  const periodColumn = Q.expr`period`
+  const activity = Q.select`SELECT person_id, ${start(Q.expr`timestamp`)} AS period, min(${start(Q.expr`person.created_at`)}) AS created FROM events WHERE ${where} GROUP BY person_id, period`
+  const active = Q.select`SELECT person_id, formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous(periodColumn)}, 'returning', 'resurrecting') AS status FROM activity`
+  const dormant = Q.select`SELECT person_id, formatDateTime(${next(periodColumn)}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next(periodColumn)}`
+  const rows = Q.select`WITH activity AS (SELECT person_id, period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM ${activity}) SELECT person_id, bucket, status FROM ${Q.unionAll(active, dormant)}`
+  return Effect.succeed({ period, node, rows })
+}
+
+/** The persons behind a lifecycle point, as a statement of their ids (`actor`): `status` in bucket `day`. */
+export const lifecycleActors = (
+  input: unknown,
+  point: { readonly day?: string | null | undefined; readonly status?: string | null | undefined },
+  ctx: InsightContext
+): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) =>
+    Effect.map(statuses(query, ctx), ({ rows }) => {
+      const where = Q.and([
+        ...(point.day == null ? [] : [Q.expr`bucket = ${point.day}`]),
+        ...(point.status == null ? [] : [Q.expr`status = ${point.status}`])
+      ])
+      return Q.select`SELECT DISTINCT person_id AS actor FROM ${rows} WHERE ${where}`
+    })
+  )
+
 export const planLifecycle = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
-  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) => {
-    const interval = query.interval ?? "day"
-    const period = resolvePeriod(query.dateRange, interval, ctx)
-    if (period.from === null) return invalid('A lifecycle insight needs a date range with a start (not "all")')
-    const node = query.series[0]
-    const fmt = interval === "hour" ? "%Y-%m-%d %H:%i:%S" : "%Y-%m-%d"
-    const next = (x: A.Expr) => Q.call(`add${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
-    const previous = (x: A.Expr) => Q.call(`subtract${UNIT_FUNCTION[interval]}`, [x, { node: "Constant", value: 1 }])
-    let where: A.Expr
-    try {
-      const lookBack = instantOf(shift(period.buckets[0]!.naive, interval, -1), ctx.timezone)
-      where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(period, lookBack)])
-    } catch (error) {
-      if (error instanceof UnsupportedFilter) return invalid(error.message)
-      throw error
-    }
-    const start = (x: A.Expr) => bucketStartExpr(x, interval, ctx.weekStartDay)
-    const periodColumn = Q.expr`period`
-    const activity = Q.select`SELECT person_id, ${start(Q.expr`timestamp`)} AS period, min(${start(Q.expr`person.created_at`)}) AS created FROM events WHERE ${where} GROUP BY person_id, period`
-    const active = Q.select`SELECT formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous(periodColumn)}, 'returning', 'resurrecting') AS status FROM activity`
-    const dormant = Q.select`SELECT formatDateTime(${next(periodColumn)}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next(periodColumn)}`
-    const statement = Q.select`WITH activity AS (SELECT period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM ${activity}) SELECT bucket, status, count() AS persons FROM ${Q.unionAll(active, dormant)} GROUP BY bucket, status LIMIT ${ROWS}`
-    const toggled = query.lifecycleFilter?.toggledLifecycles ?? STATUSES
-    const shape = (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => {
-      const rows = results[0] ?? []
-      const buckets = period.buckets
-      const counts = new Map(rows.map(([bucket, status, persons]) => [`${status}|${bucket}`, Number(persons)]))
-      return STATUSES.filter((s) => toggled.includes(s)).map((status) => {
-        const data = buckets.map((b) => {
-          const n = counts.get(`${status}|${b.key}`) ?? 0
-          return status === "dormant" ? 0 - n : n
+  Effect.flatMap(decodeNode(LifecycleQuery, input), (query) =>
+    Effect.map(statuses(query, ctx), ({ node, period, rows }) => {
+      const statement = Q.select`SELECT bucket, status, count() AS persons FROM ${rows} GROUP BY bucket, status LIMIT ${ROWS}`
+      const toggled = query.lifecycleFilter?.toggledLifecycles ?? STATUSES
+      const shape = (results: ReadonlyArray<ReadonlyArray<ReadonlyArray<unknown>>>) => {
+        const rows = results[0] ?? []
+        const buckets = period.buckets
+        const counts = new Map(rows.map(([bucket, status, persons]) => [`${status}|${bucket}`, Number(persons)]))
+        return STATUSES.filter((s) => toggled.includes(s)).map((status) => {
+          const data = buckets.map((b) => {
+            const n = counts.get(`${status}|${b.key}`) ?? 0
+            return status === "dormant" ? 0 - n : n
+          })
+          return {
+            data,
+            labels: buckets.map((b) => b.label),
+            days: buckets.map((b) => b.key),
+            count: data.reduce((a, b) => a + b, 0),
+            label: `${seriesName(node)} - ${status}`,
+            status,
+            action: actionOf(node, 0, []),
+            filter: {}
+          }
         })
-        return {
-          data,
-          labels: buckets.map((b) => b.label),
-          days: buckets.map((b) => b.key),
-          count: data.reduce((a, b) => a + b, 0),
-          label: `${seriesName(node)} - ${status}`,
-          status,
-          action: actionOf(node, 0, []),
-          filter: {}
-        }
-      })
-    }
-    const values = planValues(ctx)
-    return Effect.succeed({ queries: [statement], values, shape, zedql: shownStatements([statement], values, "") })
-  })
+      }
+      const values = planValues(ctx)
+      return { queries: [statement], values, shape, zedql: shownStatements([statement], values, "") }
+    })
+  )

@@ -95,7 +95,8 @@ const dateLabel = (value: unknown): string =>
     .replace(/\.\d+/, "")
     .replace(/\+00:00$/, "Z")
 
-const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
+/** The table's cells per person, and what the table's shape needs. Throws `UnsupportedFilter`. */
+const cellsOf = (query: RetentionQuery, ctx: InsightContext) => {
   const filter = query.retentionFilter
   const intervals = filter.totalIntervals ?? DEFAULT_INTERVALS
   const period = filter.period ?? "Day"
@@ -116,10 +117,17 @@ const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
     filter.retentionType === "retention_first_time" ? target : Q.and([target, inRange]),
     Q.and([returning, inRange])
   ])
-  const counts = Q.select`SELECT c, j, count() FROM (
-    SELECT c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (
+  // Per person, each cell of the table they count in: cohort c, interval j.
+  const cells = Q.select`SELECT actor, c, j FROM (
+    SELECT actor, c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (
       SELECT person_id AS actor, ${cohorts} AS cs, ${returns} AS rs FROM events WHERE ${relevant} GROUP BY actor
-    ) ARRAY JOIN cs AS c) ARRAY JOIN js AS j GROUP BY c, j ORDER BY c, j LIMIT ${ROWS}`
+    ) ARRAY JOIN cs AS c) ARRAY JOIN js AS j`
+  return { intervals, period, p, cells }
+}
+
+const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
+  const { cells, intervals, p, period } = cellsOf(query, ctx)
+  const counts = Q.select`SELECT c, j, count() FROM ${cells} GROUP BY c, j ORDER BY c, j LIMIT ${ROWS}`
   const starts = Q.select`SELECT i, ${p.start(p.first, Q.expr`i`)} AS date FROM (SELECT arrayJoin(range(${intervals})) AS i) ORDER BY i LIMIT ${intervals}`
   const values = planValues(ctx)
   return {
@@ -143,6 +151,29 @@ export const planRetention = (input: unknown, ctx: InsightContext): Effect.Effec
   Effect.flatMap(decodeNode(RetentionQuery, input), (query) => {
     try {
       return Effect.succeed(plan(query, ctx))
+    } catch (error) {
+      if (error instanceof UnsupportedFilter) return invalid(error.message)
+      throw error
+    }
+  })
+
+/**
+ * The persons behind a retention cell, as a statement of their ids (`actor`): cohort `cohort`
+ * (from 0), at `interval` (0: the cohort itself) when given.
+ */
+export const retentionActors = (
+  input: unknown,
+  point: { readonly cohort: number; readonly interval?: number | null | undefined },
+  ctx: InsightContext
+): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(RetentionQuery, input), (query) => {
+    try {
+      const { cells } = cellsOf(query, ctx)
+      const where = Q.and([
+        Q.expr`c = ${point.cohort}`,
+        ...(point.interval == null ? [] : [Q.expr`j = ${point.interval}`])
+      ])
+      return Effect.succeed(Q.select`SELECT DISTINCT actor FROM ${cells} WHERE ${where}`)
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error

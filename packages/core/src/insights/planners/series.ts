@@ -1,4 +1,5 @@
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
+import { type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, propertiesCondition } from "./properties.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
@@ -126,3 +127,10 @@ export const actionOf = (node: EventsNode, order: number, days: ReadonlyArray<st
   days,
   properties: {}
 })
+
+/** Series `index` of a query (a point's series), or why there is none. */
+export const seriesAt = (
+  series: ReadonlyArray<EventsNode>,
+  index: number
+): Effect.Effect<EventsNode, InsightQueryInvalid> =>
+  index < series.length ? Effect.succeed(series[index]!) : invalid(`series: the query has no series ${index}`)

@@ -6,12 +6,13 @@ import {
   CompareFilter,
   DateRange,
   Interval,
+  type Period,
   resolvePeriod,
   timeBounds
 } from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { actionOf, EventsNode, seriesConditions, seriesName } from "./series.js"
+import { actionOf, EventsNode, seriesAt, seriesConditions, seriesName } from "./series.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { planValues, ROWS, shownStatements } from "./statements.js"
@@ -48,6 +49,52 @@ export const StickinessQuery = Schema.Struct({
 })
 export type StickinessQuery = typeof StickinessQuery.Type
 
+/**
+ * Per person (`person_id`), the number of intervals (`intervals`) of the period in which their
+ * events of the series meet the criteria. Throws `UnsupportedFilter`.
+ */
+const intervalsPerPerson = (query: StickinessQuery, node: EventsNode, period: Period, ctx: InsightContext) => {
+  const criteria = query.stickinessFilter?.stickinessCriteria
+  const where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(period)])
+  const bucket = bucketKeyExpr(Q.expr`timestamp`, query.interval ?? "day", ctx.weekStartDay)
+  const active = criteria
+    ? Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket HAVING ${{
+        node: "CompareOperation",
+        op: CRITERIA[criteria.operator],
+        left: Q.expr`count()`,
+        right: { node: "Constant", value: criteria.value }
+      }}`
+    : Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket`
+  return Q.select`SELECT person_id, count() AS intervals FROM ${active} GROUP BY person_id`
+}
+
+/**
+ * The persons behind a stickiness point, as a statement of their ids (`actor`): of series
+ * `series`, those active in exactly `intervals` intervals (at least that many when cumulative).
+ */
+export const stickinessActors = (
+  input: unknown,
+  point: { readonly series: number; readonly intervals: number },
+  ctx: InsightContext
+): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(StickinessQuery, input), (query) =>
+    Effect.flatMap(seriesAt(query.series, point.series), (node) => {
+      const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+      if (period.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
+      try {
+        const perPerson = intervalsPerPerson(query, node, period, ctx)
+        return Effect.succeed(
+          query.stickinessFilter?.computedAs === "cumulative"
+            ? Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals >= ${point.intervals}`
+            : Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals = ${point.intervals}`
+        )
+      } catch (error) {
+        if (error instanceof UnsupportedFilter) return invalid(error.message)
+        throw error
+      }
+    })
+  )
+
 export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(StickinessQuery, input), (query) => {
     const interval = query.interval ?? "day"
@@ -55,26 +102,13 @@ export const planStickiness = (input: unknown, ctx: InsightContext): Effect.Effe
     if (current.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
     const periods = comparedPeriods(current, query.compareFilter, ctx)
     const comparing = periods.length > 1
-    const criteria = query.stickinessFilter?.stickinessCriteria
-    const having: A.Expr | undefined = criteria
-      ? {
-          node: "CompareOperation",
-          op: CRITERIA[criteria.operator],
-          left: Q.expr`count()`,
-          right: { node: "Constant", value: criteria.value }
-        }
-      : undefined
     let queries: Array<A.SelectLike>
     try {
       queries = periods.flatMap((p) =>
-        query.series.map((node) => {
-          const where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(p.period)])
-          const bucket = bucketKeyExpr(Q.expr`timestamp`, interval, ctx.weekStartDay)
-          const active = having
-            ? Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket HAVING ${having}`
-            : Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket`
-          return Q.select`SELECT intervals, count() AS persons FROM (SELECT person_id, count() AS intervals FROM ${active} GROUP BY person_id) GROUP BY intervals LIMIT ${ROWS}`
-        })
+        query.series.map(
+          (node) =>
+            Q.select`SELECT intervals, count() AS persons FROM ${intervalsPerPerson(query, node, p.period, ctx)} GROUP BY intervals LIMIT ${ROWS}`
+        )
       )
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)

@@ -17,7 +17,7 @@ import {
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { applyFormula, FormulaInvalid, maxRef, parseFormula } from "./formula.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
-import { actionOf, aggregation, EventsNode, seriesConditions, seriesName } from "./series.js"
+import { actionOf, aggregation, EventsNode, seriesAt, seriesConditions, seriesName } from "./series.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { planValues, propertyText, ROWS, shownStatements } from "./statements.js"
@@ -290,3 +290,41 @@ const sortBreakdowns = <
           : 0)
   )
 }
+
+/** Which point of a trend: its series (by order), its bucket (as `days` lists it), its breakdown value. */
+export interface TrendPoint {
+  readonly series: number
+  readonly day?: string | null | undefined
+  readonly breakdown?: string | null | undefined
+}
+
+/**
+ * The persons behind one point of a trend, as a statement of their ids (`actor`): those with an
+ * event of the series in the point's bucket and breakdown value, within the range.
+ */
+export const trendActors = (
+  input: unknown,
+  point: TrendPoint,
+  ctx: InsightContext
+): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(TrendsQuery, input), (query) =>
+    Effect.flatMap(seriesAt(query.series, point.series), (node) => {
+      const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+      try {
+        const conditions = [...seriesConditions(node, query.properties), ...timeBounds(period)]
+        const breakdown = breakdownOf(query, conditions)
+        const value = point.breakdown === "none" ? "" : point.breakdown
+        const where = Q.and([
+          ...conditions,
+          ...(point.day == null
+            ? []
+            : [Q.expr`${bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)} = ${point.day}`]),
+          ...(breakdown === undefined || value == null ? [] : [Q.expr`${breakdown} = ${value}`])
+        ])
+        return Effect.succeed(Q.select`SELECT DISTINCT person_id AS actor FROM events WHERE ${where}`)
+      } catch (error) {
+        if (error instanceof UnsupportedFilter) return invalid(error.message)
+        throw error
+      }
+    })
+  )

@@ -1,0 +1,8 @@
+/** The insight kinds, planned as saved insights are (insights/planners). */
+export const INSIGHT_KINDS = [
+  "TrendsQuery",
+  "FunnelsQuery",
+  "RetentionQuery",
+  "StickinessQuery",
+  "LifecycleQuery"
+] as const
