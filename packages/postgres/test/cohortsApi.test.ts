@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
-import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { ADMIN_KEY, call, importEvents, PROJECT_KEY, postQuery, zedqlRequest } from "../../core/test/support.js"
 import { backends } from "./backends.js"
 
 // A cohort's persons through the API: dynamic cohorts list the persons matching their filters now
@@ -34,10 +34,10 @@ const expected = (member: (p: Made) => boolean) =>
     .sort((a, b) => b.i - a.i)
     .map((p) => `u${p.i}`)
 
-describe.each(["memory", "pglite", "postgres"])("%s cohort persons", (name) => {
+describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (name) => {
   let zed: Zed
   let cleanup: () => Promise<void>
-  const cohort: Record<"a" | "b" | "c", number> = { a: 0, b: 0, c: 0 }
+  const cohort: Record<"a" | "b" | "c" | "empty", number> = { a: 0, b: 0, c: 0, empty: 0 }
 
   const send = (method: string, path: string, body?: unknown) =>
     call(zed, `/api/projects/1${path}`, {
@@ -94,6 +94,7 @@ describe.each(["memory", "pglite", "postgres"])("%s cohort persons", (name) => {
       }
     })
     cohort.b = await make({ name: "Listed", is_static: true })
+    cohort.empty = await make({ name: "No one", is_static: true })
     const listed = await call(zed, "/api/projects/1/persons/?limit=100", { key: ADMIN_KEY })
     const uuids = (listed.json.results as Array<{ uuid: string; distinct_ids: Array<string> }>)
       .filter((p) => inStatic(PEOPLE[Number(p.distinct_ids[0]!.slice(1))]!))
@@ -131,6 +132,51 @@ describe.each(["memory", "pglite", "postgres"])("%s cohort persons", (name) => {
       expect(distinctIds(page)).toEqual(want)
       const retrieved = await send("GET", `/cohorts/${id}/`)
       expect(retrieved.json.count).toBe(want.length)
+    }
+  })
+
+  // The in-memory store runs no ZedQL.
+  it.skipIf(name === "memory")("answers IN COHORT in ZedQL with the same persons, by id or by name", async () => {
+    const distinctIdsWhere = async (where: string) => {
+      const res = await postQuery(
+        zed,
+        1,
+        zedqlRequest(`SELECT DISTINCT distinct_id FROM events WHERE ${where} ORDER BY distinct_id LIMIT 1000`, {
+          refresh: "force_blocking"
+        })
+      )
+      expect(res.status, res.text).toBe(200)
+      return (res.json.results as Array<[string]>).map(([id]) => id)
+    }
+    const sorted = (member: (p: Made) => boolean) => expected(member).sort()
+    expect(await distinctIdsWhere(`person_id IN COHORT ${cohort.a}`)).toEqual(sorted(inA))
+    expect(await distinctIdsWhere(`person_id IN COHORT 'A, not listed, not team'`)).toEqual(sorted(inC))
+    expect(await distinctIdsWhere(`person_id NOT IN COHORT ${cohort.b}`)).toEqual(sorted((p) => !inStatic(p)))
+    expect(await distinctIdsWhere(`person_id IN COHORT ${cohort.empty}`)).toEqual([])
+    expect(await distinctIdsWhere(`person_id NOT IN COHORT ${cohort.empty}`)).toEqual(sorted(() => true))
+  })
+
+  it("refuses IN COHORT with a cohort the project does not have", async () => {
+    const other = await call(zed, "/api/projects/", {
+      method: "POST",
+      key: ADMIN_KEY,
+      body: JSON.stringify({ name: "Other" })
+    })
+    expect(other.status, other.text).toBe(201)
+    const theirs = await call(zed, `/api/projects/${other.json.id}/cohorts/`, {
+      method: "POST",
+      key: ADMIN_KEY,
+      body: JSON.stringify({ name: "Theirs", is_static: true })
+    })
+    expect(theirs.status, theirs.text).toBe(201)
+    for (const [ref, detail] of [
+      [theirs.json.id, `no cohort ${theirs.json.id}`],
+      ["'Theirs'", "no cohort named 'Theirs'"],
+      ["1.5", "cohort's id (a number) or name"]
+    ]) {
+      const res = await postQuery(zed, 1, zedqlRequest(`SELECT count() FROM events WHERE person_id IN COHORT ${ref}`))
+      expect(res.status, res.text).toBe(400)
+      expect(res.json.detail).toContain(detail)
     }
   })
 

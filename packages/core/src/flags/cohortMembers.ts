@@ -1,7 +1,7 @@
 import { Effect } from "effect"
 import type { Page } from "../domain/pagination.js"
 import type { Person } from "../persons/model.js"
-import { CohortStore } from "../services/CohortStore.js"
+import { CohortStore, type StoredCohort } from "../services/CohortStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { CohortMatcher, referencedCohorts } from "./cohorts.js"
 import type { FlagPropertyFilter } from "./model.js"
@@ -26,7 +26,7 @@ const everyRow = <A, E, R>(
       })
   })
 
-export const dynamicCohortMembers = (
+const dynamicCohortMembers = (
   projectId: number,
   cohortId: number,
   page: Page,
@@ -64,4 +64,37 @@ export const dynamicCohortMembers = (
       }
     )
     return { count, results }
+  })
+
+interface Evaluation {
+  readonly timezone: string
+  readonly now: Date
+}
+
+/** Who is in the cohort now: a static one's listed persons, a dynamic one's matching persons. */
+export const cohortMembers = (projectId: number, cohort: StoredCohort, page: Page, options: Evaluation) =>
+  cohort.is_static
+    ? Effect.flatMap(CohortStore, (s) => s.persons(projectId, cohort.id, page))
+    : dynamicCohortMembers(projectId, cohort.id, page, options)
+
+const EVERYONE: Page = { limit: Number.MAX_SAFE_INTEGER, offset: 0 }
+
+/**
+ * The uuids of every member of the cohorts named by id or by name (the earliest made of that name);
+ * a name or id the project has no live cohort for is left out.
+ */
+export const membersByRef = (projectId: number, refs: ReadonlyArray<number | string>, options: Evaluation) =>
+  Effect.gen(function* () {
+    const cohorts = yield* (yield* CohortStore).all(projectId)
+    const found = new Map<number | string, ReadonlyArray<string>>()
+    for (const ref of refs) {
+      const cohort = cohorts.find((c) => (typeof ref === "number" ? c.id === ref : c.name === ref))
+      if (cohort === undefined) continue
+      const { results } = yield* cohortMembers(projectId, cohort, EVERYONE, options)
+      found.set(
+        ref,
+        results.map((p) => p.uuid)
+      )
+    }
+    return found
   })

@@ -1,6 +1,6 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { Cohort as Entity, newCohort } from "../../flags/cohortEntity.js"
-import { dynamicCohortMembers } from "../../flags/cohortMembers.js"
+import { cohortMembers } from "../../flags/cohortMembers.js"
 import { filtersIn } from "../../flags/cohorts.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
@@ -77,11 +77,8 @@ const find = (projectId: number, id: number) =>
     })
   )
 
-/** Who is in the cohort now: a static one's listed persons, a dynamic one's matching persons. */
 const membersOf = (project: { readonly id: number; readonly timezone: string }, cohort: StoredCohort, page: Page) =>
-  cohort.is_static
-    ? Effect.flatMap(CohortStore, (s) => s.persons(project.id, cohort.id, page))
-    : dynamicCohortMembers(project.id, cohort.id, page, { timezone: project.timezone, now: new Date() })
+  cohortMembers(project.id, cohort, page, { timezone: project.timezone, now: new Date() })
 
 const invalidate = (projectId: number) => Effect.flatMap(FlagDefinitions, (d) => d.invalidate(projectId))
 
