@@ -156,6 +156,43 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (na
     expect(await distinctIdsWhere(`person_id NOT IN COHORT ${cohort.empty}`)).toEqual(sorted(() => true))
   })
 
+  it.skipIf(name === "memory")("filters a trend by cohort", async () => {
+    const source = (properties: unknown) => ({
+      kind: "TrendsQuery",
+      series: [{ kind: "EventsNode", event: "$pageview" }],
+      dateRange: { date_from: "2026-02-28", date_to: "2026-03-02" },
+      properties
+    })
+    const save = (properties: unknown) =>
+      send("POST", "/insights/", { name: "By cohort", query: { kind: "InsightVizNode", source: source(properties) } })
+    const trend = async (properties: unknown) => {
+      const made = await save(properties)
+      expect(made.status, made.text).toBe(201)
+      const res = await send("GET", `/insights/${made.json.id}/?refresh=blocking`)
+      expect(res.status, res.text).toBe(200)
+      return res.json.result[0].count as number
+    }
+    // One pageview per person.
+    expect(await trend([{ key: "id", type: "cohort", value: cohort.a }])).toBe(PEOPLE.filter(inA).length)
+    expect(
+      await trend({
+        type: "AND",
+        values: [
+          { type: "OR", values: [{ key: "id", type: "cohort", value: String(cohort.c) }] },
+          { key: "plan", value: "pro", type: "person" }
+        ]
+      })
+    ).toBe(PEOPLE.filter((p) => inC(p) && p.plan === "pro").length)
+    for (const filter of [
+      { key: "id", type: "cohort", value: "x" },
+      { key: "id", type: "cohort", value: cohort.a, operator: "is_not" }
+    ]) {
+      const refused = await save([filter])
+      expect(refused.status, refused.text).toBe(400)
+      expect(refused.json.detail).toContain("cohort's id, and it takes no operator")
+    }
+  })
+
   it("refuses IN COHORT with a cohort the project does not have", async () => {
     const other = await call(zed, "/api/projects/", {
       method: "POST",
