@@ -198,12 +198,22 @@ describe("insight statements", () => {
       (
         await refusal(
           planTrends(
-            { kind: "TrendsQuery", series: [{ ...pageviews, properties: [{ key: "x", type: "cohort" }] }] },
+            { kind: "TrendsQuery", series: [{ ...pageviews, properties: [{ key: "x", type: "group" }] }] },
             CTX
           )
         )
       ).message
-    ).toMatch(/type "cohort" are not supported/)
+    ).toMatch(/type "group" are not supported/)
+    expect(
+      (
+        await refusal(
+          planTrends(
+            { kind: "TrendsQuery", series: [{ ...pageviews, properties: [{ key: "id", type: "cohort" }] }] },
+            CTX
+          )
+        )
+      ).message
+    ).toMatch(/cohort filter's value is the cohort's id/)
     expect(
       (await refusal(planTrends({ kind: "TrendsQuery", series: [pageviews], interval: "fortnight" }, CTX))).message
     ).toMatch(/interval/)

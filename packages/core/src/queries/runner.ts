@@ -16,7 +16,12 @@ import { clickhouseName } from "../zedql/types.js"
 import type { InsightPlan } from "../insights/plan.js"
 import { Lifecycle } from "../lifecycle/Lifecycle.js"
 import type { SelectLike } from "../zedql/ast.js"
-import { type CompileOptions, compileZedQL, compileZedQLTree } from "../zedql/compile.js"
+import { type CompileOptions, compileZedQLTree } from "../zedql/compile.js"
+import { cohortRefs } from "../zedql/cohorts.js"
+import { parseSelect } from "../zedql/parse.js"
+import { membersByRef } from "../flags/cohortMembers.js"
+import { CohortStore } from "../services/CohortStore.js"
+import { PersonStore } from "../services/PersonStore.js"
 import {
   cacheExpiry,
   cacheTargetAge,
@@ -160,6 +165,9 @@ export const QueryRunnerLive = Layer.scoped(
     const statuses = yield* QueryStatusStore
     const definitions = yield* PropertyDefinitions
     const actions = yield* ActionStore
+    const cohortStores = Context.make(CohortStore, yield* CohortStore).pipe(
+      Context.add(PersonStore, yield* PersonStore)
+    )
     const background = yield* FiberMap.make<string>()
 
     // What statements are compiled with: property types and actions. They change rarely (a new key)
@@ -188,17 +196,26 @@ export const QueryRunnerLive = Layer.scoped(
     ) =>
       Effect.gen(function* () {
         const { actions, types } = yield* vocabulary.get(project.id)
+        const tree = typeof query === "string" ? yield* parseSelect(query) : query
+        // The members of the cohorts it names (`IN COHORT`), as of now.
+        const refs = cohortRefs(tree)
+        const members =
+          refs.length === 0
+            ? new Map<number | string, ReadonlyArray<string>>()
+            : yield* Effect.provide(
+                membersByRef(project.id, refs, { timezone: project.timezone, now: new Date() }),
+                cohortStores
+              )
         const compileOptions: CompileOptions = {
           ...options,
           projectId: project.id,
           timezone: project.timezone,
           dialect: executor.dialect,
           propertyType: (owner, name) => types.get(`${owner}:${name}`) as PropertyType | undefined,
-          actionSteps: (id) => actions.get(id)
+          actionSteps: (id) => actions.get(id),
+          cohortMembers: (ref) => members.get(ref)
         }
-        const compiled = yield* typeof query === "string"
-          ? compileZedQL(query, compileOptions)
-          : compileZedQLTree(query, compileOptions)
+        const compiled = yield* compileZedQLTree(tree, compileOptions)
         const compiledAt = performance.now()
         // A shutdown stops the statement (on PGlite it holds the one session the writer must flush through).
         const result = yield* executor

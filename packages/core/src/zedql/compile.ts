@@ -12,6 +12,7 @@ import { type Dialect, ZedQLPrintError } from "./printer.js"
 import { type ActionMatch, resolveQuery } from "./resolve.js"
 import type { ActionStep } from "../actions/actionEntity.js"
 import { actionCondition, UNSUPPORTED_STEP } from "./actions.js"
+import type { CohortRef } from "./cohorts.js"
 import { T, type ZType } from "./types.js"
 
 // ZedQL text (or a tree Zed built) in, one SQL statement out: parse, resolve (names, types, project scoping), bound the
@@ -30,6 +31,8 @@ export interface CompileOptions {
   readonly propertyType?: ((owner: PropertyOwner, key: string) => PropertyType | undefined) | undefined
   /** The steps of the project's action with this id, for `matchesAction(id)`. */
   readonly actionSteps?: ((id: number) => ReadonlyArray<ActionStep> | undefined) | undefined
+  /** The uuids of the persons in the project's cohort with this id or name, for `IN COHORT`. */
+  readonly cohortMembers?: ((ref: CohortRef) => ReadonlyArray<string> | undefined) | undefined
   readonly dialect?: Dialect | undefined
 }
 
@@ -90,7 +93,8 @@ export const compileZedQLTree = (ast: SelectLike, options: CompileOptions): Effe
       propertyType: options.propertyType ?? (() => undefined),
       values: options.values ?? {},
       filters,
-      action: (id) => actionMatch(options.actionSteps?.(id))
+      action: (id) => actionMatch(options.actionSteps?.(id)),
+      cohort: (ref) => options.cohortMembers?.(ref)
     })
     if (Either.isLeft(resolved)) return Effect.fail(resolved.left)
     const { applied, page, query } = bounded(resolved.right)

@@ -1,6 +1,7 @@
 import { Either } from "effect"
 import type { PropertyOwner, PropertyType } from "../services/PropertyDefinitions.js"
 import type * as A from "./ast.js"
+import { cohortCondition, type CohortRef, cohortRefOf } from "./cohorts.js"
 import { ZedQLQueryError, type ZedQLSyntaxError } from "./errors.js"
 import { formatExpr } from "./format.js"
 import { canonicalName, SIGNATURES, suggest } from "./functions.js"
@@ -21,6 +22,8 @@ export interface ResolveOptions {
   readonly filters: ReadonlyArray<A.Expr>
   /** `matchesAction(id)`: the condition of the project's action with this id, if there is one. */
   readonly action: (id: number) => ActionMatch | undefined
+  /** `IN COHORT`: the uuids of the persons in the project's cohort with this id or name, if there is one. */
+  readonly cohort: (ref: CohortRef) => ReadonlyArray<string> | undefined
 }
 
 /** An action as `matchesAction` reads it: its condition, or why it has none. */
@@ -721,8 +724,9 @@ export class Resolver {
   }
 
   private compare(node: A.CompareOperation, scope: Scope, env: Env, windows: ReadonlySet<string>): RExpr {
+    if (node.op === "in cohort" || node.op === "not in cohort")
+      return this.expr(this.inCohort(node), scope, env, windows)
     const left = this.expr(node.left, scope, env, windows)
-    if (node.op === "in cohort" || node.op === "not in cohort") return refuse("IN COHORT is not supported yet", node)
     if (node.op === "in" || node.op === "not in" || node.op === "global in" || node.op === "global not in") {
       const op = node.op.endsWith("not in") ? "not in" : "in"
       const right =
@@ -774,6 +778,19 @@ export class Resolver {
       index,
       type: nullable(array.type.kind === "Array" ? array.type.of : T.Unknown)
     }
+  }
+
+  /** `IN COHORT id|'name'`: the cohort's members as a list, resolved where the test stands. */
+  private inCohort(node: A.CompareOperation): A.Expr {
+    const ref = cohortRefOf(node)
+    if (ref === undefined) return refuse("IN COHORT takes a cohort's id (a number) or name (a string)", node.right)
+    const members = this.options.cohort(ref)
+    if (members === undefined)
+      return refuse(
+        `There is no cohort ${typeof ref === "string" ? `named '${ref}'` : ref} in this project`,
+        node.right
+      )
+    return cohortCondition(node, members)
   }
 
   /** `matchesAction(id)`: the action's condition, resolved where the call stands. */

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { Cohort as Entity, newCohort } from "../../flags/cohortEntity.js"
+import { cohortMembers } from "../../flags/cohortMembers.js"
 import { filtersIn } from "../../flags/cohorts.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
@@ -9,7 +10,7 @@ import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { checkCohortReferences } from "../cohortReferences.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
-import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
+import { type Page, PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { check, PathId } from "../../schema/fields.js"
 
@@ -75,6 +76,9 @@ const find = (projectId: number, id: number) =>
       onSome: Effect.succeed
     })
   )
+
+const membersOf = (project: { readonly id: number; readonly timezone: string }, cohort: StoredCohort, page: Page) =>
+  cohortMembers(project.id, cohort, page, { timezone: project.timezone, now: new Date() })
 
 const invalidate = (projectId: number) => Effect.flatMap(FlagDefinitions, (d) => d.invalidate(projectId))
 
@@ -143,7 +147,13 @@ const retrieve = environmentRoute({
   scope: "cohort:read",
   params: Ref,
   response: Cohort,
-  handler: ({ params, project }) => Effect.map(find(project.id, params.id), wire)
+  handler: ({ params, project }) =>
+    Effect.gen(function* () {
+      const cohort = yield* find(project.id, params.id)
+      // A dynamic cohort's count is worked out on request (the list leaves it null: one scan per cohort).
+      const count = cohort.is_static ? cohort.count : (yield* membersOf(project, cohort, { limit: 0, offset: 0 })).count
+      return wire({ ...cohort, count })
+    })
 })
 
 const update = environmentRoute({
@@ -198,16 +208,18 @@ const members = environmentRoute({
   method: "GET",
   path: "/cohorts/:id/persons",
   tag: "cohorts",
-  summary: "List a static cohort's persons",
+  summary: "List a cohort's persons",
+  description:
+    "A static cohort's listed persons; a dynamic cohort's persons whose properties match its filters now, as flags match them. Newest first.",
   scope: "cohort:read",
   params: Ref,
   query: PageParams,
   response: Paginated(Member, "PaginatedCohortMemberList"),
   handler: ({ params, project, query, request }) =>
     Effect.gen(function* () {
-      yield* find(project.id, params.id)
+      const cohort = yield* find(project.id, params.id)
       const page = toPage(query)
-      const { count, results } = yield* (yield* CohortStore).persons(project.id, params.id, page)
+      const { count, results } = yield* membersOf(project, cohort, page)
       return paginated(
         request.url,
         page,

@@ -2,16 +2,25 @@ import { Schema } from "effect"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { PropertyFilter } from "../../filters/property.js"
+import { cohortIdOf } from "../../flags/cohorts.js"
 import { propertyCondition, UnsupportedFilter } from "../../zedql/filters.js"
 
 // Property filters as ZedQL conditions: a list (all must hold) or PostHog's nested groups
-// `{"type": "AND", "values": [{"type": "OR", "values": [filters]}]}`. Event and person filters;
-// other types are refused rather than ignored.
+// `{"type": "AND", "values": [{"type": "OR", "values": [filters]}]}`. Event and person filters, and
+// cohort filters (`{"type": "cohort", "key": "id", "value": N}`) as `person_id IN COHORT N`; other
+// types are refused rather than ignored.
 
 export interface PropertyGroup {
   readonly type: "AND" | "OR"
   readonly values: ReadonlyArray<PropertyGroup | typeof PropertyFilter.Type>
 }
+
+const cohortCondition = (filter: typeof PropertyFilter.Type): A.Expr => ({
+  node: "CompareOperation",
+  op: "in cohort",
+  left: Q.field("person_id"),
+  right: Q.constant(cohortIdOf(filter)!)
+})
 
 const Filter = PropertyFilter.pipe(
   Schema.filter(
@@ -19,7 +28,10 @@ const Filter = PropertyFilter.pipe(
       f.type === undefined ||
       f.type === "event" ||
       f.type === "person" ||
-      `Property filters of type "${f.type}" are not supported (only event and person)`
+      (f.type === "cohort" && cohortIdOf(f) !== undefined && f.operator === undefined) ||
+      (f.type === "cohort"
+        ? "A cohort filter's value is the cohort's id, and it takes no operator"
+        : `Property filters of type "${f.type}" are not supported (only event, person and cohort)`)
   )
 )
 
@@ -41,7 +53,7 @@ const isGroup = (value: PropertyGroup | typeof PropertyFilter.Type): value is Pr
 
 const groupCondition = (group: PropertyGroup): A.Expr | undefined => {
   const parts = group.values
-    .map((v) => (isGroup(v) ? groupCondition(v) : propertyCondition(v)))
+    .map((v) => (isGroup(v) ? groupCondition(v) : v.type === "cohort" ? cohortCondition(v) : propertyCondition(v)))
     .filter((t) => t !== undefined)
   if (parts.length <= 1) return parts[0]
   return group.type === "AND" ? Q.and(parts) : Q.or(parts)
