@@ -228,7 +228,7 @@ describe("cohorts", () => {
       name: "Bad",
       filters: { properties: { type: "AND", values: [{ key: "x", operator: "nope" }] } }
     })
-    expect(bad.json).toMatchObject({ attr: "filters__properties__values__0" })
+    expect(bad.json).toMatchObject({ attr: "filters__properties__values__0__operator" })
 
     await zed.handler(
       new Request("http://zed.test/batch/", {

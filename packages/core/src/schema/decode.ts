@@ -83,8 +83,13 @@ const firstFailure = (issue: ParseResult.ParseIssue, path: ReadonlyArray<Propert
       if (!SchemaAST.isUnion(issue.ast)) return firstFailure(issues[0]!, path)
       // When the value has the type of exactly one member (an optional or nullable field's real
       // type, or one shape of several) but fails inside it, that failure is the one to report.
-      const deeper = issues.filter((i) => i._tag !== "Type" && !otherShape(i))
-      return deeper.length === 1 ? firstFailure(deeper[0]!, path) : typeFailure(issue.ast, issue.actual, path)
+      const candidates = issues.filter((i) => i._tag !== "Type")
+      const deeper = candidates.filter((i) => !otherShape(i))
+      if (deeper.length === 1) return firstFailure(deeper[0]!, path)
+      // A value of no member's shape whose members the union grouped by one literal field: that
+      // field (a question's `type`) is what is wrong.
+      if (deeper.length === 0 && candidates.length === 1) return firstFailure(candidates[0]!, path)
+      return typeFailure(issue.ast, issue.actual, path)
     }
     case "Refinement": {
       if (issue.kind === "From") return firstFailure(issue.issue, path)
