@@ -60,10 +60,11 @@ const idle = async (pid, ms = 5_000) => {
   return median(stop())
 }
 
-/** Starts a node process and waits for the line `ready` matches on its stdout (answers the match). */
-const startProcess = (args, env, ready) =>
+/** Starts `command` (an executable, or this node with a script) and waits for the line `ready`
+ * matches on its stdout (answers the match). */
+const startProcess = ([command, ...args], env, ready) =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
+    const child = spawn(command, args, {
       env: { ...process.env, ...env },
       stdio: ["ignore", "pipe", "inherit"]
     })
@@ -177,6 +178,7 @@ const mixedLoad = async (server, insightId) => {
 /** Zed on one store: idle after start, steady under load, idle after; in kB. */
 const measureZed = async (place, dataDir) => {
   const server = await startProcess(
+    // Run as an executable, as `npx zed serve` does: its first line passes node the flags Zed wants.
     [ZED, "serve"],
     {
       PORT: "0",
@@ -215,7 +217,7 @@ const measureZed = async (place, dataDir) => {
 
 /** The bare store in a process of its own, after counting its events: its RSS, in kB. */
 const measureBare = async (place) => {
-  const bare = await startProcess([SELF, "bare", place], {}, /ready/)
+  const bare = await startProcess([process.execPath, SELF, "bare", place], {}, /ready/)
   try {
     return await idle(bare.pid)
   } finally {
