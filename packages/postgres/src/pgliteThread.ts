@@ -4,7 +4,7 @@ import { join } from "node:path"
 import { Worker } from "node:worker_threads"
 import { StorageError } from "@zed/core/storage"
 import { Context, Effect, type Scope } from "effect"
-import { TEMPLATE } from "./pgliteTemplatePath.js"
+import { TEMPLATE, templateIsCurrent } from "./pgliteTemplatePath.js"
 
 /**
  * PGlite on a thread of its own. PGlite runs Postgres synchronously on the thread that calls it and
@@ -143,13 +143,14 @@ type Instance = ReturnType<typeof spawn>
 
 /**
  * Creates the database in a fresh directory: a copy of the template the build made, renamed into
- * place once whole. Without a template (a build that did not make one), initdb runs on a thread of
- * its own, ended once it is done: initdb grows the WebAssembly heap by hundreds of megabytes that
- * PGlite never gives back, and only the thread's end returns them.
+ * place once whole. Without a template the installed PGlite made (a build that did not make one, or
+ * PGlite upgraded since), initdb runs on a thread of its own, ended once it is done: initdb grows the
+ * WebAssembly heap by hundreds of megabytes that PGlite never gives back, and only the thread's end
+ * returns them.
  */
 const initialize = async (dataDir: string) => {
   if (existsSync(join(dataDir, "PG_VERSION"))) return
-  if (existsSync(TEMPLATE)) {
+  if (templateIsCurrent()) {
     const copying = `${dataDir}.copying-${process.pid}`
     rmSync(copying, { recursive: true, force: true })
     await cp(TEMPLATE, copying, { recursive: true })
