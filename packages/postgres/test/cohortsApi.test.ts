@@ -156,6 +156,29 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (na
     expect(await distinctIdsWhere(`person_id NOT IN COHORT ${cohort.empty}`)).toEqual(sorted(() => true))
   })
 
+  it.skipIf(name === "memory")("filters a ZedQL query by cohort through its filters", async () => {
+    const withFilters = async (properties: unknown) => {
+      return postQuery(zed, 1, {
+        query: {
+          kind: "ZedQLQuery",
+          query: "SELECT DISTINCT distinct_id FROM events WHERE {filters} ORDER BY distinct_id LIMIT 1000",
+          filters: { properties }
+        },
+        refresh: "force_blocking"
+      })
+    }
+    const ids = async (properties: unknown) => {
+      const res = await withFilters(properties)
+      expect(res.status, res.text).toBe(200)
+      return (res.json.results as Array<[string]>).map(([id]) => id)
+    }
+    expect(await ids([{ key: "id", type: "cohort", value: cohort.a }])).toEqual(expected(inA).sort())
+    expect(await ids([{ key: "id", type: "cohort", value: String(cohort.c) }])).toEqual(expected(inC).sort())
+    const refused = await withFilters([{ key: "id", type: "cohort", value: cohort.a, operator: "exact" }])
+    expect(refused.status, refused.text).toBe(400)
+    expect(refused.json.detail).toContain("cohort's id, and it takes no operator")
+  })
+
   it.skipIf(name === "memory")("filters a trend by cohort", async () => {
     const source = (properties: unknown) => ({
       kind: "TrendsQuery",

@@ -18,6 +18,7 @@ import { Lifecycle } from "../lifecycle/Lifecycle.js"
 import type { SelectLike } from "../zedql/ast.js"
 import { type CompileOptions, compileZedQLTree } from "../zedql/compile.js"
 import { cohortRefs } from "../zedql/cohorts.js"
+import { filterCohorts } from "../zedql/filters.js"
 import { parseSelect } from "../zedql/parse.js"
 import { membersByRef } from "../flags/cohortMembers.js"
 import { CohortStore } from "../services/CohortStore.js"
@@ -197,8 +198,8 @@ export const QueryRunnerLive = Layer.scoped(
       Effect.gen(function* () {
         const { actions, types } = yield* vocabulary.get(project.id)
         const tree = typeof query === "string" ? yield* parseSelect(query) : query
-        // The members of the cohorts it names (`IN COHORT`), as of now.
-        const refs = cohortRefs(tree)
+        // The members of the cohorts it and its filters name (`IN COHORT`), as of now.
+        const refs = [...new Set([...cohortRefs(tree), ...filterCohorts(options.filters)])]
         const members =
           refs.length === 0
             ? new Map<number | string, ReadonlyArray<string>>()

@@ -1,6 +1,7 @@
 import { Schema } from "effect"
 import { isStorableDate } from "../domain/dates.js"
 import { isPattern, NEGATES, type PropertyOperator, PropertyFilter } from "../filters/property.js"
+import { cohortIdOf } from "../flags/cohorts.js"
 import type * as A from "./ast.js"
 
 // `{filters}` in a ZedQL query: the request's date range and property filters, as conditions on
@@ -57,6 +58,24 @@ export const DateBoundText = Schema.String.pipe(
   )
 )
 
+/**
+ * A property filter of a query or an insight: on the event's or the person's properties, or a cohort
+ * (`{"type": "cohort", "key": "id", "value": N}`, the events of the cohort's persons). Other types
+ * are refused rather than ignored.
+ */
+export const QueryPropertyFilter = PropertyFilter.pipe(
+  Schema.filter(
+    (f) =>
+      f.type === undefined ||
+      f.type === "event" ||
+      f.type === "person" ||
+      (f.type === "cohort" && cohortIdOf(f) !== undefined && f.operator === undefined) ||
+      (f.type === "cohort"
+        ? "A cohort filter's value is the cohort's id, and it takes no operator"
+        : `Property filters of type "${f.type}" are not supported (only event, person and cohort)`)
+  )
+)
+
 export const QueryFilters = Schema.Struct({
   dateRange: Schema.optional(
     Schema.NullOr(
@@ -66,7 +85,7 @@ export const QueryFilters = Schema.Struct({
       })
     )
   ),
-  properties: Schema.optional(Schema.NullOr(Schema.Array(PropertyFilter))),
+  properties: Schema.optional(Schema.NullOr(Schema.Array(QueryPropertyFilter))),
   filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean))
 }).annotations({ identifier: "ZedQLFilters" })
 export type QueryFilters = typeof QueryFilters.Type
@@ -152,6 +171,17 @@ export const propertyCondition = (filter: PropertyFilter): A.Expr => {
   return positive === undefined ? any(operator) : call("or", call("isNull", subject), call("not", any(positive)))
 }
 
+/** The condition of a query's property filter: a cohort's as `person_id IN COHORT N`, the others'
+ * as `propertyCondition` gives them. */
+export const queryFilterCondition = (filter: PropertyFilter): A.Expr =>
+  filter.type === "cohort"
+    ? compare("in cohort", field("person_id"), constant(cohortIdOf(filter)!))
+    : propertyCondition(filter)
+
+/** The cohorts `{filters}` names, whose members the query needs before it compiles. */
+export const filterCohorts = (filters: QueryFilters | undefined): ReadonlyArray<number> =>
+  (filters?.properties ?? []).flatMap((f) => (f.type === "cohort" ? [cohortIdOf(f)!] : []))
+
 export class UnsupportedFilter extends Error {
   constructor(readonly operator: string) {
     super(`Unsupported property filter operator "${operator}"`)
@@ -166,6 +196,6 @@ export const filterConditions = (filters: QueryFilters | undefined): ReadonlyArr
   return [
     ...(from ? [compare(">=", field("timestamp"), from)] : []),
     ...(to ? [compare("<", field("timestamp"), to)] : []),
-    ...(filters.properties ?? []).map(propertyCondition)
+    ...(filters.properties ?? []).map(queryFilterCondition)
   ]
 }
