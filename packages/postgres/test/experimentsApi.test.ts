@@ -11,7 +11,10 @@ import { backends } from "./backends.js"
 
 const HOUR = 3_600_000
 
-describe.each(["pglite", "postgres", "chdb"])("%s experiments", (name) => {
+describe.each(["memory", "pglite", "postgres", "chdb"])("%s experiments", (name) => {
+  // In-memory storage keeps experiments but runs no ZedQL: it has no results.
+  const sql = name !== "memory"
+
   let zed: Zed
   let cleanup: () => Promise<void>
 
@@ -142,7 +145,77 @@ describe.each(["pglite", "postgres", "chdb"])("%s experiments", (name) => {
     expect((await call(zed, "/api/environments/1/experiments/")).status).toBe(200)
   })
 
-  it("computes each metric kind per variant over the exposed persons", async () => {
+  it("sizes an experiment from its baseline and minimum detectable effect", async () => {
+    const res = await send(
+      "GET",
+      "/experiments/sample_size/?baseline_rate=0.1&minimum_detectable_effect=20&daily_exposures=1000"
+    )
+    expect(res.status, res.text).toBe(200)
+    // n = (z(0.975) + z(0.8))² (p₁q₁ + p₂q₂) / (p₂ − p₁)², z from the normal table.
+    const z = 1.959963985 + 0.841621234
+    const n = Math.ceil((z * z * (0.1 * 0.9 + 0.12 * 0.88)) / 0.02 ** 2)
+    expect(res.json).toEqual({ per_variant: n, total: 2 * n, days: Math.ceil((2 * n) / 1000), alpha: 0.05, power: 0.8 })
+    const missing = await send("GET", "/experiments/sample_size/?minimum_detectable_effect=20")
+    expect(missing.status).toBe(400)
+  })
+
+  it.skipIf(!sql)(
+    "counts a custom exposure event's variant, keeping persons with two variants in their first",
+    async () => {
+      const key = "banner-exp"
+      const start = now - 4 * HOUR
+      const events: Array<ReturnType<typeof event>> = []
+      const first = new Map<string, string>()
+      for (let i = 0; i < 12; i++) {
+        const who = `viewer-${i}`
+        const seen = i < 2 ? ["test", "control"] : [i % 3 === 0 ? "test" : "control"]
+        first.set(who, seen[0]!)
+        seen.forEach((v, k) =>
+          events.push(
+            event(who, "$pageview", start + (i + 1) * 60_000 + k * 1000, { [`$feature/${key}`]: v, $pathname: "/home" })
+          )
+        )
+        // A page view elsewhere is not an exposure.
+        events.push(event(who, "$pageview", start + 30_000, { [`$feature/${key}`]: "test", $pathname: "/other" }))
+        for (let k = 0; k < i % 4; k++) events.push(event(who, "clicked_banner", start + (i + 2) * 60_000 + k))
+      }
+      await importEvents(zed, PROJECT_KEY, events)
+      const metric = {
+        kind: "ExperimentMetric",
+        metric_type: "mean",
+        source: { kind: "EventsNode", event: "clicked_banner" }
+      }
+      const created = await send("POST", "/experiments/", {
+        name: "Banner",
+        feature_flag_key: key,
+        start_date: new Date(start).toISOString(),
+        metrics: [metric],
+        exposure_criteria: {
+          filterTestAccounts: false,
+          multiple_variant_handling: "first_seen",
+          exposure_config: {
+            kind: "ExperimentEventExposureConfig",
+            event: "$pageview",
+            properties: [{ key: "$pathname", value: "/home", operator: "exact", type: "event" }]
+          }
+        }
+      })
+      expect(created.status, created.text).toBe(201)
+      const res = await send("GET", `/experiments/${created.json.id}/results/`)
+      expect(res.status, res.text).toBe(200)
+      const result = res.json.primary[0].results
+      expect(result.multiple_variant_persons).toBe(2)
+      for (const v of result.variants) {
+        const whos = [...first].filter(([, f]) => f === v.key).map(([w]) => w)
+        const clicks = whos.map((w) => events.filter((e) => e.distinct_id === w && e.event === "clicked_banner").length)
+        expect(v.number_of_samples).toBe(whos.length)
+        expect(v.sum).toBe(clicks.reduce((s, c) => s + c, 0))
+        expect(v.sum_squares).toBe(clicks.reduce((s, c) => s + c * c, 0))
+      }
+    }
+  )
+
+  it.skipIf(!sql)("computes each metric kind per variant over the exposed persons", async () => {
     const key = "checkout-exp"
     const start = now - 6 * HOUR
     // Test accounts: events from localhost.

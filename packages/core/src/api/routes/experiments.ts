@@ -475,7 +475,7 @@ const results = environmentRoute({
     })
 })
 
-const SampleSizeFields = Schema.Struct({
+const SampleSizeQuery = Schema.Struct({
   baseline_rate: Schema.optional(Schema.NumberFromString.pipe(Schema.greaterThan(0), Schema.lessThan(1))),
   baseline_mean: Schema.optional(Schema.NumberFromString),
   standard_deviation: Schema.optional(Schema.NumberFromString.pipe(Schema.positive())),
@@ -485,14 +485,6 @@ const SampleSizeFields = Schema.Struct({
   power: Schema.optional(Schema.NumberFromString.pipe(Schema.greaterThan(0), Schema.lessThan(1))),
   daily_exposures: Schema.optional(Schema.NumberFromString.pipe(Schema.positive()))
 })
-const SampleSizeQuery = SampleSizeFields.pipe(
-  check(
-    (q: typeof SampleSizeFields.Type) =>
-      q.baseline_rate !== undefined || (q.baseline_mean !== undefined && q.standard_deviation !== undefined),
-    "required",
-    "Give baseline_rate (conversion), or baseline_mean and standard_deviation (means)."
-  )
-)
 
 const sampleSizeRoute = environmentRoute({
   method: "GET",
@@ -503,7 +495,16 @@ const sampleSizeRoute = environmentRoute({
     "Persons per variant for a two-sided test of each test variant against control at `alpha` (default 0.05, Bonferroni-corrected over the test variants) with `power` (default 0.8); `days` from `daily_exposures`.",
   scope: "experiment:read",
   query: SampleSizeQuery,
-  handler: ({ query }) => Effect.succeed(Reply.json(200, sampleSize({ ...query, variants: query.variants ?? 2 })))
+  handler: ({ query }) =>
+    query.baseline_rate === undefined && (query.baseline_mean === undefined || query.standard_deviation === undefined)
+      ? Effect.fail(
+          new ValidationError({
+            code: "required",
+            detail: "Give baseline_rate (conversion), or baseline_mean and standard_deviation (means).",
+            attr: "baseline_rate"
+          })
+        )
+      : Effect.succeed(Reply.json(200, sampleSize({ ...query, variants: query.variants ?? 2 })))
 })
 
 export const experimentRoutes = [
