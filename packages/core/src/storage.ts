@@ -21,6 +21,13 @@ export { InviteStore, type NewInvite } from "./services/InviteStore.js"
 export { SessionStore } from "./services/SessionStore.js"
 export { Action, ActionInsert, type ActionStep } from "./actions/actionEntity.js"
 export { type ActionPatch, ActionStore, type NewAction, type StoredAction } from "./services/ActionStore.js"
+export { Experiment, ExperimentInsert } from "./experiments/experimentEntity.js"
+export {
+  type ExperimentPatch,
+  ExperimentStore,
+  type NewExperiment,
+  type StoredExperiment
+} from "./services/ExperimentStore.js"
 export { Annotation, AnnotationInsert } from "./annotations/annotationEntity.js"
 export {
   type AnnotationOwner,

@@ -1,5 +1,6 @@
 import { Effect, Option, Schema } from "effect"
 import type { Project } from "../domain/models.js"
+import { experimentLock } from "../experiments/flagLock.js"
 import { FlagDefinitions } from "../flags/definitions.js"
 import type { FlagFilters } from "../flags/model.js"
 import { FLAG_OPERATORS } from "../flags/properties.js"
@@ -179,6 +180,9 @@ export const createFlag = (project: Project, flag: NewFlag) =>
 export const updateFlag = (project: Project, id: number, patch: FlagPatch) =>
   Effect.gen(function* () {
     if (patch.filters !== undefined) yield* checkReferences(project, patch.filters, id)
+    const current = yield* (yield* FlagStore).get(project.id, id)
+    const lock = Option.isSome(current) ? yield* experimentLock(project.id, current.value, patch) : undefined
+    if (lock !== undefined) return yield* invalid(lock.detail, lock.attr)
     const updated = yield* keyTaken((yield* FlagStore).update(project.id, id, patch))
     yield* (yield* FlagDefinitions).invalidate(project.id)
     return yield* Option.match(updated, {

@@ -8,6 +8,7 @@ import { ActorsQueryNode, InsightActorsQueryNode } from "./actorsQuery.js"
 import { INSIGHT_KINDS } from "./insightKinds.js"
 import { WebOverviewQueryNode } from "./webOverview.js"
 import { WebStatsTableQueryNode } from "./webStatsTable.js"
+import { ExperimentQueryNode } from "./experimentQuery.js"
 
 // The query API's request (PostHog's QueryRequest): ZedQL as the query language, and the insight
 // kinds as saved insights hold them.
@@ -55,7 +56,8 @@ export const SUPPORTED_KINDS = [
   "ActorsQuery",
   "InsightActorsQuery",
   "WebOverviewQuery",
-  "WebStatsTableQuery"
+  "WebStatsTableQuery",
+  "ExperimentQuery"
 ]
 
 const Rest = Schema.Record({ key: Schema.String, value: Schema.Unknown })
@@ -69,7 +71,14 @@ const InsightVizNode = Schema.Struct({ kind: Schema.Literal("InsightVizNode"), s
 export type InsightNode = InsightSourceNode | typeof InsightVizNode.Type
 export type TableNode = EventsQueryNode | typeof DataTableNode.Type
 export type ActorsNode = ActorsQueryNode | InsightActorsQueryNode
-type Node = ZedQLQueryNode | InsightNode | TableNode | ActorsNode | WebOverviewQueryNode | WebStatsTableQueryNode
+type Node =
+  | ZedQLQueryNode
+  | InsightNode
+  | TableNode
+  | ActorsNode
+  | WebOverviewQueryNode
+  | WebStatsTableQueryNode
+  | ExperimentQueryNode
 
 /** Why an insight node cannot be planned: refused before anything runs or is cached. */
 const unplannable = (node: Node): string | undefined => {
@@ -102,7 +111,8 @@ const QueryNode = Schema.Struct(
       ActorsQueryNode,
       InsightActorsQueryNode,
       WebOverviewQueryNode,
-      WebStatsTableQueryNode
+      WebStatsTableQueryNode,
+      ExperimentQueryNode
     ),
     { strict: false }
   ),

@@ -5,6 +5,7 @@ import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
 import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import type { EventStore } from "./EventStore.js"
+import type { ExperimentStore } from "./ExperimentStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
@@ -38,6 +39,7 @@ export type StorageServices =
   | ApiKeyStore
   | CohortStore
   | EarlyAccessFeatureStore
+  | ExperimentStore
   | EventStore
   | FlagInputs
   | FlagStore

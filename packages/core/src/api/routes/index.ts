@@ -12,6 +12,7 @@ import { dashboardRoutes } from "./dashboards.js"
 import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
+import { experimentRoutes } from "./experiments.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
@@ -73,6 +74,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...cohortRoutes,
   ...surveyRoutes,
   ...earlyAccessFeatureRoutes,
+  ...experimentRoutes,
   ...heatmapRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,

@@ -4,6 +4,9 @@ import { answerEventsTable } from "../../queries/eventsTable.js"
 import { answerActors } from "../../queries/actorsTable.js"
 import { isActors, isInsight, isTable, isZedQL, QueryRequest } from "../../queries/request.js"
 import { answerWebOverview, answerWebStatsTable } from "../../queries/webAnalytics.js"
+import { answerExperimentQuery } from "../../queries/experimentQuery.js"
+import type { ExperimentStore } from "../../services/ExperimentStore.js"
+import type { FlagStore } from "../../services/FlagStore.js"
 import { type QueryAnswer, type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -22,14 +25,18 @@ const create = environmentRoute({
   tag: "query",
   summary: "Run a query",
   description:
-    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery` or a `WebStatsTableQuery`, under the refresh mode asked for (default `blocking`). ' +
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery`, a `WebStatsTableQuery` or an `ExperimentQuery` (one metric of an experiment, with its statistics), under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,
   response: Schema.Record({ key: Schema.String, value: Schema.Unknown }).annotations({ identifier: "QueryResponse" }),
   handler: ({ body, project }) => {
     const { query } = body
-    const answer: Effect.Effect<QueryAnswer, QueryRunError, QueryRunner | InsightCompute> = isZedQL(query)
+    const answer: Effect.Effect<
+      QueryAnswer,
+      QueryRunError,
+      QueryRunner | InsightCompute | ExperimentStore | FlagStore
+    > = isZedQL(query)
       ? Effect.flatMap(QueryRunner, (runner) => runner.run(project, { ...body, query }))
       : isInsight(query)
         ? Effect.flatMap(InsightCompute, (insights) => insights.answer(project, { ...body, query }))
@@ -39,7 +46,9 @@ const create = environmentRoute({
             ? answerEventsTable(project, { ...body, query })
             : query.kind === "WebOverviewQuery"
               ? answerWebOverview(project, { ...body, query })
-              : answerWebStatsTable(project, { ...body, query })
+              : query.kind === "ExperimentQuery"
+                ? answerExperimentQuery(project, { ...body, query })
+                : answerWebStatsTable(project, { ...body, query })
     return answer.pipe(
       Effect.catchAll(queryFailure),
       Effect.map((answer) => answerReply(answer))

@@ -29,6 +29,12 @@ export const propertyConditions = (properties: Properties | undefined): Array<A.
 export const stepCondition = (step: StepNode): A.Expr =>
   Q.and([...(step.event == null ? [] : [Q.expr`event = ${step.event}`]), ...propertyConditions(step.properties)])
 
+/** The end of a conversion window of `interval` units from a start. */
+export const windowEnd = (interval: number, unit: string) => {
+  const window = Q.call(`toInterval${unit[0]!.toUpperCase()}${unit.slice(1)}`, [Q.constant(interval)])
+  return (start: A.Expr): A.Expr => Q.expr`${start} + ${window}`
+}
+
 export const stepName = (step: StepNode): string => step.name ?? step.event ?? "All events"
 
 const withNow = (expr: A.Expr, now: A.Expr): A.Expr => {

@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
-import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName } from "./conditions.js"
+import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName, windowEnd } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -14,7 +14,7 @@ import { planValues, propertyText, ROWS, shownStatements } from "./statements.js
 // keeps per person the candidate that gets furthest, as PostHog does: the one reaching that step
 // first, from the latest start. Conversion times are whole seconds between consecutive steps.
 
-const WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"] as const
+export const WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"] as const
 
 /** An event that, between two steps of a person's path, drops the person from the funnel. */
 export const FunnelExclusion = Schema.Struct({
@@ -174,12 +174,8 @@ const candidates = (
     ${Q.call("arrayMap", [Q.lambda(t, lastOf(n)), ...c])} AS lasts, ${c} FROM ${query}`
 }
 
-const windowEndOf = (query: FunnelsQuery) => {
-  const interval = query.funnelsFilter?.funnelWindowInterval ?? 14
-  const unit = query.funnelsFilter?.funnelWindowIntervalUnit ?? "day"
-  const window = Q.call(`toInterval${unit[0]!.toUpperCase()}${unit.slice(1)}`, [Q.constant(interval)])
-  return (start: A.Expr) => Q.expr`${start} + ${window}`
-}
+const windowEndOf = (query: FunnelsQuery) =>
+  windowEnd(query.funnelsFilter?.funnelWindowInterval ?? 14, query.funnelsFilter?.funnelWindowIntervalUnit ?? "day")
 
 const breakdownExpr = (query: FunnelsQuery): A.Expr | undefined => {
   const filter = query.breakdownFilter

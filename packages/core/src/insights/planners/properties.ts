@@ -17,11 +17,12 @@ export const PropertyGroup: Schema.Schema<PropertyGroup> = Schema.Struct({
   type: Schema.Literal("AND", "OR"),
   values: Schema.Array(
     Schema.Union(
-      Schema.suspend(() => PropertyGroup),
+      // Named, so that the API's JSON Schema can refer to it from within itself.
+      Schema.suspend(() => PropertyGroup).annotations({ identifier: "PropertyGroup" }),
       QueryPropertyFilter
     )
   )
-})
+}).annotations({ identifier: "PropertyGroup" })
 
 export const Properties = Schema.NullOr(Schema.Union(Schema.Array(QueryPropertyFilter), PropertyGroup))
 export type Properties = typeof Properties.Type

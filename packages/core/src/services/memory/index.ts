@@ -42,6 +42,8 @@ import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryAnnotations } from "./annotations.js"
 import { makeMemoryActions } from "./actions.js"
+import { makeMemoryExperiments } from "./experiments.js"
+import { ExperimentStore } from "../ExperimentStore.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemorySurveys } from "./surveys.js"
@@ -79,6 +81,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
           Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
           Layer.succeed(ActionStore, makeMemoryActions(journal)),
+          Layer.succeed(ExperimentStore, makeMemoryExperiments(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
