@@ -104,7 +104,7 @@ describe("surveys", () => {
     await page.getByText("Status: Running").waitFor()
     const { visitor, tab } = await visit()
     try {
-      await tab.locator('button[aria-label="Rate 9"]').click({ timeout: 30_000 })
+      await tab.locator('button[aria-label="Rate 9"]').click({ timeout: 60_000 })
       await tab.locator("button.form-submit").click()
       await tab.getByText("Blue", { exact: true }).click()
       const sent = tab.waitForRequest((request) => request.postData()?.includes("survey sent") ?? false, {
@@ -136,16 +136,19 @@ describe("surveys", () => {
     expect(await axeViolations(page)).toEqual([])
     await page.getByRole("heading", { name: "Results" }).scrollIntoViewIfNeeded()
     await screenshot(page, "survey-results")
-  })
+  }, 180_000)
 
   it("stops and archives it: posthog-js no longer gets it", async () => {
     await page.goto(surveyUrl)
     await page.getByRole("button", { name: "Stop" }).click()
     await page.getByText("Status: Completed").waitFor()
-    const listed = await fetch(`${h.root}/api/surveys/?token=${PROJECT_KEY}`).then((r) => r.json())
-    expect(listed.surveys).toEqual([])
+    // posthog-js sees its end date, and shows it no more; archived, it is not listed at all.
+    const listed = () => fetch(`${h.root}/api/surveys/?token=${PROJECT_KEY}`).then((r) => r.json())
+    const [stopped] = (await listed()).surveys
+    expect(Date.parse(stopped.end_date)).toBeLessThanOrEqual(Date.now())
     await page.getByRole("button", { name: "Archive" }).click()
     await page.getByText("Status: Archived").waitFor()
+    expect((await listed()).surveys).toEqual([])
     await page.goto(`${h.root}/project/1/surveys`)
     const table = page.getByRole("table", { name: "Surveys" })
     await page.getByText("No surveys match.").waitFor()
@@ -163,7 +166,7 @@ describe("early access features", () => {
     await page.goto(`${h.root}/project/1/early_access_features`)
     await page.getByLabel("Name", { exact: true }).fill("Dark mode")
     await page.getByLabel("Description").fill("Easier on the eyes")
-    await page.getByLabel("Stage", { exact: true }).selectOption("beta")
+    await page.getByRole("form", { name: "New early access feature" }).getByLabel("Stage").selectOption("beta")
     await page.getByRole("button", { name: "Create feature" }).click()
     const row = page.getByRole("row").filter({ hasText: "Dark mode" })
     await row.getByText("Nobody yet").waitFor()
@@ -199,5 +202,5 @@ describe("early access features", () => {
     }
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "early-access")
-  })
+  }, 120_000)
 })

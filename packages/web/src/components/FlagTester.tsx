@@ -44,6 +44,7 @@ export const FlagTester = ({ id, flagKey }: { readonly id: string; readonly flag
           onChange={setOverrides}
           error={undefined}
           attr="person_properties"
+          placeholder='{"plan": "pro"}'
         />
         <button
           type="submit"

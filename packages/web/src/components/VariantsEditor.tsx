@@ -24,8 +24,10 @@ export const PayloadField = ({
   text,
   onChange,
   error,
-  attr
+  attr,
+  placeholder = '{"color": "green"}'
 }: {
+  readonly placeholder?: string
   readonly label: string
   readonly text: string
   readonly onChange: (text: string) => void
@@ -44,7 +46,7 @@ export const PayloadField = ({
           aria-invalid={invalid !== undefined}
           spellCheck={false}
           onChange={(event) => onChange(event.target.value)}
-          placeholder='{"color": "green"}'
+          placeholder={placeholder}
         />
       </label>
       {invalid && (

@@ -7,8 +7,9 @@ import { ErrorAlert, Page } from "../components/Page.js"
 import { useList } from "../queries.js"
 import { type Survey, SURVEY_TYPES, surveyStatus } from "../surveyModel.js"
 
+/** The project's surveys matching `search`: archived ones, or the others. */
 export const surveysPath = (id: string, search = "", archived = false) =>
-  withQuery(`/api/projects/${id}/surveys/`, { limit: 100, search, archived: archived ? "true" : undefined })
+  withQuery(`/api/projects/${id}/surveys/`, { limit: 100, search, archived: String(archived) })
 
 export const SurveysPage = () => {
   const { id } = useParams({ from: "/project/$id" })
