@@ -131,6 +131,15 @@ describe("surveys", () => {
       // One answer of 9: one promoter, no detractors.
       .toBe("NPS 100")
     await expect(rating.textContent()).resolves.toContain("1 promoters, 0 passives, 0 detractors")
+    // Every value of the scale, the one given counted.
+    await expect(
+      rating
+        .getByRole("table")
+        .locator("tbody tr")
+        .evaluateAll((rows) =>
+          rows.map((row) => [row.querySelector("th")!.textContent, row.querySelector("td")!.textContent])
+        )
+    ).resolves.toEqual(Array.from({ length: 11 }, (_, value) => [String(value), value === 9 ? "1" : "0"]))
     const colours = page.getByRole("table", { name: "Answers to Favourite colour?" })
     await expect(colours.locator("tbody tr").allInnerTexts()).resolves.toEqual([expect.stringMatching(/^Blue\s+1/)])
     expect(await axeViolations(page)).toEqual([])

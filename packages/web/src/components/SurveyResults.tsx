@@ -1,5 +1,6 @@
 import { useQuery } from "@tanstack/react-query"
 import { api } from "../api.js"
+import { type Question, ratingValues } from "../surveyModel.js"
 import { ListHead } from "./ListHead.js"
 import { ErrorAlert } from "./Page.js"
 
@@ -27,11 +28,16 @@ interface Stats {
   readonly questions: ReadonlyArray<QuestionStats>
 }
 
-/** Answer counts as bars, the most frequent first (a rating's values in order). */
-const Bars = ({ question }: { readonly question: QuestionStats }) => {
+const times = (n: number, noun: string) => `${n} ${noun}${n === 1 ? "" : "s"}`
+
+/** Answer counts as bars, the most frequent first; a rating's every value in order, unanswered ones at 0. */
+const Bars = ({ question, scale }: { readonly question: QuestionStats; readonly scale: number | undefined }) => {
   const rows =
-    question.type === "rating"
-      ? [...question.results].sort((a, b) => Number(a.value) - Number(b.value))
+    question.type === "rating" && scale !== undefined
+      ? ratingValues(scale).map((value) => ({
+          value: String(value),
+          count: question.results.find((row) => row.value === String(value))?.count ?? 0
+        }))
       : question.results
   const most = Math.max(1, ...rows.map((row) => row.count))
   return (
@@ -52,12 +58,20 @@ const Bars = ({ question }: { readonly question: QuestionStats }) => {
   )
 }
 
-const QuestionResult = ({ question, n }: { readonly question: QuestionStats; readonly n: number }) => (
+const QuestionResult = ({
+  question,
+  n,
+  scale
+}: {
+  readonly question: QuestionStats
+  readonly n: number
+  readonly scale: number | undefined
+}) => (
   <section className="card" aria-label={`Results of question ${n}`}>
     <h3>
       {n}. {question.question}
     </h3>
-    <p className="muted">{question.response_count} responses</p>
+    <p className="muted">{times(question.response_count, "response")}</p>
     {question.nps && (
       <p className="bold-number">
         <span className="value">NPS {question.nps.score}</span>
@@ -77,12 +91,21 @@ const QuestionResult = ({ question, n }: { readonly question: QuestionStats; rea
         ))}
       </ul>
     ) : (
-      <Bars question={question} />
+      <Bars question={question} scale={scale} />
     )}
   </section>
 )
 
-export const SurveyResults = ({ id, surveyId }: { readonly id: string; readonly surveyId: string }) => {
+export const SurveyResults = ({
+  id,
+  surveyId,
+  questions
+}: {
+  readonly id: string
+  readonly surveyId: string
+  /** The survey's questions, for each rating's scale. */
+  readonly questions: ReadonlyArray<Question>
+}) => {
   const stats = useQuery({
     queryKey: ["survey-stats", id, surveyId],
     queryFn: () => api<Stats>(`/api/projects/${id}/surveys/${surveyId}/stats/`),
@@ -96,11 +119,16 @@ export const SurveyResults = ({ id, surveyId }: { readonly id: string; readonly 
       {stats.data && (
         <>
           <p role="status">
-            Shown {count("survey shown")} times, answered {count("survey sent")} ({stats.data.rates.response_rate}%),
-            dismissed {count("survey dismissed")}.
+            Shown {times(count("survey shown"), "time")}, answered {count("survey sent")} (
+            {stats.data.rates.response_rate}%), dismissed {count("survey dismissed")}.
           </p>
           {stats.data.questions.map((question, i) => (
-            <QuestionResult key={question.id} question={question} n={i + 1} />
+            <QuestionResult
+              key={question.id}
+              question={question}
+              n={i + 1}
+              scale={questions.find((asked) => asked.id === question.id)?.scale}
+            />
           ))}
         </>
       )}

@@ -294,7 +294,7 @@ export const SurveyPage = () => {
         survey.data && (
           <>
             <SurveyEditor key={survey.data.id} id={id} survey={survey.data} />
-            <SurveyResults id={id} surveyId={survey.data.id} />
+            <SurveyResults id={id} surveyId={survey.data.id} questions={survey.data.questions} />
           </>
         )
       )}
