@@ -2,7 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { Link, useNavigate, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import { api, type Paginated } from "../api.js"
-import { ConditionsEditor } from "../components/ConditionsEditor.js"
+import { BLANK_CONDITION, ConditionsEditor } from "../components/ConditionsEditor.js"
 import { Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { FlagTester } from "../components/FlagTester.js"
@@ -28,7 +28,7 @@ const NEW: Draft = {
   name: "",
   active: true,
   ensure_experience_continuity: false,
-  conditions: [{ properties: [], rollout_percentage: 100 }],
+  conditions: [BLANK_CONDITION],
   variants: [],
   payloads: {}
 }
