@@ -10,6 +10,10 @@ const NAV = [
   { to: "/project/$id/insights", label: "Insights", key: "i" },
   { to: "/project/$id/activity/explore", label: "Activity", key: "e" },
   { to: "/project/$id/persons", label: "Persons", key: "p" },
+  { to: "/project/$id/cohorts", label: "Cohorts", key: "c" },
+  { to: "/project/$id/feature_flags", label: "Flags", key: "f" },
+  { to: "/project/$id/surveys", label: "Surveys", key: "v" },
+  { to: "/project/$id/early_access_features", label: "Early access", key: "a" },
   { to: "/project/$id/settings", label: "Settings", key: "," }
 ] as const
 

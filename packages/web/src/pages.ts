@@ -70,7 +70,14 @@ export const pages = {
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
   },
-  "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
+  "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" },
+  "/feature_flags": { load: () => import("./pages/FeatureFlags.js"), component: "FeatureFlagsPage" },
+  "/feature_flags/$flagId": { load: () => import("./pages/FeatureFlag.js"), component: "FeatureFlagPage" },
+  "/cohorts": { load: () => import("./pages/Cohorts.js"), component: "CohortsPage" },
+  "/cohorts/$cohortId": { load: () => import("./pages/Cohort.js"), component: "CohortPage" },
+  "/surveys": { load: () => import("./pages/Surveys.js"), component: "SurveysPage" },
+  "/surveys/$surveyId": { load: () => import("./pages/Survey.js"), component: "SurveyPage" },
+  "/early_access_features": { load: () => import("./pages/EarlyAccess.js"), component: "EarlyAccessPage" }
 } as const satisfies Record<string, PageModule>
 
 /** The page at `path` (below the app's root) and its project, if it is one of these. */
@@ -80,11 +87,13 @@ export const pageAt = (
   const match = /^\/project\/([^/]+)(\/[^/]+(?:\/[^/]+)?)\/?$/.exec(path)
   if (!match) return undefined
   const [, id, rest] = match
-  const key = rest!.startsWith("/person/")
-    ? "/person/$distinctId"
-    : rest!.startsWith("/insights/") && rest !== "/insights/new"
-      ? "/insights/$shortId"
-      : rest!
+  // A page of its own path, else the one taking a parameter after the same section (`/insights/$shortId`).
+  const section = rest!.slice(0, rest!.lastIndexOf("/"))
+  const key =
+    rest! in pages
+      ? rest!
+      : Object.keys(pages).find((path) => path.includes("$") && path.slice(0, path.lastIndexOf("/")) === section)
+  if (key === undefined) return undefined
   const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
   const param = key.includes("$") ? decodeURIComponent(rest!.slice(rest!.lastIndexOf("/") + 1)) : ""
   return page && { page, id: decodeURIComponent(id!), param }

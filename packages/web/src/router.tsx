@@ -85,7 +85,14 @@ const routeTree = rootRoute.addChildren([
     page("/insights"),
     page("/insights/new"),
     page("/insights/$shortId"),
-    page("/settings")
+    page("/settings"),
+    page("/feature_flags"),
+    page("/feature_flags/$flagId"),
+    page("/cohorts"),
+    page("/cohorts/$cohortId"),
+    page("/surveys"),
+    page("/surveys/$surveyId"),
+    page("/early_access_features")
   ])
 ])
 

@@ -8,7 +8,7 @@ import { type Series, SeriesChart } from "./SeriesChart.js"
 // as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
 // cohort heat map, ZedQL as a table.
 
-interface TrendEntry {
+export interface TrendEntry {
   readonly label: string
   readonly data: ReadonlyArray<number>
   readonly labels: ReadonlyArray<string>
@@ -41,7 +41,7 @@ const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "Wo
 const entryLabel = (entry: TrendEntry) =>
   entry.compare_label ? `${entry.label} (${entry.compare_label})` : entry.label
 
-const Trends = ({
+export const Trends = ({
   entries,
   display,
   title

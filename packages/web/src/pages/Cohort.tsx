@@ -1,0 +1,172 @@
+import { useMutation, useQuery } from "@tanstack/react-query"
+import { Link, useNavigate, useParams } from "@tanstack/react-router"
+import { useState } from "react"
+import { api, type Paginated } from "../api.js"
+import { Field, InlineForm } from "../components/Field.js"
+import { FieldError, FormError } from "../components/FieldError.js"
+import { ItemList } from "../components/ItemList.js"
+import { ListHead } from "../components/ListHead.js"
+import { ErrorAlert, Page } from "../components/Page.js"
+import { BLANK_FILTER, PropertyFilterEditor } from "../components/PropertyFilterEditor.js"
+import { fromDraft, type PropertyFilter, toDraft } from "../flagModel.js"
+import { queryClient } from "../queryClient.js"
+import type { Cohort } from "./Cohorts.js"
+
+// A cohort of persons by their properties: groups of filters (all of a group's filters hold), any
+// group matching; its members as flags see them now.
+
+type Groups = ReadonlyArray<ReadonlyArray<PropertyFilter>>
+
+interface Stored {
+  readonly type?: string
+  readonly values?: ReadonlyArray<Stored & PropertyFilter>
+}
+
+/** The stored `{type: OR, values: [{type: AND, values: [...]}]}` as groups of filters (a bare
+ * filter in the OR is a group of one). */
+const groupsOf = (properties: unknown): Groups =>
+  ((properties as Stored | null)?.values ?? []).map((value) =>
+    (value.values === undefined ? [value] : (value.values as ReadonlyArray<PropertyFilter>)).map(toDraft)
+  )
+
+const propertiesOf = (groups: Groups) => ({
+  type: "OR",
+  values: groups.map((filters) => ({ type: "AND", values: filters.map(fromDraft) }))
+})
+
+interface Member {
+  readonly id: number
+  readonly name: string
+  readonly distinct_ids: ReadonlyArray<string>
+}
+
+const persons = (n: number) => `${n} ${n === 1 ? "person" : "persons"}`
+
+const Members = ({ id, cohort }: { readonly id: string; readonly cohort: Cohort }) => {
+  const members = useQuery({
+    queryKey: ["cohort-members", id, cohort.id],
+    queryFn: () => api<Paginated<Member>>(`/api/projects/${id}/cohorts/${cohort.id}/persons/?limit=100`)
+  })
+  return (
+    <section className="card" aria-labelledby="cohort-members">
+      <h2 id="cohort-members">Members</h2>
+      <ErrorAlert error={members.error} />
+      <p role="status">{members.data ? persons(members.data.count ?? members.data.results.length) : "Counting…"}</p>
+      <button type="button" onClick={() => void members.refetch()}>
+        Refresh
+      </button>
+      <table className="list" aria-label="Members">
+        <ListHead columns={["Person", "Distinct ids"]} />
+        <tbody>
+          {(members.data?.results ?? []).map((member) => (
+            <tr key={member.id}>
+              <td>
+                <Link to="/project/$id/person/$distinctId" params={{ id, distinctId: member.distinct_ids[0] ?? "" }}>
+                  {member.name}
+                </Link>
+              </td>
+              <td>{member.distinct_ids.join(", ")}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  )
+}
+
+const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Cohort | undefined }) => {
+  const navigate = useNavigate()
+  const [name, setName] = useState(cohort?.name ?? "")
+  const [description, setDescription] = useState(cohort?.description ?? "")
+  const [groups, setGroups] = useState<Groups>(cohort ? groupsOf(cohort.filters?.properties) : [[BLANK_FILTER]])
+  const save = useMutation({
+    mutationFn: () => {
+      const body = {
+        name,
+        description,
+        ...(cohort?.is_static ? {} : { filters: { properties: propertiesOf(groups) } })
+      }
+      return cohort
+        ? api<Cohort>(`/api/projects/${id}/cohorts/${cohort.id}/`, { method: "PATCH", body })
+        : api<Cohort>(`/api/projects/${id}/cohorts/`, { method: "POST", body })
+    },
+    onSuccess: (saved) => {
+      queryClient.setQueryData(["cohort", id, String(saved.id)], saved)
+      void queryClient.invalidateQueries({ queryKey: ["path"] })
+      void queryClient.invalidateQueries({ queryKey: ["cohort-members", id, saved.id] })
+      if (!cohort) void navigate({ to: "/project/$id/cohorts/$cohortId", params: { id, cohortId: String(saved.id) } })
+    }
+  })
+  const error = save.error
+  return (
+    <InlineForm label="Cohort" className="stack" onSubmit={() => save.mutate()}>
+      <FormError error={error} attrs={["name", "filters"]} />
+      <Field label="Name" value={name} onChange={setName} required />
+      <FieldError error={error} attr="name" />
+      <Field label="Description" value={description} onChange={setDescription} />
+      {cohort?.is_static ? (
+        <p className="muted">A static cohort: its persons are listed, not matched.</p>
+      ) : (
+        <ItemList
+          legend="Persons matching any of these groups"
+          noun="group"
+          items={groups}
+          min={1}
+          blank={[BLANK_FILTER]}
+          onChange={setGroups}
+        >
+          {(filters, i, setFilters) => (
+            <ItemList
+              legend={`Group ${i + 1}: all of`}
+              noun={`filter to group ${i + 1}`}
+              items={filters}
+              min={1}
+              blank={BLANK_FILTER}
+              onChange={setFilters}
+            >
+              {(filter, j, setFilter) => (
+                <>
+                  <PropertyFilterEditor label={`Group ${i + 1} filter ${j + 1}`} filter={filter} onChange={setFilter} />
+                  <FieldError error={error} attr={`filters__properties__values__${i}__values__${j}`} />
+                </>
+              )}
+            </ItemList>
+          )}
+        </ItemList>
+      )}
+      <FieldError error={error} attr="filters" exact />
+      <button type="submit" className="primary" disabled={save.isPending}>
+        {cohort ? "Save" : "Create cohort"}
+      </button>
+      {save.isSuccess && cohort && <p role="status">Saved.</p>}
+    </InlineForm>
+  )
+}
+
+export const CohortPage = () => {
+  const { id, cohortId } = useParams({ from: "/project/$id/cohorts/$cohortId" })
+  const isNew = cohortId === "new"
+  const cohort = useQuery({
+    queryKey: ["cohort", id, cohortId],
+    queryFn: () => api<Cohort>(`/api/projects/${id}/cohorts/${cohortId}/`),
+    enabled: !isNew
+  })
+  return (
+    <Page title={isNew ? "New cohort" : (cohort.data?.name ?? "Cohort")}>
+      <Link to="/project/$id/cohorts" params={{ id }}>
+        All cohorts
+      </Link>
+      <ErrorAlert error={cohort.error} />
+      {isNew ? (
+        <CohortEditor key="new" id={id} cohort={undefined} />
+      ) : (
+        cohort.data && (
+          <div className="columns">
+            <CohortEditor key={cohort.data.id} id={id} cohort={cohort.data} />
+            <Members id={id} cohort={cohort.data} />
+          </div>
+        )
+      )}
+    </Page>
+  )
+}
