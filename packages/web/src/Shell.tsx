@@ -10,6 +10,8 @@ const NAV = [
   { to: "/project/$id/insights", label: "Insights", key: "i" },
   { to: "/project/$id/activity/explore", label: "Activity", key: "e" },
   { to: "/project/$id/persons", label: "Persons", key: "p" },
+  { to: "/project/$id/replay", label: "Replay", key: "r" },
+  { to: "/project/$id/functions", label: "Functions", key: "f" },
   { to: "/project/$id/settings", label: "Settings", key: "," }
 ] as const
 

@@ -70,7 +70,10 @@ export const pages = {
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
   },
-  "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
+  "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" },
+  "/replay": { load: () => import("./pages/Replay.js"), component: "ReplayPage" },
+  "/replay/$sessionId": { load: () => import("./pages/Recording.js"), component: "RecordingPage" },
+  "/functions": { load: () => import("./pages/Functions.js"), component: "FunctionsPage" }
 } as const satisfies Record<string, PageModule>
 
 /** The page at `path` (below the app's root) and its project, if it is one of these. */
@@ -84,7 +87,9 @@ export const pageAt = (
     ? "/person/$distinctId"
     : rest!.startsWith("/insights/") && rest !== "/insights/new"
       ? "/insights/$shortId"
-      : rest!
+      : rest!.startsWith("/replay/")
+        ? "/replay/$sessionId"
+        : rest!
   const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
   const param = key.includes("$") ? decodeURIComponent(rest!.slice(rest!.lastIndexOf("/") + 1)) : ""
   return page && { page, id: decodeURIComponent(id!), param }

@@ -85,7 +85,10 @@ const routeTree = rootRoute.addChildren([
     page("/insights"),
     page("/insights/new"),
     page("/insights/$shortId"),
-    page("/settings")
+    page("/settings"),
+    page("/replay"),
+    page("/replay/$sessionId"),
+    page("/functions")
   ])
 ])
 
