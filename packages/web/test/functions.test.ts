@@ -8,6 +8,9 @@ import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarne
 // marked where it is), tested on a sample event, enabled, and then transforming the next event
 // posthog-node captures; transformations reordered by dragging; a built-in plugin switched on.
 
+/** Waits as long as a loaded machine may need (vitest's own default is a second). */
+const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 20_000 })
+
 let h: Harness
 let context: BrowserContext
 let page: Page
@@ -16,7 +19,7 @@ beforeAll(async () => {
   h = await startHarness()
   context = await h.browser.newContext({ viewport: { width: 1280, height: 900 } })
   page = await context.newPage()
-}, 60_000)
+}, 180_000)
 afterAll(async () => {
   await context?.close()
   await h?.close()
@@ -52,10 +55,10 @@ describe("functions", () => {
     await page.getByLabel("Template").selectOption({ label: "Add a property" })
     await page.getByRole("button", { name: "New transformation" }).click()
     const status = page.getByTestId("compile-status")
-    await expect.poll(() => status.textContent()).toBe("Compiles.")
+    await poll(() => status.textContent()).toBe("Compiles.")
     // A syntax error on line 2 is reported there and marked in the editor.
     await replaceCode("let e := event\nlet := 1\nreturn e")
-    await expect.poll(() => status.textContent()).toMatch(/line 2, column \d+/)
+    await poll(() => status.textContent()).toMatch(/line 2, column \d+/)
     await page.locator(".cm-hog-error").first().waitFor()
     expect(
       await page
@@ -64,7 +67,7 @@ describe("functions", () => {
         .evaluate((el) => el.closest(".cm-line")?.textContent)
     ).toBe("let := 1")
     await replaceCode(ADD_CODE)
-    await expect.poll(() => status.textContent()).toBe("Compiles.")
+    await poll(() => status.textContent()).toBe("Compiles.")
     expect(await page.locator(".cm-hog-error").count()).toBe(0)
     await page.getByLabel("Name", { exact: true }).fill("Plan tier")
     await page.getByLabel("Property name (required)").fill("tier")
@@ -84,16 +87,15 @@ describe("functions", () => {
     expect((await captureAndRead("signed up", { plan: "free" }))["tier"]).toBeUndefined()
     // Enabled from the list: the next event captured is transformed.
     await page.getByRole("checkbox", { name: "Enabled Plan tier" }).check()
-    await expect
-      .poll(async () => (await h.json("/api/projects/1/zed_functions/?type=transformation")).results[0]?.enabled)
+    await poll(async () => (await h.json("/api/projects/1/zed_functions/?type=transformation")).results[0]?.enabled)
       .toBe(true)
     expect((await captureAndRead("signed up", { plan: "free" }))["tier"]).toBe("tier-free")
     // A recent real event as the sample.
     await page.getByRole("button", { name: "Use a recent event" }).click()
-    await expect.poll(() => page.getByLabel("Sample event (JSON)").inputValue()).toContain('"marker"')
+    await poll(() => page.getByLabel("Sample event (JSON)").inputValue()).toContain('"marker"')
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "functions")
-  })
+  }, 120_000)
 
   it("reorders transformations by dragging, as the rearrange endpoint stores them", async () => {
     await page.goto(`${h.root}/project/1/functions`)
@@ -103,18 +105,18 @@ describe("functions", () => {
     await page.getByText("Saved.").waitFor()
     const list = page.getByRole("list", { name: "Transformations in execution order" })
     const names = () => list.locator("li > button.link").allTextContents()
-    await expect.poll(names).toEqual(["Plan tier", "Second"])
+    await poll(names).toEqual(["Plan tier", "Second"])
     await list.locator("li", { hasText: "Second" }).dragTo(list.locator("li", { hasText: "Plan tier" }))
-    await expect.poll(names).toEqual(["Second", "Plan tier"])
+    await poll(names).toEqual(["Second", "Plan tier"])
     const stored = await h.json("/api/projects/1/zed_functions/?type=transformation")
     expect(stored.results.map((fn: { name: string }) => fn.name)).toEqual(["Second", "Plan tier"])
     // And back, by the keyboard's buttons.
     await page.getByRole("button", { name: "Move Plan tier up" }).click()
-    await expect.poll(names).toEqual(["Plan tier", "Second"])
+    await poll(names).toEqual(["Plan tier", "Second"])
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "functions-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
-  })
+  }, 120_000)
 
   it("shows a destination's test run with its fetch answered in place, and its logs once saved", async () => {
     await page.goto(`${h.root}/project/1/functions`)
@@ -129,7 +131,7 @@ describe("functions", () => {
     await page.getByRole("button", { name: "Create" }).click()
     await page.getByText("Saved.").waitFor()
     await page.getByRole("list", { name: "Function logs" }).getByText("No log entries.").waitFor()
-  })
+  }, 120_000)
 
   it("switches a built-in plugin on with its settings, and shows its logs", async () => {
     await page.goto(`${h.root}/project/1/functions`)
@@ -139,8 +141,7 @@ describe("functions", () => {
     await filter.getByRole("textbox").fill("secret")
     await filter.getByRole("button", { name: "Save settings" }).click()
     await filter.getByRole("checkbox").check()
-    await expect
-      .poll(async () =>
+    await poll(async () =>
         (await h.json("/api/projects/1/plugin_configs/")).results.find((c: { plugin: number }) => c.plugin === 3)
       )
       .toMatchObject({ enabled: true, config: { properties: "secret" } })
@@ -155,5 +156,5 @@ describe("functions", () => {
       .waitFor()
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "functions-plugins")
-  })
+  }, 120_000)
 })

@@ -1,5 +1,5 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
-import { useState } from "react"
+import { useEffect, useState } from "react"
 import { api, type Paginated } from "../api.js"
 import { ErrorAlert } from "../components/Page.js"
 import { queryClient } from "../queryClient.js"
@@ -29,6 +29,33 @@ interface LogEntry {
   readonly message: string
 }
 
+/** An on/off switch showing the new state at once, while the change is saved. */
+export const EnabledSwitch = ({
+  name,
+  enabled,
+  onChange
+}: {
+  readonly name: string
+  readonly enabled: boolean
+  readonly onChange: (enabled: boolean) => void
+}) => {
+  const [shown, setShown] = useState(enabled)
+  useEffect(() => setShown(enabled), [enabled])
+  return (
+    <label className="inline">
+      <input
+        type="checkbox"
+        checked={shown}
+        onChange={(event) => {
+          setShown(event.target.checked)
+          onChange(event.target.checked)
+        }}
+      />{" "}
+      Enabled<span className="visually-hidden"> {name}</span>
+    </label>
+  )
+}
+
 const PluginCard = ({ project, plugin }: { readonly project: string; readonly plugin: PluginConfig }) => {
   const [config, setConfig] = useState(plugin.config)
   const [showLogs, setShowLogs] = useState(false)
@@ -46,10 +73,7 @@ const PluginCard = ({ project, plugin }: { readonly project: string; readonly pl
     <li className="plugin">
       <h3>{plugin.name}</h3>
       <p className="muted">{plugin.description}</p>
-      <label className="inline">
-        <input type="checkbox" checked={plugin.enabled} onChange={() => update.mutate({ enabled: !plugin.enabled })} />{" "}
-        Enabled<span className="visually-hidden"> {plugin.name}</span>
-      </label>
+      <EnabledSwitch name={plugin.name} enabled={plugin.enabled} onChange={(enabled) => update.mutate({ enabled })} />
       {plugin.plugin_info.config_schema.length > 0 && (
         <form
           onSubmit={(event) => {

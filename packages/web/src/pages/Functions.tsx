@@ -5,7 +5,7 @@ import { useState } from "react"
 import { api, type Paginated } from "../api.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { type Draft, draftOf, FunctionEditor, type ZedFunction } from "../functions/FunctionEditor.js"
-import { Plugins } from "../functions/Plugins.js"
+import { EnabledSwitch, Plugins } from "../functions/Plugins.js"
 import { TEMPLATES } from "../functions/templates.js"
 import { queryClient } from "../queryClient.js"
 
@@ -41,8 +41,8 @@ export const FunctionsPage = () => {
     onSuccess: refresh
   })
   const toggle = useMutation({
-    mutationFn: (fn: ZedFunction) =>
-      api(`/api/projects/${id}/zed_functions/${fn.id}/`, { method: "PATCH", body: { enabled: !fn.enabled } }),
+    mutationFn: ({ fn, enabled }: { fn: ZedFunction; enabled: boolean }) =>
+      api(`/api/projects/${id}/zed_functions/${fn.id}/`, { method: "PATCH", body: { enabled } }),
     onSuccess: refresh
   })
 
@@ -141,10 +141,11 @@ export const FunctionsPage = () => {
                   <button type="button" className="link" onClick={() => void open(fn)}>
                     {fn.name}
                   </button>
-                  <label className="inline">
-                    <input type="checkbox" checked={fn.enabled} onChange={() => toggle.mutate(fn)} /> Enabled
-                    <span className="visually-hidden"> {fn.name}</span>
-                  </label>
+                  <EnabledSwitch
+                    name={fn.name}
+                    enabled={fn.enabled}
+                    onChange={(enabled) => toggle.mutate({ fn, enabled })}
+                  />
                   {tab === "transformation" && (
                     <>
                       <button
@@ -178,7 +179,8 @@ export const FunctionsPage = () => {
               initial={editing.draft}
               onSaved={(fn) => {
                 refresh()
-                setEditing({ saved: fn, draft: draftOf(fn), key: fn.id })
+                // The same editor goes on, now editing the saved function.
+                setEditing({ saved: fn, draft: draftOf(fn), key: editing.key })
               }}
             />
           )}

@@ -120,6 +120,14 @@ export const Player = ({
     return () => observer.disconnect()
   }, [size])
 
+  // One drag fires both events: the second, at once and to the same place, is not a seek again.
+  const lastSeek = useRef({ offset: -1, at: 0 })
+  const seekTo = (offset: number) => {
+    if (lastSeek.current.offset === offset && performance.now() - lastSeek.current.at < 100) return
+    lastSeek.current = { offset, at: performance.now() }
+    setTime(offset)
+    void stream.current?.seek(offset)
+  }
   const all = [...events, ...marks].sort((a, b) => a.offset - b.offset)
   const at = (offset: number) => `${Math.min(100, Math.max(0, (offset / Math.max(duration, 1)) * 100))}%`
 
@@ -158,11 +166,10 @@ export const Player = ({
           step={100}
           value={Math.min(time, duration)}
           aria-valuetext={`${clock(time)} of ${clock(duration)}`}
-          onChange={(event) => {
-            const offset = Number(event.target.value)
-            setTime(offset)
-            void stream.current?.seek(offset)
-          }}
+          // `input` events seek (whoever set the value); React's onChange, which a script's setting of
+          // the value does not fire, is the same seek.
+          onInput={(event) => seekTo(Number(event.currentTarget.value))}
+          onChange={(event) => seekTo(Number(event.target.value))}
         />
         <span className="muted" aria-label="Time">
           {clock(time)} / {clock(duration)}

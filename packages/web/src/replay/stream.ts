@@ -33,6 +33,9 @@ export class ReplayStream {
   /** Events of blobs fetched before the player could start (no full snapshot yet). */
   private pending: Array<RrwebEvent> = []
   private readonly timer: ReturnType<typeof setInterval>
+  /** Just after the first full snapshot: rrweb applies at a seek only events strictly before the
+   * seek's time, and draws nothing without that snapshot, so seeks go no earlier. */
+  private firstFull = 0
   readonly start: number
 
   constructor(private readonly options: StreamOptions) {
@@ -70,7 +73,11 @@ export class ReplayStream {
     if (this.replayer === undefined) {
       this.pending.push(...events)
       // rrweb needs a Meta and a full snapshot before it can draw anything.
-      if (this.pending.some((event) => event.type === 2) && this.pending.length >= 2) this.begin()
+      const full = this.pending.find((event) => event.type === 2)
+      if (full !== undefined && this.pending.length >= 2) {
+        this.firstFull = full.timestamp - this.start + 1
+        this.begin()
+      }
     } else {
       const wasFinished = this.playing && this.replayer.service.state.matches("paused")
       for (const event of events) this.replayer.addEvent(event as never)
@@ -121,8 +128,9 @@ export class ReplayStream {
   }
 
   /** Moves the playhead to `offset` ms, fetching what it needs first; keeps playing if it was. */
-  async seek(offset: number) {
-    await this.fill(offset)
+  async seek(to: number) {
+    await this.fill(to)
+    const offset = Math.max(to, this.firstFull)
     if (this.replayer === undefined) return
     if (this.playing) this.replayer.play(offset)
     else this.replayer.pause(offset)
