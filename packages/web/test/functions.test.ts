@@ -87,8 +87,9 @@ describe("functions", () => {
     expect((await captureAndRead("signed up", { plan: "free" }))["tier"]).toBeUndefined()
     // Enabled from the list: the next event captured is transformed.
     await page.getByRole("checkbox", { name: "Enabled Plan tier" }).check()
-    await poll(async () => (await h.json("/api/projects/1/zed_functions/?type=transformation")).results[0]?.enabled)
-      .toBe(true)
+    await poll(
+      async () => (await h.json("/api/projects/1/zed_functions/?type=transformation")).results[0]?.enabled
+    ).toBe(true)
     expect((await captureAndRead("signed up", { plan: "free" }))["tier"]).toBe("tier-free")
     // A recent real event as the sample.
     await page.getByRole("button", { name: "Use a recent event" }).click()
@@ -142,9 +143,8 @@ describe("functions", () => {
     await filter.getByRole("button", { name: "Save settings" }).click()
     await filter.getByRole("checkbox").check()
     await poll(async () =>
-        (await h.json("/api/projects/1/plugin_configs/")).results.find((c: { plugin: number }) => c.plugin === 3)
-      )
-      .toMatchObject({ enabled: true, config: { properties: "secret" } })
+      (await h.json("/api/projects/1/plugin_configs/")).results.find((c: { plugin: number }) => c.plugin === 3)
+    ).toMatchObject({ enabled: true, config: { properties: "secret" } })
     const props = await captureAndRead("with secret", { secret: "s3", kept: 1 })
     expect(props["secret"]).toBeUndefined()
     expect(props["kept"]).toBe(1)

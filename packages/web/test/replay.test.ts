@@ -21,8 +21,11 @@ const shop = (zed: string) => `<!doctype html>
 <script>
   document.getElementById("buy").addEventListener("click", (event) => {
     event.target.textContent = ${JSON.stringify(AFTER)}
-    console.error("payment declined")
-    posthog.capture("bought")
+    // A moment later, so that the recorder has sent the change by then: seeking to either shows it.
+    setTimeout(() => {
+      console.error("payment declined")
+      posthog.capture("bought")
+    }, 300)
   })
   posthog.init(${JSON.stringify(PROJECT_KEY)}, {
     api_host: ${JSON.stringify(zed)},
@@ -249,5 +252,107 @@ describe("session replay", () => {
     await page.setViewportSize({ width: 390, height: 844 })
     await screenshot(page, "replay-phone")
     await page.setViewportSize({ width: 1280, height: 800 })
+  }, 120_000)
+
+  it("streams a long recording: blobs are fetched as playback nears them, not all before it starts", async () => {
+    // Half an hour of a page whose text says the minute: one /s/ request (one blob) per minute.
+    const session = crypto.randomUUID()
+    const t0 = Date.now() - 40 * 60_000
+    const MINUTES = 30
+    const text = (minute: number) => `minute ${minute}`
+    const full = {
+      node: {
+        type: 0,
+        id: 1,
+        childNodes: [
+          { type: 1, id: 2, name: "html", publicId: "", systemId: "" },
+          {
+            type: 2,
+            id: 3,
+            tagName: "html",
+            attributes: { lang: "en" },
+            childNodes: [
+              { type: 2, id: 4, tagName: "head", attributes: {}, childNodes: [] },
+              {
+                type: 2,
+                id: 5,
+                tagName: "body",
+                attributes: {},
+                childNodes: [
+                  {
+                    type: 2,
+                    id: 6,
+                    tagName: "p",
+                    attributes: { id: "minute" },
+                    childNodes: [{ type: 3, id: 7, textContent: text(0) }]
+                  }
+                ]
+              }
+            ]
+          }
+        ]
+      },
+      initialOffset: { left: 0, top: 0 }
+    }
+    const send = async (snapshots: ReadonlyArray<unknown>) => {
+      const response = await fetch(`${h.root}/s/`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify([
+          {
+            event: "$snapshot",
+            properties: {
+              token: PROJECT_KEY,
+              distinct_id: "long-watcher",
+              $session_id: session,
+              $window_id: "w",
+              $snapshot_data: snapshots
+            }
+          }
+        ])
+      })
+      expect(response.status).toBe(200)
+    }
+    await send([
+      { type: 4, timestamp: t0, data: { href: "https://long.test/", width: 800, height: 600 } },
+      { type: 2, timestamp: t0, data: full }
+    ])
+    for (let minute = 1; minute <= MINUTES; minute++) {
+      await send([
+        {
+          type: 3,
+          timestamp: t0 + minute * 60_000,
+          data: { source: 0, texts: [{ id: 7, value: text(minute) }], attributes: [], removes: [], adds: [] }
+        }
+      ])
+    }
+    const { sources } = await h.json(`/api/projects/1/session_recordings/${session}/snapshots/`)
+    expect(sources).toHaveLength(MINUTES + 1)
+    const fetched: Array<string> = []
+    const listener = (request: { url: () => string }) => {
+      const url = new URL(request.url())
+      if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
+        fetched.push(url.searchParams.get("blob_key")!)
+    }
+    page.on("request", listener)
+    try {
+      await page.goto(`${h.root}/project/1/replay/${session}`)
+      const frame = page.frameLocator(".player-root iframe")
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(0))
+      await page.getByRole("button", { name: "Pause" }).click()
+      // Playing from the start: the first blob and the one after it (the next 20 seconds), no more.
+      expect(fetched).toEqual(sources.slice(0, 2).map((s: { blob_key: string }) => s.blob_key))
+      // A seek far ahead fetches the blobs up to there (and the 20 seconds after), in order, and no further.
+      const target = 25 * 60_000 + 30_000
+      await page.getByRole("slider", { name: "Position" }).fill(String(target))
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(25))
+      expect(fetched).toEqual(sources.slice(0, 27).map((s: { blob_key: string }) => s.blob_key))
+      await page.getByRole("slider", { name: "Position" }).fill(String(10 * 60_000 + 5_000))
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(10))
+      // Seeking back needs nothing fetched again.
+      expect(fetched).toHaveLength(27)
+    } finally {
+      page.off("request", listener)
+    }
   }, 120_000)
 })

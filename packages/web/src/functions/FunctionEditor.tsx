@@ -48,8 +48,8 @@ export const draftOf = (fn: ZedFunction): Draft => ({
   events: (fn.filters?.events ?? []).map((event) => event.id ?? "").join(", ")
 })
 
-/** The API's fields for a draft. */
-const bodyOf = (draft: Draft) => {
+/** The API's fields for a draft (a saved function's `enabled` is left as the list set it). */
+const bodyOf = (draft: Draft, saved: boolean) => {
   const names = draft.events
     .split(",")
     .map((name) => name.trim())
@@ -58,7 +58,7 @@ const bodyOf = (draft: Draft) => {
     type: draft.type,
     name: draft.name,
     description: draft.description,
-    enabled: draft.enabled,
+    ...(saved ? {} : { enabled: draft.enabled }),
     code: draft.code,
     inputs_schema: draft.inputs_schema,
     inputs: Object.fromEntries(
@@ -198,8 +198,8 @@ export const FunctionEditor = ({
     mutationFn: (event: FormEvent) => {
       event.preventDefault()
       return saved
-        ? api<ZedFunction>(`${base}${saved.id}/`, { method: "PATCH", body: bodyOf(draft) })
-        : api<ZedFunction>(base, { method: "POST", body: bodyOf(draft) })
+        ? api<ZedFunction>(`${base}${saved.id}/`, { method: "PATCH", body: bodyOf(draft, saved !== undefined) })
+        : api<ZedFunction>(base, { method: "POST", body: bodyOf(draft, saved !== undefined) })
     },
     onSuccess: onSaved
   })
@@ -213,7 +213,7 @@ export const FunctionEditor = ({
       }
       return api<TestResult>(saved ? `${base}${saved.id}/invocations/` : `${base}invocations/`, {
         method: "POST",
-        body: { configuration: bodyOf(draft), globals: { event } }
+        body: { configuration: bodyOf(draft, saved !== undefined), globals: { event } }
       })
     }
   })
@@ -300,10 +300,13 @@ export const FunctionEditor = ({
           <input id={ids.events} value={draft.events} onChange={(event) => set("events", event.target.value)} />
           {fieldError(error, "filters") && <small className="error">{fieldError(error, "filters")}</small>}
         </div>
-        <label className="inline">
-          <input type="checkbox" checked={draft.enabled} onChange={(event) => set("enabled", event.target.checked)} />{" "}
-          Enabled
-        </label>
+        {/* A saved function is switched on and off in the list, so that the two never disagree. */}
+        {!saved && (
+          <label className="inline">
+            <input type="checkbox" checked={draft.enabled} onChange={(event) => set("enabled", event.target.checked)} />{" "}
+            Enabled
+          </label>
+        )}
         <div className="toolbar">
           <button type="submit" className="primary">
             {saved ? "Save" : "Create"}

@@ -98,6 +98,7 @@ export class ReplayStream {
     })
     this.pending = []
     this.replayer = replayer
+    replayer.iframe.title = "The recorded page"
     replayer.on("resize", (size: unknown) => this.options.onResize(size as { width: number; height: number }))
     replayer.on("finish", () => {
       // The end of what is loaded, not of the recording: go on once more is loaded.
