@@ -74,6 +74,18 @@ const formOf = (filters: Record<string, unknown> | null): RecordingFilters => {
   }
 }
 
+/** A name for saved filters, from what they select. */
+const describe = (form: RecordingFilters) =>
+  [
+    form.event.trim() && `with ${form.event.trim()}`,
+    form.min_duration && `longer than ${form.min_duration} s`,
+    form.person.trim() && `by ${form.person.trim()}`,
+    form.url.trim() && `on ${form.url.trim()}`,
+    form.date_from && `since ${form.date_from}`
+  ]
+    .filter(Boolean)
+    .join(", ") || "All recordings"
+
 export const recordingsPath = (id: string, filters: Record<string, unknown>) =>
   withQuery(
     `/api/projects/${id}/session_recordings/`,
@@ -161,7 +173,9 @@ export const ReplayPage = () => {
             <button type="submit">Apply</button>
             <button
               type="button"
-              onClick={() => create.mutate({ type: "filters", name: "", filters: apiFilters(form) })}
+              onClick={() =>
+                create.mutate({ type: "filters", name: "", derived_name: describe(form), filters: apiFilters(form) })
+              }
             >
               Save as playlist
             </button>
@@ -175,29 +189,32 @@ export const ReplayPage = () => {
               </button>
             </p>
           )}
-          <table className="list" aria-label="Recordings">
-            <ListHead
-              columns={["Started", "Person", "Duration", "Active", "Clicks", "Errors", "Start URL", "Watched"]}
-            />
-            <tbody>
-              {recordings.map((recording) => (
-                <tr key={recording.id} className={recording.viewed ? "watched" : undefined}>
-                  <td>
-                    <Link to="/project/$id/replay/$sessionId" params={{ id, sessionId: recording.id }}>
-                      {new Date(recording.start_time).toLocaleString()}
-                    </Link>
-                  </td>
-                  <td>{String(recording.person?.properties?.["email"] ?? recording.distinct_id)}</td>
-                  <td>{duration(recording.recording_duration)}</td>
-                  <td>{duration(recording.active_seconds)}</td>
-                  <td>{recording.click_count}</td>
-                  <td>{recording.console_error_count}</td>
-                  <td className="truncate">{recording.start_url}</td>
-                  <td>{recording.viewed ? "Watched" : "New"}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          {/* Scrolls sideways on a phone rather than squeezing its columns. */}
+          <div className="table-scroll" role="region" aria-label="Recordings list" tabIndex={0}>
+            <table className="list" aria-label="Recordings">
+              <ListHead
+                columns={["Started", "Person", "Duration", "Active", "Clicks", "Errors", "Start URL", "Watched"]}
+              />
+              <tbody>
+                {recordings.map((recording) => (
+                  <tr key={recording.id} className={recording.viewed ? "watched" : undefined}>
+                    <td>
+                      <Link to="/project/$id/replay/$sessionId" params={{ id, sessionId: recording.id }}>
+                        {new Date(recording.start_time).toLocaleString()}
+                      </Link>
+                    </td>
+                    <td>{String(recording.person?.properties?.["email"] ?? recording.distinct_id)}</td>
+                    <td>{duration(recording.recording_duration)}</td>
+                    <td>{duration(recording.active_seconds)}</td>
+                    <td>{recording.click_count}</td>
+                    <td>{recording.console_error_count}</td>
+                    <td className="truncate">{recording.start_url}</td>
+                    <td>{recording.viewed ? "Watched" : "New"}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
           {list.data && recordings.length === 0 && <p className="muted">No recordings match.</p>}
         </div>
         <aside aria-label="Playlists" className="playlists">
