@@ -234,7 +234,7 @@ describe("session replay", () => {
     await page.getByRole("button", { name: "Save as playlist" }).click()
     await poll(() => playlists.locator("li").count()).toBe(2)
     await poll(() => playlists.getByText("1 recordings").count()).toBe(1)
-    await playlists.getByRole("button", { name: "with bought, since -30d" }).waitFor()
+    await playlists.getByRole("button", { name: "with bought, since -30d", exact: true }).waitFor()
     // Pinning a recording to the collection, from the player.
     await page.goto(`${h.root}/project/1/replay/${visit.session}`)
     await page.getByLabel("Collection").selectOption({ label: "Checkout" })
