@@ -14,6 +14,8 @@ const NAV = [
   { to: "/project/$id/feature_flags", label: "Flags", key: "f" },
   { to: "/project/$id/surveys", label: "Surveys", key: "v" },
   { to: "/project/$id/early_access_features", label: "Early access", key: "a" },
+  { to: "/project/$id/replay", label: "Replay", key: "r" },
+  { to: "/project/$id/functions", label: "Functions", key: "n" },
   { to: "/project/$id/settings", label: "Settings", key: "," }
 ] as const
 

@@ -54,9 +54,9 @@ export const api = async <T = unknown>(path: string, options: CallOptions = {}):
   return json as T
 }
 
-/** A session's recording where it lives until the app has a player: its resource in the recordings API. */
+/** A session's recording in the app's player. */
 export const recordingUrl = (project: string, session: string) =>
-  `${apiRoot}/api/projects/${project}/session_recordings/${encodeURIComponent(session)}/`
+  `${appRoot}/project/${project}/replay/${encodeURIComponent(session)}`
 
 /** `path` with its query string, leaving out empty values. */
 export const withQuery = (path: string, query: Record<string, string | number | undefined>) => {

@@ -77,7 +77,10 @@ export const pages = {
   "/cohorts/$cohortId": { load: () => import("./pages/Cohort.js"), component: "CohortPage" },
   "/surveys": { load: () => import("./pages/Surveys.js"), component: "SurveysPage" },
   "/surveys/$surveyId": { load: () => import("./pages/Survey.js"), component: "SurveyPage" },
-  "/early_access_features": { load: () => import("./pages/EarlyAccess.js"), component: "EarlyAccessPage" }
+  "/early_access_features": { load: () => import("./pages/EarlyAccess.js"), component: "EarlyAccessPage" },
+  "/replay": { load: () => import("./pages/Replay.js"), component: "ReplayPage" },
+  "/replay/$sessionId": { load: () => import("./pages/Recording.js"), component: "RecordingPage" },
+  "/functions": { load: () => import("./pages/Functions.js"), component: "FunctionsPage" }
 } as const satisfies Record<string, PageModule>
 
 /** The page at `path` (below the app's root) and its project, if it is one of these. */

@@ -92,7 +92,10 @@ const routeTree = rootRoute.addChildren([
     page("/cohorts/$cohortId"),
     page("/surveys"),
     page("/surveys/$surveyId"),
-    page("/early_access_features")
+    page("/early_access_features"),
+    page("/replay"),
+    page("/replay/$sessionId"),
+    page("/functions")
   ])
 ])
 

@@ -212,11 +212,11 @@ describe("signed in", () => {
     await events.getByRole("button", { name: "$pageview" }).click()
     expect(await events.locator("pre").textContent()).toContain('"$pathname": "/docs"')
     // The session: a short reference to read, the whole id on hover (and as the link's description), linked to
-    // its recording.
+    // its recording in the player.
     const session = events.getByRole("link", { name: `Session ${SESSIONS.ada.slice(0, 4)}…${SESSIONS.ada.slice(-6)}` })
     expect(await session.getAttribute("title")).toBe(`Recording of session ${SESSIONS.ada}`)
     expect(new URL((await session.getAttribute("href"))!, page.url()).pathname).toBe(
-      `/api/projects/1/session_recordings/${SESSIONS.ada}/`
+      `/project/1/replay/${SESSIONS.ada}`
     )
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "events")

@@ -74,7 +74,7 @@ const runPlugins = (context: TransformContext, event: IncomingEvent): IncomingEv
 }
 
 /** The event a transformation answered, or why it is not one. */
-const transformed = (event: IncomingEvent, result: unknown): IncomingEvent | null | string => {
+export const transformed = (event: IncomingEvent, result: unknown): IncomingEvent | null | string => {
   if (result === null) return null
   if (!isObject(result) || !isObject(result["properties"]))
     return "a transformation must return the event (with its properties) or null"

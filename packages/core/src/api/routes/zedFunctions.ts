@@ -18,6 +18,8 @@ import { userLookup } from "../users.js"
 import { Int4, IntFromString, Text } from "../../schema/fields.js"
 import { type Change, changesOf, logActivity } from "../../activity/log.js"
 import { logRoute } from "../logRoute.js"
+import { testRun } from "../../functions/testRun.js"
+import type { IncomingEvent } from "../../ingest/normalize.js"
 
 // Zed functions (PostHog's `/hog_functions/`): Hog code run on a project's events, transformations
 // before storage and destinations after it. Deleting is soft (PATCH {"deleted": true}, DELETE
@@ -439,8 +441,140 @@ const logs = logRoute({
   identifier: "ZedFunctionLogEntry"
 })
 
+// Trying code before saving it: compiling alone (for the editor's inline errors), and a test run on
+// a sample event that stores and sends nothing.
+
+const compile = environmentRoute({
+  method: "POST",
+  path: "/zed_functions/compile",
+  tag: TAG,
+  summary: "Compile Hog code",
+  description:
+    "Compiles `code` as a function's code is compiled when saved: its bytecode, or a 400 on `code` giving the line and column of the first error.",
+  scope: "zed_function:read",
+  body: Schema.Struct({ code: Schema.String }).annotations({ identifier: "ZedFunctionCompile" }),
+  response: Schema.Struct({ bytecode: Schema.Array(Schema.Unknown) }),
+  handler: ({ body }) => Effect.map(compileCode(body.code), (bytecode) => ({ bytecode }))
+})
+
+const SampleEvent = Schema.Struct({
+  event: Text(400),
+  distinct_id: Schema.optionalWith(Schema.String, { default: () => "sample-distinct-id" }),
+  properties: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
+    default: () => ({})
+  }),
+  uuid: Schema.optional(Schema.UUID),
+  timestamp: Schema.optional(Schema.DateFromString)
+})
+
+const TestInvocation = Schema.Struct({
+  configuration: FunctionWrite.annotations({
+    description: "The function as it would be saved; on a saved function, what is not given is taken from it."
+  }),
+  globals: Schema.Struct({ event: SampleEvent })
+}).annotations({ identifier: "ZedFunctionTestInvocation" })
+
+const TestResult = Schema.Struct({
+  status: Schema.Literal("success", "error", "skipped"),
+  result: Schema.Unknown.annotations({
+    description: "A transformation's event as it would be stored (null: dropped); a destination's return value."
+  }),
+  logs: Schema.Array(
+    Schema.Struct({
+      timestamp: Schema.String,
+      level: Schema.Literal("DEBUG", "LOG", "INFO", "WARN", "ERROR"),
+      message: Schema.String
+    })
+  )
+}).annotations({ identifier: "ZedFunctionTestResult" })
+
+/** Errors in the configuration named as its fields: `configuration__code`. */
+const inConfiguration = <A, R>(effect: Effect.Effect<A, ValidationError, R>) =>
+  Effect.catchTag(effect, "ValidationError", (error) =>
+    Effect.fail(
+      new ValidationError({ ...error, attr: error.attr === null ? "configuration" : `configuration__${error.attr}` })
+    )
+  )
+
+const invoke = (
+  project: Parameters<typeof testRun>[0],
+  body: typeof TestInvocation.Type,
+  stored: StoredFunction | undefined
+) =>
+  Effect.gen(function* () {
+    const given = body.configuration
+    const type = given.type ?? stored?.type
+    if (!Schema.is(FunctionType)(type))
+      return yield* invalid(
+        `"${String(type)}" is not a valid choice: transformation or destination.`,
+        "configuration__type"
+      )
+    const code = given.code ?? stored?.code
+    if (code === undefined)
+      return yield* new ValidationError({
+        code: "required",
+        detail: "This field is required.",
+        attr: "configuration__code"
+      })
+    yield* inConfiguration(refuseMappings(given.mappings))
+    const patch = yield* inConfiguration(prepare({ ...given, code }, stored))
+    const sample = body.globals.event
+    const now = new Date()
+    const event: IncomingEvent = {
+      uuid: sample.uuid ?? crypto.randomUUID(),
+      event: sample.event,
+      distinct_id: sample.distinct_id,
+      properties: sample.properties,
+      timestamp: sample.timestamp ?? now,
+      received_at: now,
+      processPerson: true
+    }
+    return yield* Effect.promise(() =>
+      testRun(
+        project,
+        {
+          type,
+          name: given.name ?? stored?.name ?? "",
+          bytecode: patch.bytecode!,
+          inputs: patch.inputs ?? stored?.inputs ?? {},
+          secrets: patch.secrets ?? stored?.secrets ?? {},
+          filters: patch.filters !== undefined ? patch.filters : (stored?.filters ?? null)
+        },
+        event
+      )
+    )
+  })
+
+const invocationSpec = {
+  method: "POST",
+  tag: TAG,
+  summary: "Test a zed function on a sample event",
+  description:
+    "Runs the function given in `configuration` once on `globals.event`: nothing is stored, and a destination's `fetch` is answered 200 without a request. Answers the status, the result and the logs.",
+  scope: "zed_function:write",
+  body: TestInvocation,
+  response: TestResult
+} as const
+
+const testNew = environmentRoute({
+  ...invocationSpec,
+  path: "/zed_functions/invocations",
+  handler: ({ body, project }) => invoke(project, body, undefined)
+})
+
+const testSaved = environmentRoute({
+  ...invocationSpec,
+  path: "/zed_functions/:id/invocations",
+  params: FunctionParams,
+  handler: ({ body, params, project }) =>
+    Effect.flatMap(findFunction(project.id, params.id), (stored) => invoke(project, body, stored))
+})
+
 export const zedFunctionRoutes = [
   rearrange,
+  compile,
+  testNew,
+  testSaved,
   icons,
   icon,
   list,
