@@ -344,6 +344,19 @@ describe.each(["pglite", "chdb"])("paths through the query API on %s", (name) =>
     const reaching = expectedActors(EVENTS, filter, undefined, edge!.target)
     expect(reaching.size).toBeGreaterThanOrEqual(both.size)
     expect(await actors({ pathEndKey: edge!.target })).toEqual(reaching)
+    // Those whose session paths end at a node: its step and name.
+    const ends = sessionPaths(EVENTS, filter).map((path) => `${path.length}_${path.at(-1)!.node}`)
+    const dropoff = ends.find((key) => !key.startsWith("1_"))!
+    const stopped = new Set(
+      [...new Set(EVENTS.map((e) => e.distinct_id))].filter((person) =>
+        sessionPaths(
+          EVENTS.filter((e) => e.distinct_id === person),
+          filter
+        ).some((path) => `${path.length}_${path.at(-1)!.node}` === dropoff)
+      )
+    )
+    expect(stopped.size).toBeGreaterThan(0)
+    expect(await actors({ pathDropoffKey: dropoff })).toEqual(stopped)
   })
 
   it("answers any day's events with the edges worked out from them (property)", async () => {

@@ -88,7 +88,7 @@ export type PathsQuery = typeof PathsQuery.Type
 /** A grouping (`/product/*`) as the pattern of the nodes it stands for: `*` any text, the rest literal. */
 const groupingPattern = (grouping: string) => grouping.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\*", ".*")
 
-/** The node an event is, before the exclusions. */
+/** The node an event is, cleaned, before the groupings. */
 const nodeOf = (filter: PathsFilter): A.Expr => {
   const types = filter.includeEventTypes ?? []
   // With no types asked for, every event is in the paths, as a page, a screen or by its name.
@@ -103,14 +103,12 @@ const nodeOf = (filter: PathsFilter): A.Expr => {
     if (rule.regex == null) continue
     node = Q.expr`replaceRegexpAll(${node}, ${rule.regex}, ${rule.alias ?? ""})`
   }
-  const groupings = filter.pathGroupings ?? []
-  if (groupings.length === 0) return node
-  // The first grouping that matches anywhere in the node names it.
-  return Q.call("multiIf", [
-    ...groupings.flatMap((g) => [Q.expr`match(${node}, ${groupingPattern(g)})`, Q.constant(g)]),
-    node
-  ])
+  return node
 }
+
+/** A node under the first grouping that matches anywhere in it, if any does. */
+const grouped = (groupings: ReadonlyArray<string>, node: A.Expr): A.Expr =>
+  Q.call("multiIf", [...groupings.flatMap((g) => [Q.expr`match(${node}, ${groupingPattern(g)})`, Q.constant(g)]), node])
 
 /** Which events the paths are made of: the types asked for, in the query's range and properties. */
 const eventConditions = (query: PathsQuery, ctx: InsightContext): Array<A.Expr> => {
@@ -142,9 +140,17 @@ const sessionSteps = (query: PathsQuery, ctx: InsightContext): A.SelectLike => {
   const filter: PathsFilter = query.pathsFilter ?? {}
   const limit = filter.stepLimit ?? DEFAULT_STEP_LIMIT
   const excluded = (filter.excludeEvents ?? []).map((e) => Q.expr`path_item != ${e}`)
-  const events = Q.select`SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS path_item
-    FROM events WHERE ${Q.and(eventConditions(query, ctx))}`
-  const items = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item FROM ${events} WHERE ${Q.and(excluded)}`
+  const where = Q.and(eventConditions(query, ctx))
+  const groupings = filter.pathGroupings ?? []
+  const events =
+    groupings.length === 0
+      ? Q.select`SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS path_item FROM events WHERE ${where}`
+      : Q.select`SELECT person_id, timestamp, uuid, session_id, ${grouped(groupings, Q.field("ungrouped"))} AS path_item FROM (
+          SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS ungrouped FROM events WHERE ${where})`
+  const items =
+    excluded.length === 0
+      ? events
+      : Q.select`SELECT person_id, timestamp, uuid, session_id, path_item FROM ${events} WHERE ${Q.and(excluded)}`
   // The times around each event of a person, and the node after it.
   const around = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item,
     lagInFrame(timestamp, 1, timestamp) OVER w AS before_time, leadInFrame(timestamp, 1, timestamp) OVER w AS after_time,
