@@ -13,6 +13,7 @@ import {
 } from "@zed/core/storage"
 import { Duration, Effect, Layer, Redacted } from "effect"
 import pg from "pg"
+import { autoAnalyze } from "./autoAnalyze.js"
 import { dataDirLock } from "./dataDirLock.js"
 import { migrate } from "./migrations/index.js"
 import * as PgliteClient from "./PgliteClient.js"
@@ -147,13 +148,16 @@ export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
   const thread = pgliteThread(options)
   // One session, and the data directory's lock makes this process its only writer. The client and
   // the query executor share the one thread (a layer is built once).
-  return sqlStorage(Layer.provide(PgliteClient.layer, thread), {
+  const client = Layer.provide(PgliteClient.layer, thread)
+  const storage = sqlStorage(client, {
     writeConcurrency: 1,
     soleWriter: true,
     insertStyle: "json",
     queryStores: processQueryStores,
     queryExecutor: Layer.provide(QueryExecutorPglite, thread)
-  }).pipe(Layer.map(cacheRequestReads))
+  })
+  // Without autovacuum, the planner's statistics are kept here.
+  return Layer.merge(storage, Layer.provide(autoAnalyze, client)).pipe(Layer.map(cacheRequestReads))
 }
 
 export interface PostgresOptions {

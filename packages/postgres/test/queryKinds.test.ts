@@ -514,12 +514,15 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
       )
     }
     const [now, before] = [byBrowser(4, 6), byBrowser(1, 3)]
+    const allVisitors = [...now.values()].reduce((sum, [visitors]) => sum + visitors!, 0)
     const expected = [...now]
-      .sort(([a, [x]], [b, [y]]) => y! - x! || (a < b ? -1 : 1))
+      .sort(([a, [x, u]], [b, [y, v]]) => y! - x! || v! - u! || (a < b ? -1 : 1))
       .map(([browser, [visitors, count]]) => [
         browser,
         [visitors, before.get(browser)![0]],
-        [count, before.get(browser)![1]]
+        [count, before.get(browser)![1]],
+        visitors! / allVisitors,
+        ""
       ])
     const page = (limit: number, offset: number) =>
       query({
@@ -537,7 +540,9 @@ describe.each(["pglite", "chdb"])("query kinds through the query API on %s", (na
     expect(all.columns).toEqual([
       "context.columns.breakdown_value",
       "context.columns.visitors",
-      "context.columns.views"
+      "context.columns.views",
+      "context.columns.ui_fill_fraction",
+      "context.columns.cross_sell"
     ])
     expect(await page(1, 1)).toMatchObject({ results: expected.slice(1), hasMore: false })
     expect((await page(1, 0)).hasMore).toBe(true)

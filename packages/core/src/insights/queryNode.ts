@@ -9,6 +9,8 @@ import { planProblem } from "./planners/index.js"
 // a known wrapper node around a known source kind; a ZedQL source must be one the query API runs.
 
 const INSIGHT_KINDS = new Set<string>(KINDS)
+/** Insight kinds without a `series` list. */
+const SERIES_FREE = new Set(["RetentionQuery", "PathsQuery"])
 const SQL_KINDS = new Set(["ZedQLQuery", "HogQLQuery"])
 const WRAPPERS: Record<string, ReadonlySet<string>> = {
   InsightVizNode: INSIGHT_KINDS,
@@ -39,7 +41,7 @@ export const queryNodeProblem = (node: unknown): string | undefined => {
       return `Invalid ${source["kind"]} at ${error.attr}: ${error.detail}`
     }
   }
-  if (INSIGHT_KINDS.has(source["kind"]) && source["kind"] !== "RetentionQuery" && !Array.isArray(source["series"])) {
+  if (INSIGHT_KINDS.has(source["kind"]) && !SERIES_FREE.has(source["kind"]) && !Array.isArray(source["series"])) {
     return `A ${source["kind"]} needs a "series" list.`
   }
   const unplanned = planProblem({ ...source, kind: source["kind"] })

@@ -5,6 +5,7 @@ import type { InsightQueryInvalid } from "../insights/planners/decode.js"
 import { funnelActors } from "../insights/planners/funnels.js"
 import { planValues, shownStatements } from "../insights/planners/statements.js"
 import { lifecycleActors } from "../insights/planners/lifecycle.js"
+import { pathsActors } from "../insights/planners/paths.js"
 import { retentionActors } from "../insights/planners/retention.js"
 import { stickinessActors } from "../insights/planners/stickiness.js"
 import { trendActors } from "../insights/planners/trends.js"
@@ -96,6 +97,8 @@ const actorsOf = (
       return stickinessActors(source.source, { series: source.series ?? 0, intervals: Number(source.day ?? 1) }, ctx)
     case "LifecycleQuery":
       return lifecycleActors(source.source, { day: asText(source.day), status: source.status }, ctx)
+    case "PathsQuery":
+      return pathsActors(source.source, ctx)
     default:
       return trendActors(
         source.source,

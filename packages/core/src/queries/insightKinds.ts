@@ -4,5 +4,6 @@ export const INSIGHT_KINDS = [
   "FunnelsQuery",
   "RetentionQuery",
   "StickinessQuery",
-  "LifecycleQuery"
+  "LifecycleQuery",
+  "PathsQuery"
 ] as const

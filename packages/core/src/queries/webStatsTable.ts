@@ -62,8 +62,10 @@ export const planWebStatsTable = (
         Q.and([Q.expr`event = '$pageview'`, ...timeBounds(period), ...(properties ? [properties] : [])])
       // One more row than the page, to tell whether there are more; the period before, every value.
       queries = [
-        Q.select`SELECT toString(${value}) AS value, uniq(person_id) AS visitors, count() FROM events WHERE ${where(current)}
-          GROUP BY value ORDER BY visitors DESC, value LIMIT ${limit + 1} OFFSET ${offset}`,
+        // PostHog's order (visitors, views, value), and each row's share of all the visitors (its `ui_fill_fraction`).
+        Q.select`SELECT value, visitors, views, visitors / sum(visitors) OVER () FROM (
+            SELECT toString(${value}) AS value, uniq(person_id) AS visitors, count() AS views FROM events WHERE ${where(current)} GROUP BY value)
+          ORDER BY visitors DESC, views DESC, value LIMIT ${limit + 1} OFFSET ${offset}`,
         ...(previous === null
           ? []
           : [
@@ -82,14 +84,21 @@ export const planWebStatsTable = (
       zedql: shownStatements(queries, values, ";\n"),
       shape: ([rows = [], before = []]) => {
         const previous = new Map(before.map(([v, visitors, views]) => [v, [Number(visitors), Number(views)]]))
-        return rows.slice(0, limit).map(([v, visitors, views]) => {
+        return rows.slice(0, limit).map(([v, visitors, views, fraction]) => {
           const [visitorsBefore, viewsBefore] = compare ? (previous.get(v) ?? [0, 0]) : [null, null]
-          return [v, [Number(visitors), visitorsBefore], [Number(views), viewsBefore]]
+          // PostHog's last column, its cross-sell hint, is always empty.
+          return [v, [Number(visitors), visitorsBefore], [Number(views), viewsBefore], Number(fraction), ""]
         })
       },
       fields: ([rows = []]) => ({
-        columns: ["context.columns.breakdown_value", "context.columns.visitors", "context.columns.views"],
-        types: ["String", "Tuple(UInt64, UInt64)", "Tuple(UInt64, UInt64)"],
+        columns: [
+          "context.columns.breakdown_value",
+          "context.columns.visitors",
+          "context.columns.views",
+          "context.columns.ui_fill_fraction",
+          "context.columns.cross_sell"
+        ],
+        types: ["String", "Tuple(UInt64, UInt64)", "Tuple(UInt64, UInt64)", "Float64", "String"],
         hasMore: rows.length > limit,
         limit,
         offset,

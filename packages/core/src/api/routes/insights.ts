@@ -27,7 +27,7 @@ const QueryNode = Schema.Unknown.pipe(
 ).annotations({
   identifier: "InsightQueryNode",
   description:
-    "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery or LifecycleQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)."
+    "InsightVizNode around a TrendsQuery, FunnelsQuery, RetentionQuery, StickinessQuery, LifecycleQuery or PathsQuery; or DataVisualizationNode / DataTableNode around a ZedQLQuery (or HogQLQuery)."
 })
 
 // The wire takes a null description (as none), checks the query node and orders as int4, and

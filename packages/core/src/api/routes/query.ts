@@ -25,7 +25,7 @@ const create = environmentRoute({
   tag: "query",
   summary: "Run a query",
   description:
-    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery`, a `WebStatsTableQuery` or an `ExperimentQuery` (one metric of an experiment, with its statistics), under the refresh mode asked for (default `blocking`). ' +
+    'Runs `{"query": {"kind": "ZedQLQuery", "query": "SELECT …"}}`, or an insight kind (`TrendsQuery`, `FunnelsQuery`, `RetentionQuery`, `StickinessQuery`, `LifecycleQuery`, `PathsQuery`, bare or in an `InsightVizNode`), an events table (`EventsQuery`, bare or in a `DataTableNode`), a persons list (`ActorsQuery`, `InsightActorsQuery`), a `WebOverviewQuery`, a `WebStatsTableQuery` or an `ExperimentQuery` (one metric of an experiment, with its statistics), under the refresh mode asked for (default `blocking`). ' +
     "Answers 200 with the results, or 202 with `query_status` while a background run goes on (poll `GET …/query/:id`).",
   scope: "query:read",
   body: QueryRequest,

@@ -3,6 +3,7 @@ import type { InsightContext, InsightPlan } from "../plan.js"
 import type { InsightQueryInvalid } from "./decode.js"
 import { planFunnels } from "./funnels.js"
 import { planLifecycle } from "./lifecycle.js"
+import { planPaths } from "./paths.js"
 import { planRetention } from "./retention.js"
 import { planStickiness } from "./stickiness.js"
 import { planTrends } from "./trends.js"
@@ -15,7 +16,8 @@ export const PLANNERS: Readonly<Record<string, Planner>> = {
   FunnelsQuery: planFunnels,
   RetentionQuery: planRetention,
   StickinessQuery: planStickiness,
-  LifecycleQuery: planLifecycle
+  LifecycleQuery: planLifecycle,
+  PathsQuery: planPaths
 }
 
 /**

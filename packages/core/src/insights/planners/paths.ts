@@ -1,0 +1,295 @@
+import { Effect, Schema } from "effect"
+import type { InsightContext, InsightPlan } from "../plan.js"
+import type * as A from "../../zedql/ast.js"
+import * as Q from "../../zedql/build.js"
+import { check, IntIn } from "../../schema/fields.js"
+import { DateRange, resolvePeriod, timeBounds } from "./dateRange.js"
+import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
+import { Properties, propertiesCondition, UnsupportedFilter } from "./properties.js"
+import { planValues, ROWS, shownStatements } from "./statements.js"
+
+// PathsQuery → ZedQL, as PostHog computes paths: each event becomes a node (a page view its
+// `$current_url` without a trailing slash, a screen its `$screen_name`, another event its name),
+// cleaned by the path cleaning rules and grouped by the wildcard groupings; a person's nodes, in
+// time order, are cut into sessions wherever 30 minutes pass without one; a node repeated at once is
+// one node (the last of the run); a session's path starts at the start point and/or ends at the end
+// point, limited to `stepLimit` nodes; each pair of consecutive nodes is an edge from `k_node` to
+// `k+1_node`, weighted by how many session paths take it, with its average time in milliseconds.
+
+/** Where a person's events are cut into sessions, in seconds. */
+const SESSION_GAP = 30 * 60
+const DEFAULT_STEP_LIMIT = 5
+const DEFAULT_EDGE_LIMIT = 50
+/** The node that stands for the middle of a path too long between its start and end points. */
+const ELLIPSIS = "..."
+
+const PATH_TYPES = ["$pageview", "$screen", "custom_event", "hogql"] as const
+
+/** A regular expression the databases read alike: no look-around (RE2 has none). */
+const Regex = Schema.String.pipe(
+  check(
+    (text: string) => {
+      if (/\(\?<?[=!]/.test(text)) return false
+      try {
+        new RegExp(text)
+        return true
+      } catch {
+        return false
+      }
+    },
+    "invalid_regex",
+    (text: string) => `"${text}" is not a regular expression Zed can run (look-around is not supported)`
+  )
+)
+
+const PathCleaningFilter = Schema.Struct({
+  regex: Schema.optional(Schema.NullOr(Regex)),
+  alias: Schema.optional(Schema.NullOr(Schema.String)),
+  order: Schema.optional(Schema.NullOr(Schema.Number))
+})
+
+export const PathsFilter = Schema.Struct({
+  includeEventTypes: Schema.optional(Schema.NullOr(Schema.Array(Schema.Literal(...PATH_TYPES)))),
+  startPoint: Schema.optional(Schema.NullOr(Schema.String)),
+  endPoint: Schema.optional(Schema.NullOr(Schema.String)),
+  stepLimit: Schema.optional(Schema.NullOr(IntIn(1, 100))),
+  excludeEvents: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  pathGroupings: Schema.optional(Schema.NullOr(Schema.Array(Schema.String))),
+  localPathCleaningFilters: Schema.optional(Schema.NullOr(Schema.Array(PathCleaningFilter))),
+  /** The project's own cleaning rules: Zed keeps none, so this changes nothing. */
+  pathReplacements: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  minEdgeWeight: Schema.optional(Schema.NullOr(IntIn(0))),
+  maxEdgeWeight: Schema.optional(Schema.NullOr(IntIn(0))),
+  edgeLimit: Schema.optional(Schema.NullOr(IntIn(1, ROWS))),
+  pathsHogQLExpression: Schema.optional(Schema.NullOr(Schema.String)),
+  /** The persons behind an edge: its source node (`1_/home`), its target node, or the node paths end at. */
+  pathStartKey: Schema.optional(Schema.NullOr(Schema.String)),
+  pathEndKey: Schema.optional(Schema.NullOr(Schema.String)),
+  pathDropoffKey: Schema.optional(Schema.NullOr(Schema.String))
+}).pipe(
+  Schema.filter(
+    (f) =>
+      !(f.includeEventTypes ?? []).includes("hogql") ||
+      'paths by a ZedQL expression ("hogql") are not supported: use $pageview, $screen or custom_event'
+  )
+)
+export type PathsFilter = typeof PathsFilter.Type
+
+export const PathsQuery = Schema.Struct({
+  kind: Schema.Literal("PathsQuery"),
+  dateRange: Schema.optional(Schema.NullOr(DateRange)),
+  properties: Schema.optional(Properties),
+  filterTestAccounts: Schema.optional(Schema.NullOr(Schema.Boolean)),
+  pathsFilter: Schema.optional(Schema.NullOr(PathsFilter)),
+  samplingFactor: Schema.optional(Schema.NullOr(Schema.Number))
+}).annotations({ identifier: "PathsQuery" })
+export type PathsQuery = typeof PathsQuery.Type
+
+/** A grouping (`/product/*`) as the pattern of the nodes it stands for: `*` any text, the rest literal. */
+const groupingPattern = (grouping: string) => grouping.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\*", ".*")
+
+/** The node an event is, cleaned, before the groupings. */
+const nodeOf = (filter: PathsFilter): A.Expr => {
+  const types = filter.includeEventTypes ?? []
+  // With no types asked for, every event is in the paths, as a page, a screen or by its name.
+  const queried = (type: string) =>
+    types.length === 0 ? !(filter.excludeEvents ?? []).includes(type) : types.includes(type as never)
+  let node: A.Expr = Q.expr`event`
+  if (queried("$pageview"))
+    node = Q.expr`if(event = '$pageview', replaceRegexpAll(ifNull(properties.$current_url, ''), ${"(.)/$"}, ${"\\1"}), ${node})`
+  if (queried("$screen")) node = Q.expr`if(event = '$screen', properties.$screen_name, ${node})`
+  node = Q.expr`ifNull(${node}, '')`
+  for (const rule of filter.localPathCleaningFilters ?? []) {
+    if (rule.regex == null) continue
+    node = Q.expr`replaceRegexpAll(${node}, ${rule.regex}, ${rule.alias ?? ""})`
+  }
+  return node
+}
+
+/** A node under the first grouping that matches anywhere in it, if any does. */
+const grouped = (groupings: ReadonlyArray<string>, node: A.Expr): A.Expr =>
+  Q.call("multiIf", [...groupings.flatMap((g) => [Q.expr`match(${node}, ${groupingPattern(g)})`, Q.constant(g)]), node])
+
+/** Which events the paths are made of: the types asked for, in the query's range and properties. */
+const eventConditions = (query: PathsQuery, ctx: InsightContext): Array<A.Expr> => {
+  const types = query.pathsFilter?.includeEventTypes ?? []
+  const typeConditions = types.flatMap((type) =>
+    type === "$pageview"
+      ? [Q.expr`event = '$pageview'`]
+      : type === "$screen"
+        ? [Q.expr`event = '$screen'`]
+        : type === "custom_event"
+          ? [Q.expr`NOT startsWith(event, '$')`]
+          : []
+  )
+  const properties = propertiesCondition(query.properties)
+  return [
+    ...timeBounds(resolvePeriod(query.dateRange, "day", ctx)),
+    ...(typeConditions.length === 0 ? [] : [Q.or(typeConditions)]),
+    ...(properties ? [properties] : [])
+  ]
+}
+
+/**
+ * Every step of every session path: per row the person (`person_id`), the session (`session`),
+ * the step (`step`, from 1), its node (`node`) and time, the previous step's node (`previous`) and
+ * time (`previous_time`), the session path's last step (`last_step`), and the event (`uuid`,
+ * `session_id`). Throws `UnsupportedFilter`.
+ */
+const sessionSteps = (query: PathsQuery, ctx: InsightContext): A.SelectLike => {
+  const filter: PathsFilter = query.pathsFilter ?? {}
+  const limit = filter.stepLimit ?? DEFAULT_STEP_LIMIT
+  const excluded = (filter.excludeEvents ?? []).map((e) => Q.expr`path_item != ${e}`)
+  const where = Q.and(eventConditions(query, ctx))
+  const groupings = filter.pathGroupings ?? []
+  const events =
+    groupings.length === 0
+      ? Q.select`SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS path_item FROM events WHERE ${where}`
+      : Q.select`SELECT person_id, timestamp, uuid, session_id, ${grouped(groupings, Q.field("ungrouped"))} AS path_item FROM (
+          SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS ungrouped FROM events WHERE ${where})`
+  const items =
+    excluded.length === 0
+      ? events
+      : Q.select`SELECT person_id, timestamp, uuid, session_id, path_item FROM ${events} WHERE ${Q.and(excluded)}`
+  // The times around each event of a person, and the node after it.
+  const around = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item,
+    lagInFrame(timestamp, 1, timestamp) OVER w AS before_time, leadInFrame(timestamp, 1, timestamp) OVER w AS after_time,
+    leadInFrame(concat('>', path_item), 1, '') OVER w AS next_key
+    FROM ${items} WINDOW w AS (PARTITION BY person_id ORDER BY timestamp, uuid)`
+  const sessions = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item, next_key, after_time,
+    sum(if(timestamp - before_time >= ${SESSION_GAP}, 1, 0)) OVER (PARTITION BY person_id ORDER BY timestamp, uuid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS session
+    FROM ${around}`
+  // A node followed at once by itself, in the same session, is not a step of its own.
+  const indexed = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item,
+    row_number() OVER (PARTITION BY person_id, session ORDER BY timestamp, uuid) AS idx
+    FROM ${sessions} WHERE NOT (next_key = concat('>', path_item) AND after_time - timestamp < ${SESSION_GAP})`
+  const start = trimmed(filter.startPoint)
+  const end = trimmed(filter.endPoint)
+  let steps: A.SelectLike
+  if (start === undefined && end === undefined) {
+    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx AS step, path_item AS node
+      FROM ${indexed} WHERE idx <= ${limit}`
+  } else if (end === undefined) {
+    // From the first start point on.
+    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
+      min(if(path_item = ${start!}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${indexed}`
+    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - s + 1 AS step, path_item AS node
+      FROM ${marked} WHERE isNotNull(s) AND idx >= s AND idx - s < ${limit}`
+  } else if (start === undefined) {
+    // Up to the first end point, its last steps.
+    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
+      min(if(path_item = ${end}, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${indexed}`
+    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - greatest(e - ${limit}, 0) AS step, path_item AS node
+      FROM ${marked} WHERE isNotNull(e) AND idx <= e AND idx + ${limit} > e`
+  } else {
+    // From the first start point to the first end point after it; a longer path keeps its first
+    // and last halves, the steps between them one node "...".
+    const half = Math.floor(limit / 2)
+    const fromStart = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
+      min(if(path_item = ${start}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${indexed}`
+    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, s,
+      min(if(path_item = ${end} AND idx >= s, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${fromStart}`
+    const long = Q.expr`e - s + 1 > ${limit}`
+    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id,
+      if(${long} AND idx - s > ${half}, idx - e + ${2 * half + 1}, idx - s + 1) AS step,
+      if(${long} AND idx - s = ${half}, ${ELLIPSIS}, path_item) AS node
+      FROM ${marked} WHERE isNotNull(e) AND idx >= s AND idx <= e AND (NOT ${long} OR idx - s <= ${half} OR e - idx < ${half})`
+  }
+  return Q.select`SELECT person_id, session, timestamp, uuid, session_id, step, node,
+    lagInFrame(node, 1, '') OVER v AS previous, lagInFrame(timestamp, 1, timestamp) OVER v AS previous_time,
+    max(step) OVER (PARTITION BY person_id, session) AS last_step
+    FROM ${steps} WINDOW v AS (PARTITION BY person_id, session ORDER BY step)`
+}
+
+/** A point as PostHog compares it: without its trailing slash. */
+const trimmed = (point: string | null | undefined) =>
+  point == null || point === "" ? undefined : point.length > 1 && point.endsWith("/") ? point.slice(0, -1) : point
+
+/** An edge as PostHog answers it. */
+export interface PathEdge {
+  readonly source: string
+  readonly target: string
+  readonly value: number
+  readonly average_conversion_time: number
+}
+
+/** The edges reachable from a first step (`1_…`) through the edges kept: PostHog drops the others. */
+const reachable = (edges: ReadonlyArray<PathEdge>): Array<PathEdge> => {
+  const next = new Map<string, Array<string>>()
+  for (const e of edges) next.set(e.source, [...(next.get(e.source) ?? []), e.target])
+  const seen = new Set<string>()
+  const stack = edges.filter((e) => e.source.startsWith("1_")).map((e) => e.source)
+  while (stack.length > 0) {
+    const node = stack.pop()!
+    if (seen.has(node)) continue
+    seen.add(node)
+    stack.push(...(next.get(node) ?? []))
+  }
+  return edges.filter((e) => seen.has(e.source))
+}
+
+const withFilters = <A>(build: () => A): Effect.Effect<A, InsightQueryInvalid> => {
+  try {
+    return Effect.succeed(build())
+  } catch (error) {
+    if (error instanceof UnsupportedFilter) return invalid(error.message)
+    throw error
+  }
+}
+
+export const planPaths = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(PathsQuery, input), (query) =>
+    Effect.map(
+      withFilters(() => sessionSteps(query, ctx)),
+      (steps) => {
+        const filter = query.pathsFilter ?? {}
+        const weights = [
+          ...(filter.minEdgeWeight ? [Q.expr`value >= ${filter.minEdgeWeight}`] : []),
+          ...(filter.maxEdgeWeight ? [Q.expr`value <= ${filter.maxEdgeWeight}`] : [])
+        ]
+        const edges = Q.select`SELECT concat(toString(step - 1), '_', previous) AS source, concat(toString(step), '_', node) AS target,
+          count() AS value, avg(timestamp - previous_time) AS seconds
+          FROM ${steps} WHERE step > 1 GROUP BY source, target HAVING ${Q.and(weights)}
+          ORDER BY value DESC, source, target LIMIT ${filter.edgeLimit ?? DEFAULT_EDGE_LIMIT}`
+        const values = planValues(ctx)
+        return {
+          queries: [edges],
+          values,
+          zedql: shownStatements([edges], values, ""),
+          shape: ([rows = []]) =>
+            reachable(
+              rows.map(([source, target, value, seconds]) => ({
+                source: String(source),
+                target: String(target),
+                value: Number(value),
+                average_conversion_time: Number(seconds) * 1000
+              }))
+            )
+        } satisfies InsightPlan
+      }
+    )
+  )
+
+/**
+ * The persons behind an edge of a paths insight, as a statement of their ids (`actor`): those
+ * whose session paths take the edge from `pathStartKey` to `pathEndKey` (either alone: any edge
+ * from or to it), or end at `pathDropoffKey`.
+ */
+export const pathsActors = (input: unknown, ctx: InsightContext): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+  Effect.flatMap(decodeNode(PathsQuery, input), (query) =>
+    withFilters(() => {
+      const steps = sessionSteps(query, ctx)
+      const filter = query.pathsFilter ?? {}
+      const key = Q.expr`concat(toString(step), '_', node)`
+      const conditions =
+        filter.pathDropoffKey != null
+          ? [Q.expr`step = last_step AND ${key} = ${filter.pathDropoffKey}`]
+          : [
+              ...(filter.pathStartKey != null
+                ? [Q.expr`step > 1 AND concat(toString(step - 1), '_', previous) = ${filter.pathStartKey}`]
+                : []),
+              ...(filter.pathEndKey != null ? [Q.expr`${key} = ${filter.pathEndKey}`] : [])
+            ]
+      return Q.select`SELECT DISTINCT person_id AS actor FROM ${steps} WHERE ${Q.and(conditions)}`
+    })
+  )
