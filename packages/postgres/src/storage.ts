@@ -36,6 +36,7 @@ import { ProjectStoreSql } from "./stores/ProjectStoreSql.js"
 import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
 import { ActionStoreSql } from "./stores/ActionStoreSql.js"
+import { ExportStoreSql } from "./stores/ExportStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
@@ -74,6 +75,7 @@ const stores = (options: SqlStorageOptions) =>
     EarlyAccessFeatureStoreSql,
     AnnotationStoreSql,
     ActionStoreSql,
+    ExportStoreSql,
     HeatmapStoreSql,
     ZedFunctionStoreSql,
     PluginConfigStoreSql,

@@ -5,6 +5,7 @@ import type { ApiKeyStore } from "./ApiKeyStore.js"
 import type { CohortStore } from "./CohortStore.js"
 import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import type { EventStore } from "./EventStore.js"
+import type { ExportStore } from "./ExportStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
@@ -39,6 +40,7 @@ export type StorageServices =
   | CohortStore
   | EarlyAccessFeatureStore
   | EventStore
+  | ExportStore
   | FlagInputs
   | FlagStore
   | FunctionLogStore

@@ -12,6 +12,7 @@ import { dashboardRoutes } from "./dashboards.js"
 import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
+import { exportRoutes } from "./exports.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
@@ -60,6 +61,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...definitionRoutes,
   ...annotationRoutes,
   ...actionRoutes,
+  ...exportRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { ActionStore } from "../ActionStore.js"
+import { ExportStore } from "../ExportStore.js"
 import { AnnotationStore } from "../AnnotationStore.js"
 import { CohortStore } from "../CohortStore.js"
 import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
@@ -42,6 +43,7 @@ import { makeMemoryPluginConfigs } from "./pluginConfigs.js"
 import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryAnnotations } from "./annotations.js"
 import { makeMemoryActions } from "./actions.js"
+import { makeMemoryExports } from "./exports.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemorySurveys } from "./surveys.js"
@@ -79,6 +81,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
           Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
           Layer.succeed(ActionStore, makeMemoryActions(journal)),
+          Layer.succeed(ExportStore, makeMemoryExports(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
