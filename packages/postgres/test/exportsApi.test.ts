@@ -55,7 +55,7 @@ const parseCsv = (text: string): Array<Array<string>> => {
   return rows
 }
 
-describe.each(["pglite", "postgres"])("%s exports", (name) => {
+describe.each(["pglite", "postgres", "chdb"])("%s exports", (name) => {
   let zed: Zed
   let cleanup: () => Promise<void>
 
