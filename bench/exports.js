@@ -31,7 +31,10 @@ const api = async (server, method, path, body) => {
 /** One export of every event and its download, with the server's RSS sampled throughout. */
 const measure = async (server, store) => {
   const idle = []
-  for (let i = 0; i < 6; i++) idle.push(rss(server.pid), await sleep(500))
+  for (let i = 0; i < 6; i++) {
+    idle.push(rss(server.pid))
+    await sleep(500)
+  }
   const samples = [rss(server.pid)]
   const timer = setInterval(() => samples.push(rss(server.pid)), 500)
   try {
