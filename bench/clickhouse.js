@@ -67,7 +67,7 @@ const DATA_ENV = {
  * Zed over the data set on "chDB" or "PostgreSQL", in its own process, the data loaded first if
  * missing: through Zed's ingestion on PostgreSQL, copied from there on chDB (so load PostgreSQL first).
  */
-const startData = async (store) => {
+export const startData = async (store) => {
   const databaseUrl = await postgresDatabase()
   if (store === "chDB")
     return startServer("./servers/clickhouse.js", [`chdb:${CHDB_DIR}`], { ...DATA_ENV, BENCH_COPY_FROM: databaseUrl })

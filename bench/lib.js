@@ -31,6 +31,7 @@ export const startServer = (script, args, env) =>
     child.once("message", ({ port }) =>
       resolve({
         url: `http://127.0.0.1:${port}`,
+        pid: child.pid,
         stop: () => child.kill(),
         close: () => {
           child.disconnect()

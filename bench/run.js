@@ -1,6 +1,7 @@
 // `npm run bench`: runs every benchmark and records its table in docs/performance.md.
 import * as clickhouse from "./clickhouse.js"
 import * as decide from "./decide.js"
+import * as exports from "./exports.js"
 import * as ingest from "./ingest.js"
 import * as insights from "./insights.js"
 import * as memory from "./memory.js"
@@ -20,6 +21,7 @@ for (const [name, bench] of Object.entries({
   recordings,
   transformations,
   clickhouse,
+  exports,
   memory,
   web
 })) {

@@ -14,6 +14,7 @@ import { GrammarLive } from "./grammar/pool.js"
 import { PersonCache, PersonCacheLive } from "./ingest/personCache.js"
 import { ProjectTokens, ProjectTokensLive } from "./ingest/projectTokens.js"
 import { IngestWriter, IngestWriterLive } from "./ingest/writer.js"
+import { ExportRunner, ExportRunnerLive } from "./exports/ExportRunner.js"
 import { InsightCompute, InsightComputeLive } from "./insights/compute.js"
 import { Lifecycle, LifecycleLive } from "./lifecycle/Lifecycle.js"
 import { QueryRunner, QueryRunnerLive } from "./queries/runner.js"
@@ -29,6 +30,7 @@ export type AppServices =
   | StorageServices
   | Destinations
   | EventPipeline
+  | ExportRunner
   | FlagDefinitions
   | FlagPersons
   | FlagQuota
@@ -63,7 +65,10 @@ export const appLayer = (
         ProjectTokensLive,
         FlagDefinitionsLive,
         FlagQuotaLive,
-        Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
+        ExportRunnerLive.pipe(
+          Layer.provideMerge(Layer.mergeAll(InsightComputeLive, SurveyResponsesLive)),
+          Layer.provideMerge(QueryRunnerLive)
+        ),
         PosthogJsLive,
         geoip
       )

@@ -87,6 +87,7 @@ describe("Zed's own reads", () => {
   const runner = Layer.succeed(QueryRunner, {
     select: (_project: Project, query: SelectLike) =>
       Effect.as(Effect.orDie(compileZedQLTree(query, { projectId: 1, timezone: "UTC" })), []),
+    table: () => Effect.die("unused"),
     run: () => Effect.die("unused"),
     runPlan: () => Effect.die("unused"),
     status: () => Effect.die("unused"),

@@ -38,6 +38,7 @@ import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
 import { ActionStoreSql } from "./stores/ActionStoreSql.js"
 import { ExperimentStoreSql } from "./stores/ExperimentStoreSql.js"
+import { ExportStoreSql } from "./stores/ExportStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
 import { QueryExecutorPglite } from "./stores/QueryExecutorPglite.js"
@@ -77,6 +78,7 @@ const stores = (options: SqlStorageOptions) =>
     AnnotationStoreSql,
     ActionStoreSql,
     ExperimentStoreSql,
+    ExportStoreSql,
     HeatmapStoreSql,
     ZedFunctionStoreSql,
     PluginConfigStoreSql,

@@ -1,13 +1,11 @@
 import { Effect, Schema } from "effect"
+import { csvCell } from "../domain/csv.js"
 import { Reply } from "./reply.js"
 
 // CSV renderings of API responses: nested objects are flattened into dotted column names
 // (`created_by.email`), lists and other values written as JSON.
 
-export const csvCell = (value: unknown) => {
-  const text = value === null || value === undefined ? "" : typeof value === "string" ? value : JSON.stringify(value)
-  return /[",\n\r]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text
-}
+export { csvCell }
 
 const flatten = (value: Record<string, unknown>, prefix = "", into: Map<string, unknown> = new Map()) => {
   for (const [key, v] of Object.entries(value)) {

@@ -1,3 +1,5 @@
+import { Readable } from "node:stream"
+import type { ReadableStream as NodeReadableStream } from "node:stream/web"
 import type { IncomingMessage, ServerResponse } from "node:http"
 import type { Reply } from "./reply.js"
 import { BodyTooLargeError, once, routePath, type ZedRequest } from "./request.js"
@@ -75,5 +77,6 @@ export const writeNodeReply = (res: ServerResponse, reply: Reply): void => {
     reply.status,
     reply.cookies.length === 0 ? reply.headers : { ...reply.headers, "set-cookie": [...reply.cookies] }
   )
-  res.end(reply.body ?? undefined)
+  if (reply.body instanceof ReadableStream) Readable.fromWeb(reply.body as NodeReadableStream<Uint8Array>).pipe(res)
+  else res.end(reply.body ?? undefined)
 }

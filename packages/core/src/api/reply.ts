@@ -2,7 +2,8 @@
 export class Reply {
   constructor(
     readonly status: number,
-    readonly body: string | Uint8Array | null,
+    /** A stream is sent as it is read (large downloads). */
+    readonly body: string | Uint8Array | ReadableStream<Uint8Array> | null,
     readonly headers: Readonly<Record<string, string>> = {},
     /** `Set-Cookie` values, one header each. */
     readonly cookies: ReadonlyArray<string> = []

@@ -109,6 +109,18 @@ export class QueryRunner extends Context.Tag("@zed/core/QueryRunner")<
       project: Project,
       query: SelectLike
     ) => Effect.Effect<ReadonlyArray<ReadonlyArray<unknown>>, QueryRunError>
+    /**
+     * Runs one statement outside the cache, its columns named: a page of an export. A ZedQL node's
+     * placeholder values and filters are given with it.
+     */
+    readonly table: (
+      project: Project,
+      query: SelectLike,
+      options?: Pick<CompileOptions, "values" | "filters">
+    ) => Effect.Effect<
+      { readonly columns: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReadonlyArray<unknown>> },
+      QueryRunError
+    >
     /** A background query's status; none when unknown or expired. */
     readonly status: (project: Project, id: string) => Effect.Effect<Option.Option<QueryAnswer>, StorageError>
     /** Stops a background query and forgets it; answers whether there was one. */
@@ -139,7 +151,7 @@ const fixedDateTo = (node: ZedQLQueryNode): Date | null => {
 }
 
 /** What the user sees of a failed query: the message of their mistakes, nothing of ours. */
-const userMessage = (error: QueryRunError): string | null => {
+export const userMessage = (error: QueryRunError): string | null => {
   switch (error._tag) {
     case "ZedQLSyntaxError":
     case "ZedQLQueryError":
@@ -514,15 +526,18 @@ export const QueryRunnerLive = Layer.scoped(
         weekStartDay: 0
       })
 
-    return QueryRunner.of({
-      select: (project, query) =>
-        Effect.map(
-          admission.admitted(
-            project.id,
-            Effect.suspend(() => execute(project, query, {}, randomUUID(), BLOCKING_TIMEOUT))
-          ),
-          (r) => r.rows
+    const table = (project: Project, query: SelectLike, options: Pick<CompileOptions, "values" | "filters"> = {}) =>
+      Effect.map(
+        admission.admitted(
+          project.id,
+          Effect.suspend(() => execute(project, query, options, randomUUID(), BLOCKING_TIMEOUT))
         ),
+        (r) => ({ columns: r.compiled.columns.map((c) => c.name), rows: r.rows })
+      )
+
+    return QueryRunner.of({
+      select: (project, query) => Effect.map(table(project, query), (r) => r.rows),
+      table,
 
       run: (project, request) =>
         Effect.suspend(() => {

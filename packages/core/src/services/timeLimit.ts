@@ -5,6 +5,7 @@ import { ApiKeyStore } from "./ApiKeyStore.js"
 import { CohortStore } from "./CohortStore.js"
 import { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import { EventStore } from "./EventStore.js"
+import { ExportStore } from "./ExportStore.js"
 import { FlagInputs } from "./FlagInputs.js"
 import { FlagStore } from "./FlagStore.js"
 import { FunctionLogStore } from "./FunctionLogStore.js"
@@ -42,6 +43,7 @@ const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
   CohortStore,
   EarlyAccessFeatureStore,
   EventStore,
+  ExportStore,
   FlagInputs,
   FlagStore,
   FunctionLogStore,

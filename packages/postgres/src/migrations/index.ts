@@ -19,6 +19,7 @@ import definitions from "./0015_definitions.js"
 import annotations from "./0016_annotations.js"
 import actions from "./0017_actions.js"
 import experiments from "./0020_experiments.js"
+import exportedAssets from "./0023_exports.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -39,7 +40,8 @@ const run = Migrator.make({})({
     "0015_definitions": definitions,
     "0016_annotations": annotations,
     "0017_actions": actions,
-    "0020_experiments": experiments
+    "0020_experiments": experiments,
+    "0023_exports": exportedAssets
   })
 })
 

@@ -13,6 +13,7 @@ import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
 import { experimentRoutes } from "./experiments.js"
+import { exportRoutes } from "./exports.js"
 import { featureFlagRoutes } from "./featureFlags.js"
 import { flagsEvaluationRoutes } from "./flagsEvaluation.js"
 import { groupTypesRoute } from "./groupTypes.js"
@@ -61,6 +62,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...definitionRoutes,
   ...annotationRoutes,
   ...actionRoutes,
+  ...exportRoutes,
   ...queryRoutes,
   ...insightRoutes,
   ...sharingRoutes,

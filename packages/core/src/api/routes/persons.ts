@@ -4,30 +4,14 @@ import { EventStore } from "../../services/EventStore.js"
 import { PersonStore } from "../../services/PersonStore.js"
 import { RecordingStore } from "../../services/RecordingStore.js"
 import { csvCell, Format } from "../csv.js"
-import { PropertyFiltersParam } from "../propertyFiltersParam.js"
-import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
+import { Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { findPerson, Person, toWire } from "../wire/persons.js"
+import { findPerson, ListParams, Person, toWire } from "../wire/persons.js"
 import { isTrue, QueryFlag } from "../../schema/fields.js"
 
 // Persons are read and deleted here; they are created and changed only by capture ($set, $unset,
 // identify, alias), as in PostHog.
-
-const ListParams = PageParams.pipe(
-  Schema.extend(
-    Schema.Struct({
-      distinct_id: Schema.optional(
-        Schema.String.annotations({ description: "Only the person with this distinct id." })
-      ),
-      email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
-      search: Schema.optional(
-        Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })
-      ),
-      properties: Schema.optional(PropertyFiltersParam)
-    })
-  )
-)
 
 const PersonRef = Schema.Struct({ id: Schema.String })
 

@@ -3,7 +3,9 @@ import { isUuid } from "../../ingest/uuid.js"
 import { displayName, type Person as StoredPerson, sortDistinctIds } from "../../persons/model.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PersonStore } from "../../services/PersonStore.js"
+import { PageParams } from "../../domain/pagination.js"
 import { NotFound } from "../errors.js"
+import { PropertyFiltersParam } from "../propertyFiltersParam.js"
 
 // Persons as the API shows them, and found by the id in a path.
 
@@ -50,3 +52,19 @@ export const findPerson = (projectId: number, raw: string) =>
       onSome: Effect.succeed
     })
   })
+
+/** The persons list's filters (and page), as its query string has them: the list and persons exports take them. */
+export const ListParams = PageParams.pipe(
+  Schema.extend(
+    Schema.Struct({
+      distinct_id: Schema.optional(
+        Schema.String.annotations({ description: "Only the person with this distinct id." })
+      ),
+      email: Schema.optional(Schema.String.annotations({ description: "Only persons with this `email` property." })),
+      search: Schema.optional(
+        Schema.String.annotations({ description: "A distinct id, or part of an e-mail or name." })
+      ),
+      properties: Schema.optional(PropertyFiltersParam)
+    })
+  )
+)

@@ -1,5 +1,6 @@
 import { Effect, Layer } from "effect"
 import { ActionStore } from "../ActionStore.js"
+import { ExportStore } from "../ExportStore.js"
 import { AnnotationStore } from "../AnnotationStore.js"
 import { CohortStore } from "../CohortStore.js"
 import { EarlyAccessFeatureStore } from "../EarlyAccessFeatureStore.js"
@@ -44,6 +45,7 @@ import { makeMemoryAnnotations } from "./annotations.js"
 import { makeMemoryActions } from "./actions.js"
 import { makeMemoryExperiments } from "./experiments.js"
 import { ExperimentStore } from "../ExperimentStore.js"
+import { makeMemoryExports } from "./exports.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
 import { makeMemoryRecordings } from "./recordings.js"
 import { makeMemorySurveys } from "./surveys.js"
@@ -82,6 +84,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
           Layer.succeed(ActionStore, makeMemoryActions(journal)),
           Layer.succeed(ExperimentStore, makeMemoryExperiments(journal)),
+          Layer.succeed(ExportStore, makeMemoryExports(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),

@@ -1,0 +1,174 @@
+import { Effect } from "effect"
+import { isObject } from "../domain/json.js"
+import type { Project } from "../domain/models.js"
+import { InsightCompute } from "../insights/compute.js"
+import type { InsightPlan } from "../insights/plan.js"
+import type { QueryRunError } from "../queries/runner.js"
+import { QueryRunner } from "../queries/runner.js"
+import { placeholderValues, type ZedQLQueryNode } from "../queries/request.js"
+import { PersonStore, type PersonQuery } from "../services/PersonStore.js"
+import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
+import type { StorageError } from "../services/StorageError.js"
+import type { SelectLike } from "../zedql/ast.js"
+import * as Q from "../zedql/build.js"
+
+// Where an export's rows come from, a page at a time, so that no run holds more than a page: a
+// ZedQL query paged by LIMIT/OFFSET in its own order, an events table or persons list node paged
+// through its planner, the persons list (its filters as the list takes them), or an insight's
+// result (computed whole: an insight's result is a summary, small by nature).
+
+/** Rows read at a time. */
+export const EXPORT_PAGE = 10_000
+
+export type ExportSource =
+  | { readonly _tag: "ZedQL"; readonly node: ZedQLQueryNode; readonly tree: SelectLike }
+  | {
+      readonly _tag: "Planned"
+      /** The node's plan for one page. */
+      readonly plan: (limit: number, offset: number) => Effect.Effect<InsightPlan, QueryRunError>
+      /** Rows the node asks for in all (its own `limit`), and from where; every row when null. */
+      readonly limit: number | null
+      readonly offset: number
+    }
+  | { readonly _tag: "Persons"; readonly filters: Omit<PersonQuery, "limit" | "offset"> }
+  | { readonly _tag: "Insight"; readonly query: unknown }
+
+export interface RowPage {
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+}
+
+type Emit = (page: RowPage) => Effect.Effect<void, StorageError>
+
+const constantOf = (expr: unknown): number | null =>
+  isObject(expr) && expr["node"] === "Constant" && typeof expr["value"] === "number" ? expr["value"] : null
+
+/**
+ * One page of a statement: its own LIMIT/OFFSET replaced when they are plain numbers (the page
+ * stays within them), the statement read as a subquery otherwise.
+ */
+export const zedqlPage = (tree: SelectLike, limit: number, offset: number): SelectLike =>
+  tree.node === "SelectQuery" && (tree.limit == null || constantOf(tree.limit) !== null)
+    ? { ...tree, limit: Q.constant(limit), offset: Q.constant(offset) }
+    : {
+        node: "SelectQuery",
+        select: [Q.field("*")],
+        select_from: { node: "JoinExpr", table: tree },
+        limit: Q.constant(limit),
+        offset: Q.constant(offset)
+      }
+
+/** What a ZedQL statement asks for in all: its own LIMIT (a plain number) and OFFSET. */
+const ownRange = (tree: SelectLike) =>
+  tree.node === "SelectQuery"
+    ? { limit: constantOf(tree.limit), offset: constantOf(tree.offset) ?? 0 }
+    : { limit: null, offset: 0 }
+
+/**
+ * Pages from `offset` until `limit` rows (all when null) or a short page: `read(limit, offset)`
+ * gives one page.
+ */
+const paged = <E, R>(
+  range: { readonly limit: number | null; readonly offset: number },
+  read: (limit: number, offset: number) => Effect.Effect<RowPage, E, R>,
+  emit: Emit
+) =>
+  Effect.gen(function* () {
+    let done = 0
+    for (;;) {
+      const want = range.limit === null ? EXPORT_PAGE : Math.min(EXPORT_PAGE, range.limit - done)
+      const page = yield* read(want, range.offset + done)
+      yield* emit(page)
+      done += page.rows.length
+      if (page.rows.length < want || want === 0) return
+    }
+  })
+
+/** A person as a row: the list's fields, then each person property known to the project. */
+const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" }, emit: Emit) =>
+  Effect.gen(function* () {
+    const keys = (yield* (yield* PropertyDefinitions).list(project.id))
+      .filter((d) => d.owner === "person")
+      .map((d) => d.key)
+      .sort()
+    const columns = ["id", "distinct_ids", "created_at", "is_identified", ...keys.map((k) => `properties.${k}`)]
+    const persons = yield* PersonStore
+    yield* paged(
+      { limit: null, offset: 0 },
+      (limit, offset) =>
+        Effect.map(persons.list(project.id, { ...filters.filters, limit, offset }), ({ results }) => ({
+          columns,
+          rows: results.map((p) => [
+            p.uuid,
+            p.distinct_ids,
+            p.created_at.toISOString(),
+            p.is_identified,
+            ...keys.map((k) => p.properties[k] ?? null)
+          ])
+        })),
+      emit
+    )
+  })
+
+/**
+ * An insight's result as a table: a series a row (its label, then a value a date) for trends and
+ * other series results, the result's own columns for a table, one row per object otherwise.
+ */
+export const resultTable = (result: unknown, columns: ReadonlyArray<string> | null): RowPage => {
+  const items = Array.isArray(result) ? result : [result]
+  if (columns !== null && items.every(Array.isArray)) return { columns, rows: items as Array<Array<unknown>> }
+  const first = items.find(isObject)
+  if (first !== undefined && Array.isArray(first["data"]) && Array.isArray(first["labels"])) {
+    const labels = first["labels"] as ReadonlyArray<unknown>
+    return {
+      columns: ["series", ...labels.map(String)],
+      rows: items.map((item) => [
+        isObject(item) ? (item["label"] ?? null) : null,
+        ...(isObject(item) && Array.isArray(item["data"]) ? item["data"] : [])
+      ])
+    }
+  }
+  if (first !== undefined) {
+    const keys = [...new Set(items.filter(isObject).flatMap((item) => Object.keys(item)))]
+    return { columns: keys, rows: items.map((item) => keys.map((k) => (isObject(item) ? (item[k] ?? null) : null))) }
+  }
+  return { columns: ["result"], rows: items.map((item) => [item]) }
+}
+
+/** Reads the source's rows a page at a time, giving each to `emit`. */
+export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
+  Effect.gen(function* () {
+    const runner = yield* QueryRunner
+    switch (source._tag) {
+      case "ZedQL": {
+        const options = { values: placeholderValues(source.node), filters: source.node.filters ?? undefined }
+        return yield* paged(
+          ownRange(source.tree),
+          (limit, offset) => runner.table(project, zedqlPage(source.tree, limit, offset), options),
+          emit
+        )
+      }
+      case "Planned":
+        return yield* paged(
+          source,
+          (limit, offset) =>
+            Effect.gen(function* () {
+              const plan = yield* source.plan(limit, offset)
+              const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+              for (const query of plan.queries) results.push((yield* runner.table(project, query, plan)).rows)
+              const fields = plan.fields?.(results, [])
+              return {
+                columns: (fields?.["columns"] as ReadonlyArray<string> | undefined) ?? [],
+                rows: plan.shape(results) as ReadonlyArray<ReadonlyArray<unknown>>
+              }
+            }),
+          emit
+        )
+      case "Persons":
+        return yield* personRows(project, source, emit)
+      case "Insight": {
+        const computed = yield* (yield* InsightCompute).read(project, source.query, "blocking")
+        return yield* emit(resultTable(computed.result, computed.columns))
+      }
+    }
+  })
