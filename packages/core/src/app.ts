@@ -2,6 +2,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Layer } from "effect"
 import { SignInThrottle, SignInThrottleLive } from "./accounts/throttle.js"
+import { CohortCalculation, CohortCalculationLive } from "./flags/cohortCalculation.js"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
 import { FlagPersons, FlagPersonsLive } from "./flags/persons.js"
 import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
@@ -27,6 +28,7 @@ import { ZedConfig } from "./services/ZedConfig.js"
 /** Everything request handling runs with: storage, and the services built on it. */
 export type AppServices =
   | StorageServices
+  | CohortCalculation
   | Destinations
   | EventPipeline
   | FlagDefinitions
@@ -63,7 +65,9 @@ export const appLayer = (
         ProjectTokensLive,
         FlagDefinitionsLive,
         FlagQuotaLive,
-        Layer.mergeAll(InsightComputeLive, SurveyResponsesLive).pipe(Layer.provideMerge(QueryRunnerLive)),
+        Layer.mergeAll(InsightComputeLive, SurveyResponsesLive, CohortCalculationLive).pipe(
+          Layer.provideMerge(QueryRunnerLive)
+        ),
         PosthogJsLive,
         geoip
       )

@@ -1,25 +1,26 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { Cohort as Entity, newCohort } from "../../flags/cohortEntity.js"
-import { cohortMembers } from "../../flags/cohortMembers.js"
-import { filtersIn } from "../../flags/cohorts.js"
+import { BehaviouralFilter } from "../../flags/cohortBehaviour.js"
+import { CohortCalculation } from "../../flags/cohortCalculation.js"
+import { cohortMembers, isCalculated } from "../../flags/cohortMembers.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
 import { FLAG_OPERATORS } from "../../flags/properties.js"
 import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
-import { checkCohortReferences } from "../cohortReferences.js"
+import { checkCohortDefinition } from "../cohortReferences.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { type Page, PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { check, PathId } from "../../schema/fields.js"
 
-// Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
-// is), static ones listing persons.
+// Cohorts, usable in flag conditions, insights and ZedQL: dynamic ones defined by person properties
+// (matched when used) and by behaviour (calculated in the background), static ones listing persons.
 
 interface GroupInput {
   readonly type: "AND" | "OR"
-  readonly values: ReadonlyArray<GroupInput | Schema.Schema.Type<typeof CohortFilter>>
+  readonly values: ReadonlyArray<GroupInput | Schema.Schema.Type<typeof CohortFilter> | BehaviouralFilter>
 }
 
 const CohortFilter = Schema.Struct({
@@ -43,6 +44,7 @@ const Group: Schema.Schema<GroupInput> = Schema.Struct({
   values: Schema.Array(
     Schema.Union(
       Schema.suspend((): Schema.Schema<GroupInput> => Group),
+      BehaviouralFilter,
       CohortFilter
     )
   )
@@ -55,16 +57,28 @@ const Filters = Schema.Struct({ properties: Group }).annotations({
 const Cohort = Schema.Struct({
   ...Struct.pick(Entity.fields, "id", "name", "description"),
   filters: Schema.NullOr(Schema.Struct({ properties: Schema.Unknown })),
-  ...Struct.pick(Entity.fields, "is_static", "deleted", "version", "count"),
+  ...Struct.pick(Entity.fields, "is_static", "deleted", "version", "count", "is_calculating", "errors_calculating"),
+  last_calculation: Schema.NullOr(Schema.Date),
+  /** How far the running calculation is (0–1), when this process runs it. */
+  calculation_progress: Schema.NullOr(Schema.Number),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Cohort" })
 
 /** The response schema keeps the wire's fields of the stored cohort and drops the rest. */
-const wire = (cohort: StoredCohort): typeof Cohort.Type => ({
-  ...cohort,
-  filters: cohort.properties === null ? null : { properties: cohort.properties }
-})
+const wire = (cohort: StoredCohort) =>
+  Effect.map(
+    CohortCalculation,
+    (calculation): typeof Cohort.Type => ({
+      ...cohort,
+      filters: cohort.properties === null ? null : { properties: cohort.properties },
+      calculation_progress: cohort.is_calculating ? (calculation.progress(cohort.id) ?? null) : null
+    })
+  )
+
+/** A dynamic cohort's membership is calculated again after it, or a cohort it uses, changed. */
+const recalculate = (projectId: number, cohortId: number) =>
+  Effect.flatMap(CohortCalculation, (c) => c.request(projectId, cohortId))
 
 const Ref = Schema.Struct({ id: PathId })
 
@@ -94,7 +108,7 @@ const list = environmentRoute({
     Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* CohortStore).list(project.id, page)
-      return paginated(request.url, page, count, results.map(wire))
+      return paginated(request.url, page, count, yield* Effect.forEach(results, wire))
     })
 })
 
@@ -123,7 +137,7 @@ const create = environmentRoute({
           attr: "filters"
         })
       }
-      if (!is_static) yield* checkCohortReferences(project.id, filtersIn(body.filters!.properties), "filters")
+      if (!is_static) yield* checkCohortDefinition(project, undefined, body.filters!.properties)
       const cohort = yield* (yield* CohortStore).create(
         project.id,
         newCohort({
@@ -135,7 +149,8 @@ const create = environmentRoute({
         })
       )
       yield* invalidate(project.id)
-      return wire(cohort)
+      if (!is_static) yield* recalculate(project.id, cohort.id)
+      return yield* wire(cohort)
     })
 })
 
@@ -150,9 +165,12 @@ const retrieve = environmentRoute({
   handler: ({ params, project }) =>
     Effect.gen(function* () {
       const cohort = yield* find(project.id, params.id)
-      // A dynamic cohort's count is worked out on request (the list leaves it null: one scan per cohort).
-      const count = cohort.is_static ? cohort.count : (yield* membersOf(project, cohort, { limit: 0, offset: 0 })).count
-      return wire({ ...cohort, count })
+      // A cohort of person properties is counted now; the others as listed or last calculated.
+      const count =
+        cohort.is_static || isCalculated(cohort, yield* (yield* CohortStore).all(project.id))
+          ? cohort.count
+          : (yield* membersOf(project, cohort, { limit: 0, offset: 0 })).count
+      return yield* wire({ ...cohort, count })
     })
 })
 
@@ -180,8 +198,7 @@ const update = environmentRoute({
           attr: "filters"
         })
       }
-      if (body.filters !== undefined)
-        yield* checkCohortReferences(project.id, filtersIn(body.filters.properties), "filters")
+      if (body.filters !== undefined) yield* checkCohortDefinition(project, cohort.id, body.filters.properties)
       const updated = yield* (yield* CohortStore).update(project.id, params.id, {
         name: body.name,
         description: body.description,
@@ -189,7 +206,8 @@ const update = environmentRoute({
         deleted: body.deleted
       })
       yield* invalidate(project.id)
-      return wire(Option.getOrElse(updated, () => cohort))
+      yield* recalculate(project.id, cohort.id)
+      return yield* wire(Option.getOrElse(updated, () => cohort))
     })
 })
 
