@@ -109,7 +109,8 @@ export const cohortMembers = (projectId: number, cohort: StoredCohort, page: Pag
   Effect.gen(function* () {
     const store = yield* CohortStore
     if (cohort.is_static) return yield* store.persons(projectId, cohort.id, page)
-    if (isCalculated(cohort, yield* store.all(projectId))) return yield* store.calculatedPersons(projectId, cohort.id, page)
+    if (isCalculated(cohort, yield* store.all(projectId)))
+      return yield* store.calculatedPersons(projectId, cohort.id, page)
     return yield* propertyCohortMembers(projectId, cohort.id, page, options)
   })
 

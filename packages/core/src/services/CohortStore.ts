@@ -48,7 +48,11 @@ export class CohortStore extends Context.Tag("@zed/core/CohortStore")<
      * Dynamic cohorts of any project due a calculation: never calculated or last calculated before
      * `before`, and not being calculated (or left calculating since before `stuckBefore`), oldest first.
      */
-    readonly due: (before: Date, stuckBefore: Date, limit: number) => Effect.Effect<ReadonlyArray<CohortRef>, StorageError>
+    readonly due: (
+      before: Date,
+      stuckBefore: Date,
+      limit: number
+    ) => Effect.Effect<ReadonlyArray<CohortRef>, StorageError>
     /**
      * Marks a calculation started unless one is running (since `stuckBefore` or later): the version the
      * new membership is written as, none when another is running.
@@ -72,6 +76,10 @@ export class CohortStore extends Context.Tag("@zed/core/CohortStore")<
       at: Date
     ) => Effect.Effect<void, StorageError>
     /** A calculation failed: the membership before stays, the failure is counted. */
-    readonly failCalculation: (projectId: number, cohortId: number, version: number) => Effect.Effect<void, StorageError>
+    readonly failCalculation: (
+      projectId: number,
+      cohortId: number,
+      version: number
+    ) => Effect.Effect<void, StorageError>
   }
 >() {}

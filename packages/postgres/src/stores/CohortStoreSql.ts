@@ -104,11 +104,13 @@ export const CohortStoreSql = Layer.effect(
           RETURNING coalesce(calculated_version, 0) + 1 AS version`).pipe(
           Effect.map(Arr.head),
           // An abandoned calculation may have left rows under the same version.
-          Effect.tap(Option.match({
-            onNone: () => Effect.void,
-            onSome: ({ version }) =>
-              orStorageError(sql`DELETE FROM cohort_members WHERE cohort_id = ${cohortId} AND version = ${version}`)
-          })),
+          Effect.tap(
+            Option.match({
+              onNone: () => Effect.void,
+              onSome: ({ version }) =>
+                orStorageError(sql`DELETE FROM cohort_members WHERE cohort_id = ${cohortId} AND version = ${version}`)
+            })
+          ),
           Effect.map(Option.map((r) => r.version))
         ),
       addCalculated: (cohortId, version, personIds) =>

@@ -67,14 +67,11 @@ const Cohort = Schema.Struct({
 
 /** The response schema keeps the wire's fields of the stored cohort and drops the rest. */
 const wire = (cohort: StoredCohort) =>
-  Effect.map(
-    CohortCalculation,
-    (calculation): typeof Cohort.Type => ({
-      ...cohort,
-      filters: cohort.properties === null ? null : { properties: cohort.properties },
-      calculation_progress: cohort.is_calculating ? (calculation.progress(cohort.id) ?? null) : null
-    })
-  )
+  Effect.map(CohortCalculation, (calculation): typeof Cohort.Type => ({
+    ...cohort,
+    filters: cohort.properties === null ? null : { properties: cohort.properties },
+    calculation_progress: cohort.is_calculating ? (calculation.progress(cohort.id) ?? null) : null
+  }))
 
 /** A dynamic cohort's membership is calculated again after it, or a cohort it uses, changed. */
 const recalculate = (projectId: number, cohortId: number) =>
