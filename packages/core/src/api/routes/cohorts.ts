@@ -9,6 +9,10 @@ import { FLAG_OPERATORS } from "../../flags/properties.js"
 import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
 import { checkCohortDefinition } from "../cohortReferences.js"
+import { actorsPersons, csvPersons } from "../../flags/staticCohortSources.js"
+import { ActorsQueryNode, InsightActorsQueryNode } from "../../queries/actorsQuery.js"
+import type { ActorsNode } from "../../queries/request.js"
+import type { Project } from "../../domain/models.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { type Page, PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
@@ -79,6 +83,39 @@ const recalculate = (projectId: number, cohortId: number) =>
 
 const Ref = Schema.Struct({ id: PathId })
 
+/** `true`/`false` as a multipart form sends them. */
+const FormBoolean = Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {
+  strict: true,
+  decode: (text) => text === "true",
+  encode: (flag) => (flag ? "true" : "false")
+})
+
+const Csv = Schema.String.annotations({
+  description:
+    "CSV of the persons to list: a column headed `distinct_id`, `email` or `person_id`, or else distinct ids in the first column."
+})
+
+/** The uuids of the persons a CSV or a persons query names; a query that cannot be answered is the sender's mistake. */
+const personsFrom = (
+  project: Project,
+  body: { readonly csv?: string | undefined; readonly query?: ActorsNode | undefined }
+) =>
+  body.csv !== undefined
+    ? csvPersons(project.id, body.csv)
+    : body.query !== undefined
+      ? actorsPersons(project, body.query).pipe(
+          Effect.catchIf(
+            (error) => error._tag !== "StorageError",
+            (error) =>
+              new ValidationError({
+                code: "invalid_input",
+                detail: "detail" in error ? String(error.detail) : error.message,
+                attr: "query"
+              })
+          )
+        )
+      : Effect.succeed([] as ReadonlyArray<string>)
+
 const find = (projectId: number, id: number) =>
   Effect.flatMap(
     Effect.flatMap(CohortStore, (s) => s.get(projectId, id)),
@@ -114,19 +151,35 @@ const create = environmentRoute({
   path: "/cohorts",
   tag: "cohorts",
   summary: "Create a cohort",
-  description: "Dynamic (`filters` of person properties) or static (`is_static: true`, members added afterwards).",
+  description:
+    "Dynamic (`filters` of person properties and behaviour) or static (`is_static: true`): its persons from a CSV (the multipart field `csv`, or `csv` text), from a persons query (`query`), or added afterwards.",
   scope: "cohort:write",
   body: Schema.Struct({
     name: Schema.String,
     description: Schema.optional(Schema.String),
     filters: Schema.optional(Filters),
-    is_static: Schema.optional(Schema.Boolean)
+    is_static: Schema.optional(Schema.Union(Schema.Boolean, FormBoolean)),
+    csv: Schema.optional(Csv),
+    query: Schema.optional(
+      Schema.Union(ActorsQueryNode, InsightActorsQueryNode).annotations({
+        description: "Save as cohort: the persons of an ActorsQuery or InsightActorsQuery, listed in a static cohort."
+      })
+    )
   }).annotations({ identifier: "CohortCreate" }),
   response: Cohort,
   status: 201,
   handler: ({ body, principal, project }) =>
     Effect.gen(function* () {
-      const is_static = body.is_static ?? false
+      const listing = body.csv !== undefined || body.query !== undefined
+      const is_static = body.is_static ?? listing
+      if (!is_static && listing) {
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "Only a static cohort lists persons from a CSV or a query.",
+          attr: body.csv !== undefined ? "csv" : "query"
+        })
+      }
+      const listed = yield* personsFrom(project, body)
       if (!is_static && body.filters === undefined) {
         return yield* new ValidationError({
           code: "required",
@@ -145,9 +198,10 @@ const create = environmentRoute({
           created_by: principal.user.id
         })
       )
+      if (listed.length > 0) yield* (yield* CohortStore).addPersons(project.id, cohort.id, listed)
       yield* invalidate(project.id)
       if (!is_static) yield* recalculate(project.id, cohort.id)
-      return yield* wire(cohort)
+      return yield* wire(listed.length > 0 ? yield* find(project.id, cohort.id) : cohort)
     })
 })
 
@@ -182,7 +236,8 @@ const update = environmentRoute({
     name: Schema.optional(Schema.String),
     description: Schema.optional(Schema.String),
     filters: Schema.optional(Filters),
-    deleted: Schema.optional(Schema.Boolean)
+    deleted: Schema.optional(Schema.Boolean),
+    csv: Schema.optional(Csv)
   }).annotations({ identifier: "CohortUpdate" }),
   response: Cohort,
   handler: ({ body, params, project }) =>
@@ -195,7 +250,16 @@ const update = environmentRoute({
           attr: "filters"
         })
       }
+      if (!cohort.is_static && body.csv !== undefined) {
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "Only a static cohort lists persons from a CSV.",
+          attr: "csv"
+        })
+      }
       if (body.filters !== undefined) yield* checkCohortDefinition(project, cohort.id, body.filters.properties)
+      const listed = yield* personsFrom(project, body)
+      if (listed.length > 0) yield* (yield* CohortStore).addPersons(project.id, cohort.id, listed)
       const updated = yield* (yield* CohortStore).update(project.id, params.id, {
         name: body.name,
         description: body.description,
@@ -204,7 +268,9 @@ const update = environmentRoute({
       })
       yield* invalidate(project.id)
       yield* recalculate(project.id, cohort.id)
-      return yield* wire(Option.getOrElse(updated, () => cohort))
+      return yield* wire(
+        listed.length > 0 ? yield* find(project.id, cohort.id) : Option.getOrElse(updated, () => cohort)
+      )
     })
 })
 
