@@ -214,6 +214,27 @@ describe.each(["pglite", "postgres", "chdb"])("%s behavioural cohorts", (name) =
     )
   })
 
+  it("filters a trend by a behavioural cohort", async () => {
+    const made = await send("POST", "/insights/", {
+      name: "Buys of recent buyers",
+      query: {
+        kind: "InsightVizNode",
+        source: {
+          kind: "TrendsQuery",
+          series: [{ kind: "EventsNode", event: "buy" }],
+          dateRange: { date_from: "-60d" },
+          properties: [{ key: "id", type: "cohort", value: ids.nested }]
+        }
+      }
+    })
+    expect(made.status, made.text).toBe(201)
+    const res = await send("GET", `/insights/${made.json.id}/?refresh=blocking`)
+    expect(res.status, res.text).toBe(200)
+    const buys = PEOPLE.filter(nested).reduce((sum, p) => sum + p.buys.length, 0)
+    expect(buys).toBeGreaterThan(0)
+    expect(res.json.result[0].count).toBe(buys)
+  })
+
   it("enables a flag on a behavioural cohort for its calculated members", async () => {
     const flag = await send("POST", "/feature_flags/", {
       key: "nested-cohort",

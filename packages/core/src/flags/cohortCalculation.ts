@@ -84,7 +84,7 @@ export const CohortCalculationLive = Layer.scoped(
               cohorts,
               options,
               (person) => (filter) => did.get(behaviourKey(filter))?.has(person.uuid) ?? false,
-              (persons, members) =>
+              (batch, members) =>
                 Effect.zipRight(
                   store.addCalculated(
                     id,
@@ -92,7 +92,7 @@ export const CohortCalculationLive = Layer.scoped(
                     members.map((p) => p.id)
                   ),
                   Effect.sync(() => {
-                    seen += persons.length
+                    seen += batch.length
                     progress.set(id, total === 0 ? 0 : Math.min(1, seen / total))
                   })
                 )
@@ -101,9 +101,10 @@ export const CohortCalculationLive = Layer.scoped(
           )
           yield* store.finishCalculation(projectId, id, version, at)
         }).pipe(
-          Effect.tapErrorCause((cause) =>
+          // (Stopped by a shutdown, it stays marked running until taken as abandoned.)
+          Effect.tapError((error) =>
             Effect.zipRight(
-              Effect.logWarning("cohort calculation failed", { cohort: id }, cause),
+              Effect.logWarning("cohort calculation failed", { cohort: id, error }),
               store.failCalculation(projectId, id, version)
             )
           ),
@@ -114,12 +115,11 @@ export const CohortCalculationLive = Layer.scoped(
     // The worker: one cohort at a time; a failure is counted on the cohort and the next one goes on.
     yield* Effect.forkScoped(
       Effect.forever(
-        Effect.flatMap(queue.take, (ref) =>
-          Effect.ensuring(
-            Effect.ignore(calculate(ref)),
-            Effect.sync(() => queued.delete(ref.id))
-          )
-        )
+        Effect.flatMap(queue.take, (ref) => {
+          // Taken off first: a change made while it is calculated queues it again.
+          queued.delete(ref.id)
+          return Effect.ignore(calculate(ref))
+        })
       )
     )
     // Cohorts due again (or never calculated, such as those made before this process started).
