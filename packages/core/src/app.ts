@@ -2,6 +2,7 @@
 import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
 import { Layer } from "effect"
 import { SignInThrottle, SignInThrottleLive } from "./accounts/throttle.js"
+import { CohortCalculation, CohortCalculationLive } from "./flags/cohortCalculation.js"
 import { FlagDefinitions, FlagDefinitionsLive } from "./flags/definitions.js"
 import { FlagPersons, FlagPersonsLive } from "./flags/persons.js"
 import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
@@ -28,6 +29,7 @@ import { ZedConfig } from "./services/ZedConfig.js"
 /** Everything request handling runs with: storage, and the services built on it. */
 export type AppServices =
   | StorageServices
+  | CohortCalculation
   | Destinations
   | EventPipeline
   | ExportRunner
@@ -66,7 +68,7 @@ export const appLayer = (
         FlagDefinitionsLive,
         FlagQuotaLive,
         ExportRunnerLive.pipe(
-          Layer.provideMerge(Layer.mergeAll(InsightComputeLive, SurveyResponsesLive)),
+          Layer.provideMerge(Layer.mergeAll(InsightComputeLive, SurveyResponsesLive, CohortCalculationLive)),
           Layer.provideMerge(QueryRunnerLive)
         ),
         PosthogJsLive,

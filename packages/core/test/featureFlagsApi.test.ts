@@ -274,7 +274,7 @@ describe("cohorts", () => {
         type: "validation_error",
         code: "invalid_input",
         detail,
-        attr: "filters"
+        attr: "filters__properties__values__0__values__0__value"
       })
       expect((await patch(`/api/projects/1/cohorts/${theirs.json.id}/`, { filters: nested(value) })).status).toBe(404)
       expect(
@@ -290,7 +290,7 @@ describe("cohorts", () => {
     expect(referring.status).toBe(201)
     expect(
       (await patch(`/api/projects/1/cohorts/${referring.json.id}/`, { filters: nested(theirs.json.id) })).json
-    ).toMatchObject({ attr: "filters" })
+    ).toMatchObject({ attr: "filters__properties__values__0__values__0__value" })
     expect((await call(zed, `/api/projects/1/cohorts/${referring.json.id}/`)).json.filters).toEqual(
       nested(ours.json.id)
     )

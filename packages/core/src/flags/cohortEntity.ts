@@ -27,8 +27,13 @@ export const Cohort = Schema.Struct({
   version: Schema.Int,
   created_at: Schema.DateFromSelf,
   updated_at: Schema.DateFromSelf,
-  /** Members of a static cohort; null for dynamic ones (computed when evaluated). */
-  count: Schema.NullOr(Schema.Int)
+  /** Members of a static cohort, or of a dynamic one when last calculated (null before). */
+  count: Schema.NullOr(Schema.Int),
+  /** When a dynamic cohort's membership was last calculated (the calculation's start). */
+  last_calculation: Schema.NullOr(Schema.DateFromSelf),
+  is_calculating: Schema.Boolean,
+  /** Calculations that failed since the last that did not. */
+  errors_calculating: Schema.Int
 })
 export type StoredCohort = typeof Cohort.Type
 

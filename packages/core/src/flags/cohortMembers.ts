@@ -3,67 +3,28 @@ import type { Page } from "../domain/pagination.js"
 import type { Person } from "../persons/model.js"
 import { CohortStore, type StoredCohort } from "../services/CohortStore.js"
 import { PersonStore } from "../services/PersonStore.js"
-import { CohortMatcher, referencedCohorts } from "./cohorts.js"
-import type { FlagPropertyFilter } from "./model.js"
+import { behaviouralCohorts, CohortMatcher, referencedCohorts } from "./cohorts.js"
+import type { CohortDefinition, FlagPropertyFilter } from "./model.js"
 
-// A dynamic cohort's members now: the project's persons that flag evaluation would place in it
+// Who is in a cohort. A static cohort lists its persons; a behavioural one (needing events, directly
+// or through nested cohorts) has the membership last calculated (cohortCalculation.ts); a cohort of
+// person properties has the project's persons that flag evaluation would place in it now
 // (CohortMatcher on their stored properties and static memberships), so this list and a flag's cohort
-// condition never disagree. It scans the project's persons, newest first.
+// condition never disagree. Scans go through the project's persons a batch at a time, newest first.
 
 const BATCH = 1_000
 
 /** Pages through a store listing until a page comes back short. */
-const everyRow = <A, E, R>(
+const everyPage = <A, E, R, E2, R2>(
   read: (page: Page) => Effect.Effect<{ readonly results: ReadonlyArray<A> }, E, R>,
-  each: (row: A) => void
-): Effect.Effect<void, E, R> =>
+  each: (rows: ReadonlyArray<A>) => Effect.Effect<void, E2, R2>
+): Effect.Effect<void, E | E2, R | R2> =>
   Effect.iterate(0, {
     while: (offset) => offset >= 0,
     body: (offset) =>
-      Effect.map(read({ limit: BATCH, offset }), ({ results }) => {
-        results.forEach(each)
-        return results.length < BATCH ? -1 : offset + BATCH
-      })
-  })
-
-const dynamicCohortMembers = (
-  projectId: number,
-  cohortId: number,
-  page: Page,
-  options: { readonly timezone: string; readonly now: Date }
-) =>
-  Effect.gen(function* () {
-    const cohortStore = yield* CohortStore
-    const personStore = yield* PersonStore
-    const cohorts = new Map((yield* cohortStore.all(projectId)).map((c) => [c.id, c]))
-    const filter: FlagPropertyFilter = { key: "id", type: "cohort", value: cohortId }
-    // Person id → the static cohorts (of those this one uses) that list them.
-    const staticOf = new Map<number, Set<number>>()
-    for (const id of referencedCohorts([filter], cohorts)) {
-      if (cohorts.get(id)?.is_static !== true) continue
-      yield* everyRow(
-        (p) => cohortStore.persons(projectId, id, p),
-        (person) => staticOf.set(person.id, (staticOf.get(person.id) ?? new Set()).add(id))
+      Effect.flatMap(read({ limit: BATCH, offset }), ({ results }) =>
+        Effect.as(each(results), results.length < BATCH ? -1 : offset + BATCH)
       )
-    }
-    const none = new Set<number>()
-    let count = 0
-    const results: Array<Person> = []
-    yield* everyRow(
-      (p) => personStore.list(projectId, { properties: [], ...p }),
-      (person) => {
-        const matcher = new CohortMatcher({
-          cohorts,
-          staticCohorts: staticOf.get(person.id) ?? none,
-          personProperties: person.properties,
-          options
-        })
-        if (!matcher.matchFilter(filter)) return
-        if (count >= page.offset && results.length < page.limit) results.push(person)
-        count++
-      }
-    )
-    return { count, results }
   })
 
 interface Evaluation {
@@ -71,11 +32,87 @@ interface Evaluation {
   readonly now: Date
 }
 
-/** Who is in the cohort now: a static one's listed persons, a dynamic one's matching persons. */
+/** The project's cohorts by id, as cohort matching reads them. */
+export const cohortMap = (cohorts: ReadonlyArray<StoredCohort>): ReadonlyMap<number, CohortDefinition> =>
+  new Map(cohorts.map((c) => [c.id, c]))
+
+/**
+ * Each page of the project's persons with those of them in the cohort by its definition. Static
+ * cohorts it uses are read as listed; `performed` answers behavioural filters (when calculating).
+ */
+export const matchPersons = <E, R>(
+  projectId: number,
+  cohortId: number,
+  cohorts: ReadonlyMap<number, CohortDefinition>,
+  options: Evaluation,
+  performed: ((person: Person) => (filter: FlagPropertyFilter) => boolean) | undefined,
+  each: (persons: ReadonlyArray<Person>, members: ReadonlyArray<Person>) => Effect.Effect<void, E, R>
+) =>
+  Effect.gen(function* () {
+    const cohortStore = yield* CohortStore
+    const personStore = yield* PersonStore
+    const filter: FlagPropertyFilter = { key: "id", type: "cohort", value: cohortId }
+    // Person id → the listed cohorts (of those this one uses) that hold them: static ones, and when
+    // not calculating, behavioural ones as calculated.
+    const listedOf = new Map<number, Set<number>>()
+    const behavioural = behaviouralCohorts(cohorts)
+    for (const id of referencedCohorts([filter], cohorts)) {
+      const isStatic = cohorts.get(id)?.is_static === true
+      if (!isStatic && (performed !== undefined || !behavioural.has(id))) continue
+      yield* everyPage(
+        (p) => (isStatic ? cohortStore.persons(projectId, id, p) : cohortStore.calculatedPersons(projectId, id, p)),
+        (persons) =>
+          Effect.sync(() => persons.forEach((p) => listedOf.set(p.id, (listedOf.get(p.id) ?? new Set()).add(id))))
+      )
+    }
+    const none = new Set<number>()
+    yield* everyPage(
+      (p) => personStore.list(projectId, { properties: [], ...p }),
+      (persons) =>
+        each(
+          persons,
+          persons.filter((person) =>
+            new CohortMatcher({
+              cohorts,
+              staticCohorts: listedOf.get(person.id) ?? none,
+              personProperties: person.properties,
+              options,
+              performed: performed?.(person)
+            }).matchFilter(filter)
+          )
+        )
+    )
+  })
+
+const propertyCohortMembers = (projectId: number, cohortId: number, page: Page, options: Evaluation) =>
+  Effect.gen(function* () {
+    const cohorts = cohortMap(yield* (yield* CohortStore).all(projectId))
+    let count = 0
+    const results: Array<Person> = []
+    yield* matchPersons(projectId, cohortId, cohorts, options, undefined, (_, members) =>
+      Effect.sync(() => {
+        for (const person of members) {
+          if (count >= page.offset && results.length < page.limit) results.push(person)
+          count++
+        }
+      })
+    )
+    return { count, results }
+  })
+
+/** Whether the cohort's membership is calculated rather than matched on request. */
+export const isCalculated = (cohort: StoredCohort, all: ReadonlyArray<StoredCohort>) =>
+  !cohort.is_static && behaviouralCohorts(cohortMap(all)).has(cohort.id)
+
+/** Who is in the cohort now: listed, calculated or matched (see above). */
 export const cohortMembers = (projectId: number, cohort: StoredCohort, page: Page, options: Evaluation) =>
-  cohort.is_static
-    ? Effect.flatMap(CohortStore, (s) => s.persons(projectId, cohort.id, page))
-    : dynamicCohortMembers(projectId, cohort.id, page, options)
+  Effect.gen(function* () {
+    const store = yield* CohortStore
+    if (cohort.is_static) return yield* store.persons(projectId, cohort.id, page)
+    if (isCalculated(cohort, yield* store.all(projectId)))
+      return yield* store.calculatedPersons(projectId, cohort.id, page)
+    return yield* propertyCohortMembers(projectId, cohort.id, page, options)
+  })
 
 const EVERYONE: Page = { limit: Number.MAX_SAFE_INTEGER, offset: 0 }
 

@@ -10,6 +10,12 @@ export interface CohortInputs {
   readonly staticCohorts: ReadonlySet<number>
   readonly personProperties: Readonly<Record<string, unknown>>
   readonly options: MatchOptions
+  /**
+   * Whether the person did what a behavioural filter asks (worked out from events beforehand), when
+   * a cohort's membership is being calculated. Without it, a cohort using behaviour (directly or
+   * through nested cohorts) is answered from its calculated membership, given in `staticCohorts`.
+   */
+  readonly performed?: ((filter: FlagPropertyFilter) => boolean) | undefined
 }
 
 /** Thrown while resolving a cohort that (transitively) contains itself. */
@@ -59,7 +65,10 @@ export class CohortMatcher {
     const cohort = this.inputs.cohorts.get(id)
     // Static membership is known even when the definition was not loaded.
     let member = this.inputs.staticCohorts.has(id)
-    if (!member && cohort?.is_static !== true && cohort?.properties != null) {
+    const listed =
+      cohort?.is_static === true ||
+      (this.inputs.performed === undefined && behaviouralCohorts(this.inputs.cohorts).has(id))
+    if (!member && !listed && cohort?.properties != null) {
       this.resolving.add(id)
       try {
         member = this.matchGroup(cohort.properties)
@@ -95,14 +104,15 @@ export class CohortMatcher {
   }
 
   private matchCohortFilter(filter: FlagPropertyFilter): boolean {
-    // The service matches cohort contents with property matching only: flag filters there and
-    // behavioural filters never match.
+    // Flag filters inside cohorts never match; behavioural ones only while calculating membership.
     const matched =
       filter.type === "cohort"
         ? this.membershipFilter(filter)
-        : filter.type === "flag" || filter.type === "behavioral"
-          ? false
-          : matchProperty(filter, this.inputs.personProperties, this.inputs.options)
+        : filter.type === "behavioral"
+          ? (this.inputs.performed?.(filter) ?? false)
+          : filter.type === "flag"
+            ? false
+            : matchProperty(filter, this.inputs.personProperties, this.inputs.options)
     return filter.negation === true ? !matched : matched
   }
 }
@@ -127,5 +137,33 @@ export const referencedCohorts = (
   }
   const visitGroup = (group: PropertyGroup): void => filtersIn(group).forEach(visitFilter)
   for (const filter of filters) visitFilter(filter)
+  return found
+}
+
+const behavioural = new WeakMap<ReadonlyMap<number, CohortDefinition>, ReadonlySet<number>>()
+
+/**
+ * The dynamic cohorts whose membership needs events: those with a behavioural filter, directly or
+ * through the cohorts they nest. Their membership is calculated and stored rather than matched
+ * per request. Worked out once per map of cohorts.
+ */
+export const behaviouralCohorts = (cohorts: ReadonlyMap<number, CohortDefinition>): ReadonlySet<number> => {
+  let found = behavioural.get(cohorts)
+  if (found === undefined) {
+    const direct = (id: number) => {
+      const properties = cohorts.get(id)?.properties
+      return cohorts.get(id)?.is_static !== true && properties != null
+        ? filtersIn(properties).some((f) => f.type === "behavioral")
+        : false
+    }
+    found = new Set(
+      [...cohorts.keys()].filter(
+        (id) =>
+          cohorts.get(id)?.is_static !== true &&
+          [...referencedCohorts([{ key: "id", type: "cohort", value: id }], cohorts)].some(direct)
+      )
+    )
+    behavioural.set(cohorts, found)
+  }
   return found
 }

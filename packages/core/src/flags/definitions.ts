@@ -8,7 +8,7 @@ import { GroupStore } from "../services/GroupStore.js"
 import { SurveyStore } from "../services/SurveyStore.js"
 import type { SurveyDates } from "../surveys/schedule.js"
 import type { StorageError } from "../services/StorageError.js"
-import { referencedCohorts } from "./cohorts.js"
+import { behaviouralCohorts, referencedCohorts } from "./cohorts.js"
 import type { CohortDefinition, FlagCondition } from "./model.js"
 
 /** A project's flags and what evaluating them needs, read once and kept in memory. */
@@ -21,7 +21,10 @@ export interface FlagSnapshot {
   readonly groupTypeIndex: ReadonlyMap<string, number>
   /** Live flags by key. */
   readonly byKey: ReadonlyMap<string, StoredFlag>
-  /** Static cohorts the flags refer to, directly or through other cohorts: their membership is read per request. */
+  /**
+   * Static and behavioural cohorts the flags refer to, directly or through other cohorts: their
+   * (listed or calculated) membership is read per request.
+   */
   readonly staticCohortIds: ReadonlyArray<number>
   /** Active flags with experience continuity: they need the person's hash key overrides. */
   readonly continuityKeys: ReadonlyArray<string>
@@ -69,7 +72,9 @@ export const snapshotOf = (
     groupTypes,
     groupTypeIndex: new Map([...groupTypes].map(([index, name]) => [name, index])),
     byKey: new Map(flags.map((f) => [f.key, f])),
-    staticCohortIds: [...referenced].filter((id) => cohorts.get(id)?.is_static === true),
+    staticCohortIds: [...referenced].filter(
+      (id) => cohorts.get(id)?.is_static === true || behaviouralCohorts(cohorts).has(id)
+    ),
     continuityKeys: flags.filter((f) => f.active && f.ensure_experience_continuity).map((f) => f.key),
     hasActiveFlags: flags.some((f) => f.active),
     surveys

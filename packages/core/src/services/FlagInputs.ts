@@ -5,7 +5,7 @@ export interface FlagInputsQuery {
   readonly distinctId: string
   /** Groups the request names, by type index. */
   readonly groups: ReadonlyArray<{ readonly index: number; readonly key: string }>
-  /** Static cohorts the flags refer to: is the person in them? */
+  /** Static and behavioural cohorts the flags refer to: is the person listed in, or calculated into, them? */
   readonly staticCohortIds: ReadonlyArray<number>
   /**
    * Experience continuity: for these flag keys, persons of `distinctId` and `anonDistinctId` that

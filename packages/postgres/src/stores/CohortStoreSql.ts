@@ -8,12 +8,16 @@ import { orStorageError } from "./sqlErrors.js"
 type Row = Omit<StoredCohort, "properties"> & { readonly filters: { readonly properties?: PropertyGroup } | null }
 
 // The columns are the entity's fields. Properties are kept as PostHog keeps cohorts,
-// `filters: {properties: <group>}`; a static cohort's count is its members'.
+// `filters: {properties: <group>}`; a static cohort's count is its members', a dynamic one's that of
+// its calculated membership (cohort_members at the cohort's calculated_version).
 const column = (field: string) => (field === "properties" ? "filters" : field)
 const selected = (field: string) =>
   field === "count"
-    ? "CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id) END AS count"
+    ? `CASE WHEN c.is_static THEN (SELECT count(*)::int FROM cohort_people m WHERE m.cohort_id = c.id)
+      WHEN c.calculated_version IS NOT NULL THEN (SELECT count(*)::int FROM cohort_members m
+        WHERE m.cohort_id = c.id AND m.version = c.calculated_version) END AS count`
     : `c.${column(field)}`
+
 const COLUMNS = Object.keys(Cohort.fields).map(selected).join(", ")
 const INSERTED = Object.keys(CohortInsert.fields)
 
@@ -73,6 +77,69 @@ export const CohortStoreSql = Layer.effect(
                 JOIN persons p ON p.project_id = ${projectId} AND p.uuid = wanted.uuid
                 ON CONFLICT DO NOTHING RETURNING 1
               ) SELECT count(*)::int AS added FROM added`).pipe(Effect.map((rows) => rows[0]!.added)),
+      calculatedPersons: (projectId, cohortId, page) =>
+        orStorageError(
+          Effect.all([
+            sql<PersonRow>`SELECT ${sql.literal(personColumns)} FROM cohorts c
+            JOIN cohort_members m ON m.cohort_id = c.id AND m.version = c.calculated_version
+            JOIN persons p ON p.id = m.person_id
+            WHERE c.id = ${cohortId} AND c.project_id = ${projectId}
+            ORDER BY p.id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+            sql<{ total: number }>`SELECT count(*)::int AS total FROM cohorts c
+            JOIN cohort_members m ON m.cohort_id = c.id AND m.version = c.calculated_version
+            WHERE c.id = ${cohortId} AND c.project_id = ${projectId}`
+          ])
+        ).pipe(Effect.map(([rows, [count]]) => ({ count: count!.total, results: rows.map(toPerson) }))),
+      due: (before, stuckBefore, limit) =>
+        orStorageError(sql<{ project_id: number; id: number }>`
+          SELECT project_id, id FROM cohorts
+          WHERE NOT deleted AND NOT is_static AND (last_calculation IS NULL OR last_calculation < ${before})
+            AND (NOT is_calculating OR calculation_started_at < ${stuckBefore})
+          ORDER BY last_calculation NULLS FIRST, id LIMIT ${limit}`),
+      startCalculation: (projectId, cohortId, stuckBefore) =>
+        orStorageError(sql<{ version: number }>`
+          UPDATE cohorts SET is_calculating = true, calculation_started_at = now()
+          WHERE project_id = ${projectId} AND id = ${cohortId} AND NOT deleted
+            AND (NOT is_calculating OR calculation_started_at < ${stuckBefore})
+          RETURNING coalesce(calculated_version, 0) + 1 AS version`).pipe(
+          Effect.map(Arr.head),
+          // An abandoned calculation may have left rows under the same version.
+          Effect.tap(
+            Option.match({
+              onNone: () => Effect.void,
+              onSome: ({ version }) =>
+                orStorageError(sql`DELETE FROM cohort_members WHERE cohort_id = ${cohortId} AND version = ${version}`)
+            })
+          ),
+          Effect.map(Option.map((r) => r.version))
+        ),
+      addCalculated: (cohortId, version, personIds) =>
+        personIds.length === 0
+          ? Effect.void
+          : orStorageError(sql`
+              INSERT INTO cohort_members (cohort_id, version, person_id)
+              SELECT ${cohortId}, ${version}, id FROM unnest(${personIds}::bigint[]) AS p(id)
+              ON CONFLICT DO NOTHING`).pipe(Effect.asVoid),
+      finishCalculation: (projectId, cohortId, version, at) =>
+        orStorageError(
+          sql.withTransaction(
+            Effect.zipRight(
+              sql`UPDATE cohorts SET calculated_version = ${version}, last_calculation = ${at},
+                is_calculating = false, errors_calculating = 0
+                WHERE project_id = ${projectId} AND id = ${cohortId}`,
+              sql`DELETE FROM cohort_members WHERE cohort_id = ${cohortId} AND version <> ${version}`
+            )
+          )
+        ).pipe(Effect.asVoid),
+      failCalculation: (projectId, cohortId, version) =>
+        orStorageError(
+          Effect.zipRight(
+            sql`UPDATE cohorts SET is_calculating = false, errors_calculating = errors_calculating + 1
+              WHERE project_id = ${projectId} AND id = ${cohortId}`,
+            sql`DELETE FROM cohort_members m USING cohorts c WHERE m.cohort_id = ${cohortId} AND c.id = m.cohort_id
+              AND m.version = ${version} AND c.calculated_version IS DISTINCT FROM ${version}`
+          )
+        ).pipe(Effect.asVoid),
       persons: (projectId, cohortId, page) =>
         orStorageError(
           Effect.all([

@@ -12,7 +12,7 @@ interface Row {
 
 /**
  * Everything flag evaluation reads about a person, in one statement: the person's properties, the
- * requested groups', static cohort memberships, and hash key overrides (writing the missing ones
+ * requested groups', static and calculated cohort memberships, and hash key overrides (writing the missing ones
  * for experience continuity first, in a data-modifying CTE whose rows the SELECT reads back).
  */
 export const FlagInputsSql = Layer.effect(
@@ -43,6 +43,10 @@ export const FlagInputsSql = Layer.effect(
           UNION ALL
           SELECT 'cohort', m.cohort_id::text, NULL, NULL FROM cohort_people m JOIN me ON m.person_id = me.id
           WHERE m.cohort_id = ANY(${query.staticCohortIds}::int[])
+          UNION ALL
+          SELECT 'cohort', m.cohort_id::text, NULL, NULL FROM cohorts c
+          JOIN cohort_members m ON m.cohort_id = c.id AND m.version = c.calculated_version JOIN me ON m.person_id = me.id
+          WHERE c.id = ANY(${query.staticCohortIds}::int[])
           UNION ALL
           SELECT 'override', o.feature_flag_key, NULL, o.hash_key FROM feature_flag_hash_key_overrides o JOIN me ON o.person_id = me.id
           WHERE o.project_id = ${projectId}

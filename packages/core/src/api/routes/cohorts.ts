@@ -1,25 +1,30 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { Cohort as Entity, newCohort } from "../../flags/cohortEntity.js"
-import { cohortMembers } from "../../flags/cohortMembers.js"
-import { filtersIn } from "../../flags/cohorts.js"
+import { BehaviouralFilter } from "../../flags/cohortBehaviour.js"
+import { CohortCalculation } from "../../flags/cohortCalculation.js"
+import { cohortMembers, isCalculated } from "../../flags/cohortMembers.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import type { PropertyGroup } from "../../flags/model.js"
 import { FLAG_OPERATORS } from "../../flags/properties.js"
 import { displayName, sortDistinctIds } from "../../persons/model.js"
 import { CohortStore, type StoredCohort } from "../../services/CohortStore.js"
-import { checkCohortReferences } from "../cohortReferences.js"
+import { checkCohortDefinition } from "../cohortReferences.js"
+import { actorsPersons, csvPersons } from "../../flags/staticCohortSources.js"
+import { ActorsQueryNode, InsightActorsQueryNode } from "../../queries/actorsQuery.js"
+import type { ActorsNode } from "../../queries/request.js"
+import type { Project } from "../../domain/models.js"
 import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { type Page, PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
 import { check, PathId } from "../../schema/fields.js"
 
-// Cohorts usable in flag conditions: dynamic ones defined by person properties (evaluated when a flag
-// is), static ones listing persons.
+// Cohorts, usable in flag conditions, insights and ZedQL: dynamic ones defined by person properties
+// (matched when used) and by behaviour (calculated in the background), static ones listing persons.
 
 interface GroupInput {
   readonly type: "AND" | "OR"
-  readonly values: ReadonlyArray<GroupInput | Schema.Schema.Type<typeof CohortFilter>>
+  readonly values: ReadonlyArray<GroupInput | Schema.Schema.Type<typeof CohortFilter> | BehaviouralFilter>
 }
 
 const CohortFilter = Schema.Struct({
@@ -43,6 +48,7 @@ const Group: Schema.Schema<GroupInput> = Schema.Struct({
   values: Schema.Array(
     Schema.Union(
       Schema.suspend((): Schema.Schema<GroupInput> => Group),
+      BehaviouralFilter,
       CohortFilter
     )
   )
@@ -55,18 +61,60 @@ const Filters = Schema.Struct({ properties: Group }).annotations({
 const Cohort = Schema.Struct({
   ...Struct.pick(Entity.fields, "id", "name", "description"),
   filters: Schema.NullOr(Schema.Struct({ properties: Schema.Unknown })),
-  ...Struct.pick(Entity.fields, "is_static", "deleted", "version", "count"),
+  ...Struct.pick(Entity.fields, "is_static", "deleted", "version", "count", "is_calculating", "errors_calculating"),
+  last_calculation: Schema.NullOr(Schema.Date),
+  /** How far the running calculation is (0–1), when this process runs it. */
+  calculation_progress: Schema.NullOr(Schema.Number),
   created_at: Schema.Date,
   updated_at: Schema.Date
 }).annotations({ identifier: "Cohort" })
 
 /** The response schema keeps the wire's fields of the stored cohort and drops the rest. */
-const wire = (cohort: StoredCohort): typeof Cohort.Type => ({
-  ...cohort,
-  filters: cohort.properties === null ? null : { properties: cohort.properties }
-})
+const wire = (cohort: StoredCohort) =>
+  Effect.map(CohortCalculation, (calculation): typeof Cohort.Type => ({
+    ...cohort,
+    filters: cohort.properties === null ? null : { properties: cohort.properties },
+    calculation_progress: cohort.is_calculating ? (calculation.progress(cohort.id) ?? null) : null
+  }))
+
+/** A dynamic cohort's membership is calculated again after it, or a cohort it uses, changed. */
+const recalculate = (projectId: number, cohortId: number) =>
+  Effect.flatMap(CohortCalculation, (c) => c.request(projectId, cohortId))
 
 const Ref = Schema.Struct({ id: PathId })
+
+/** `true`/`false` as a multipart form sends them. */
+const FormBoolean = Schema.transform(Schema.Literal("true", "false"), Schema.Boolean, {
+  strict: true,
+  decode: (text) => text === "true",
+  encode: (flag) => (flag ? "true" : "false")
+})
+
+const Csv = Schema.String.annotations({
+  description:
+    "CSV of the persons to list: a column headed `distinct_id`, `email` or `person_id`, or else distinct ids in the first column."
+})
+
+/** The uuids of the persons a CSV or a persons query names; a query that cannot be answered is the sender's mistake. */
+const personsFrom = (
+  project: Project,
+  body: { readonly csv?: string | undefined; readonly query?: ActorsNode | undefined }
+) =>
+  body.csv !== undefined
+    ? csvPersons(project.id, body.csv)
+    : body.query !== undefined
+      ? actorsPersons(project, body.query).pipe(
+          Effect.catchIf(
+            (error) => error._tag !== "StorageError",
+            (error) =>
+              new ValidationError({
+                code: "invalid_input",
+                detail: "detail" in error ? String(error.detail) : error.message,
+                attr: "query"
+              })
+          )
+        )
+      : Effect.succeed([] as ReadonlyArray<string>)
 
 const find = (projectId: number, id: number) =>
   Effect.flatMap(
@@ -94,7 +142,7 @@ const list = environmentRoute({
     Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* CohortStore).list(project.id, page)
-      return paginated(request.url, page, count, results.map(wire))
+      return paginated(request.url, page, count, yield* Effect.forEach(results, wire))
     })
 })
 
@@ -103,19 +151,35 @@ const create = environmentRoute({
   path: "/cohorts",
   tag: "cohorts",
   summary: "Create a cohort",
-  description: "Dynamic (`filters` of person properties) or static (`is_static: true`, members added afterwards).",
+  description:
+    "Dynamic (`filters` of person properties and behaviour) or static (`is_static: true`): its persons from a CSV (the multipart field `csv`, or `csv` text), from a persons query (`query`), or added afterwards.",
   scope: "cohort:write",
   body: Schema.Struct({
     name: Schema.String,
     description: Schema.optional(Schema.String),
     filters: Schema.optional(Filters),
-    is_static: Schema.optional(Schema.Boolean)
+    is_static: Schema.optional(Schema.Union(Schema.Boolean, FormBoolean)),
+    csv: Schema.optional(Csv),
+    query: Schema.optional(
+      Schema.Union(ActorsQueryNode, InsightActorsQueryNode).annotations({
+        description: "Save as cohort: the persons of an ActorsQuery or InsightActorsQuery, listed in a static cohort."
+      })
+    )
   }).annotations({ identifier: "CohortCreate" }),
   response: Cohort,
   status: 201,
   handler: ({ body, principal, project }) =>
     Effect.gen(function* () {
-      const is_static = body.is_static ?? false
+      const listing = body.csv !== undefined || body.query !== undefined
+      const is_static = body.is_static ?? listing
+      if (!is_static && listing) {
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "Only a static cohort lists persons from a CSV or a query.",
+          attr: body.csv !== undefined ? "csv" : "query"
+        })
+      }
+      const listed = yield* personsFrom(project, body)
       if (!is_static && body.filters === undefined) {
         return yield* new ValidationError({
           code: "required",
@@ -123,7 +187,7 @@ const create = environmentRoute({
           attr: "filters"
         })
       }
-      if (!is_static) yield* checkCohortReferences(project.id, filtersIn(body.filters!.properties), "filters")
+      if (!is_static) yield* checkCohortDefinition(project, undefined, body.filters!.properties)
       const cohort = yield* (yield* CohortStore).create(
         project.id,
         newCohort({
@@ -134,8 +198,10 @@ const create = environmentRoute({
           created_by: principal.user.id
         })
       )
+      if (listed.length > 0) yield* (yield* CohortStore).addPersons(project.id, cohort.id, listed)
       yield* invalidate(project.id)
-      return wire(cohort)
+      if (!is_static) yield* recalculate(project.id, cohort.id)
+      return yield* wire(listed.length > 0 ? yield* find(project.id, cohort.id) : cohort)
     })
 })
 
@@ -150,9 +216,12 @@ const retrieve = environmentRoute({
   handler: ({ params, project }) =>
     Effect.gen(function* () {
       const cohort = yield* find(project.id, params.id)
-      // A dynamic cohort's count is worked out on request (the list leaves it null: one scan per cohort).
-      const count = cohort.is_static ? cohort.count : (yield* membersOf(project, cohort, { limit: 0, offset: 0 })).count
-      return wire({ ...cohort, count })
+      // A cohort of person properties is counted now; the others as listed or last calculated.
+      const count =
+        cohort.is_static || isCalculated(cohort, yield* (yield* CohortStore).all(project.id))
+          ? cohort.count
+          : (yield* membersOf(project, cohort, { limit: 0, offset: 0 })).count
+      return yield* wire({ ...cohort, count })
     })
 })
 
@@ -167,7 +236,8 @@ const update = environmentRoute({
     name: Schema.optional(Schema.String),
     description: Schema.optional(Schema.String),
     filters: Schema.optional(Filters),
-    deleted: Schema.optional(Schema.Boolean)
+    deleted: Schema.optional(Schema.Boolean),
+    csv: Schema.optional(Csv)
   }).annotations({ identifier: "CohortUpdate" }),
   response: Cohort,
   handler: ({ body, params, project }) =>
@@ -180,8 +250,16 @@ const update = environmentRoute({
           attr: "filters"
         })
       }
-      if (body.filters !== undefined)
-        yield* checkCohortReferences(project.id, filtersIn(body.filters.properties), "filters")
+      if (!cohort.is_static && body.csv !== undefined) {
+        return yield* new ValidationError({
+          code: "invalid_input",
+          detail: "Only a static cohort lists persons from a CSV.",
+          attr: "csv"
+        })
+      }
+      if (body.filters !== undefined) yield* checkCohortDefinition(project, cohort.id, body.filters.properties)
+      const listed = yield* personsFrom(project, body)
+      if (listed.length > 0) yield* (yield* CohortStore).addPersons(project.id, cohort.id, listed)
       const updated = yield* (yield* CohortStore).update(project.id, params.id, {
         name: body.name,
         description: body.description,
@@ -189,7 +267,10 @@ const update = environmentRoute({
         deleted: body.deleted
       })
       yield* invalidate(project.id)
-      return wire(Option.getOrElse(updated, () => cohort))
+      yield* recalculate(project.id, cohort.id)
+      return yield* wire(
+        listed.length > 0 ? yield* find(project.id, cohort.id) : Option.getOrElse(updated, () => cohort)
+      )
     })
 })
 
