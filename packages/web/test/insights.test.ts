@@ -4,6 +4,7 @@ import { signIn } from "../../node/test/browser.js"
 import { PostHog } from "posthog-node"
 import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
 import { fetchedBy } from "./harness.js"
+import { hoverLast, numbers, saveAs } from "./insightHelpers.js"
 
 // Insights in the app, on data posthog-node sent (captureData: ada views /pricing and /docs and signs
 // up, grace views /pricing; then ada upgrades her plan): each page's numbers are checked against what
@@ -72,8 +73,6 @@ const saved: Record<keyof typeof INSIGHTS, Saved> = {} as never
 /** The insight as the API computes it (the page's source of truth). */
 const computed = (insight: Saved) => h.json(`/api/projects/1/insights/${insight.id}/?refresh=blocking`)
 
-const numbers = (texts: ReadonlyArray<string>) => texts.map((text) => Number(text.replace(/[^\d.-]/g, "")))
-
 beforeAll(async () => {
   h = await startHarness()
   await captureData(h.root)
@@ -95,17 +94,6 @@ afterAll(async () => {
   await context?.close()
   await h?.close()
 })
-
-/** Hovers the chart at the last of its `count` labels; where, and the tooltip it shows. */
-const hoverLast = async (count: number) => {
-  const over = page.locator(".u-over")
-  const box = (await over.boundingBox())!
-  const x = ((count - 0.5) / count) * box.width
-  await over.hover({ position: { x, y: box.height / 2 } })
-  const tooltip = page.getByRole("tooltip")
-  await tooltip.waitFor()
-  return { over, box, x, tooltip }
-}
 
 const open = async (insight: Saved) => {
   await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
@@ -175,7 +163,7 @@ describe("insights", () => {
 
     // Hover today's point (the last label): the tooltip gives each series' value there.
     const labels: Array<string> = api.result[0].labels
-    const { over, box, x, tooltip } = await hoverLast(labels.length)
+    const { over, box, x, tooltip } = await hoverLast(page, labels.length)
     expect(await tooltip.locator("div").textContent()).toBe(labels.at(-1))
     const today = api.result.map(
       (entry: { label: string; data: Array<number> }) => `${entry.label}: ${entry.data.at(-1)}`
@@ -251,7 +239,7 @@ describe("insights", () => {
 
   it("lifecycle as bars and stickiness as a line, each series' total as the API counts it", async () => {
     const shapes = [
-      ["lifecycle", "Pageview lifecycle", "LifecycleQuery", "bar"],
+      ["lifecycle", "Pageview lifecycle", "LifecycleQuery", "stacked bar"],
       ["stickiness", "Pageview stickiness", "StickinessQuery", "line"]
     ] as const
     for (const [shot, name, kind, chart] of shapes) {
@@ -314,7 +302,7 @@ describe("insights", () => {
     expect(bins.reduce((sum, [, persons]) => sum + persons, 0)).toBe(1)
     const legend = page.getByRole("list", { name: "Legend" })
     expect(await legend.locator(".legend-label").allTextContents()).toEqual(["Persons"])
-    const { tooltip } = await hoverLast(bins.length)
+    const { tooltip } = await hoverLast(page, bins.length)
     await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual([`Persons: ${bins.at(-1)![1]}`])
     await screenshot(page, "insight-time-to-convert")
   })
@@ -331,15 +319,6 @@ describe("insights", () => {
     ])
   })
 })
-
-/** Saves the builder's insight as `name`; the page it opens; the insight as the API computes it. */
-const saveAs = async (name: string) => {
-  await page.getByLabel("Name").fill(name)
-  await page.getByRole("button", { name: "Save" }).click()
-  await page.getByRole("heading", { level: 1, name }).waitFor()
-  const shortId = new URL(page.url()).pathname.split("/").at(-1)
-  return (await h.json(`/api/projects/1/insights/?short_id=${shortId}&refresh=blocking`)).results[0]
-}
 
 describe("the insight builder", () => {
   it("trends: computes the result as the query changes, and saves the query it built", async () => {
@@ -359,7 +338,7 @@ describe("the insight builder", () => {
     // A second series, by path, as a table of totals: /pricing 2 pageviews (2 users), /docs 1 (1).
     await page.getByRole("button", { name: "Add series" }).click()
     await page.getByLabel("Event 2").fill("$pageview")
-    await page.getByLabel("Breakdown by event property").fill("$pathname")
+    await page.getByLabel("Breakdown by").fill("$pathname")
     await page.getByLabel("Display").selectOption({ label: "Table" })
     const rows = result.getByRole("table", { name: "Result" }).locator("tbody tr")
     const table = async () => (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim()).sort()
@@ -374,20 +353,20 @@ describe("the insight builder", () => {
     await page.getByLabel("Date range").selectOption({ label: "Last 14 days" })
     await expect.poll(() => legend.locator(".legend-label").allTextContents()).toEqual(["/pricing", "/docs"])
     // As stacked bars, the tooltip still gives each series' own value, not the stack's height.
-    await page.getByLabel("Display").selectOption({ label: "Bar" })
-    await page.getByRole("img", { name: /^bar chart/ }).waitFor()
+    await page.getByLabel("Display").selectOption({ label: "Stacked bar" })
+    await page.getByRole("img", { name: /^stacked bar chart/ }).waitFor()
     // The last 14 days and today: 15 labels, today's last.
-    const { tooltip } = await hoverLast(15)
+    const { tooltip } = await hoverLast(page, 15)
     await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/pricing: 2", "/docs: 1"])
     await legend.getByRole("button", { name: /\/pricing/ }).click()
-    await hoverLast(15)
+    await hoverLast(page, 15)
     await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
     await legend.getByRole("button", { name: /\/pricing/ }).click()
     await page.getByLabel("Display").selectOption({ label: "Line" })
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder")
 
-    const insight = await saveAs("Visitors by path")
+    const insight = await saveAs(h, page, "Visitors by path")
     expect(insight.saved).toBe(true)
     expect(insight.query.source).toMatchObject({
       kind: "TrendsQuery",
@@ -424,7 +403,7 @@ describe("the insight builder", () => {
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder-funnel")
 
-    const insight = await saveAs("Upgrade and visit, any order")
+    const insight = await saveAs(h, page, "Upgrade and visit, any order")
     expect(insight.query.source).toMatchObject({
       kind: "FunnelsQuery",
       series: [{ event: "plan upgraded" }, { event: "$pageview" }],

@@ -1,8 +1,9 @@
 import { useMemo } from "react"
 import type { Insight } from "../api.js"
 import { ListHead } from "./ListHead.js"
+import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
-import { type Series, SeriesChart } from "./SeriesChart.js"
+import { type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
 
 // An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
 // as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
@@ -38,6 +39,13 @@ const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${((100 
 /** Trend displays giving one aggregated value per series over the whole range. */
 const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "WorldMap"])
 
+/** The time-series displays other than lines. */
+const CHART_KINDS: Record<string, ChartKind> = {
+  ActionsAreaGraph: "area",
+  ActionsBar: "bar",
+  ActionsStackedBar: "stacked bar"
+}
+
 const entryLabel = (entry: TrendEntry) =>
   entry.compare_label ? `${entry.label} (${entry.compare_label})` : entry.label
 
@@ -65,6 +73,13 @@ const Trends = ({
         ))}
       </div>
     )
+  if (display === "ActionsPie")
+    return (
+      <PieChart
+        entries={entries.map((entry) => ({ label: entryLabel(entry), value: entry.aggregated_value ?? entry.count }))}
+        title={title}
+      />
+    )
   if (AGGREGATED.has(display))
     return (
       <table className="list" aria-label="Result">
@@ -80,12 +95,7 @@ const Trends = ({
       </table>
     )
   if (entries.length === 0) return <p className="muted">No data in this range.</p>
-  const kind =
-    display === "ActionsBar" || display === "ActionsStackedBar"
-      ? "bar"
-      : display === "ActionsAreaGraph"
-        ? "area"
-        : "line"
+  const kind = CHART_KINDS[display] ?? "line"
   return <SeriesChart labels={entries[0]!.labels} series={series} kind={kind} title={title} />
 }
 
@@ -205,6 +215,25 @@ const Retention = ({ rows, period }: { readonly rows: ReadonlyArray<RetentionRow
   )
 }
 
+/** The share of persons still there `j` periods after their cohort's start, over every cohort that
+ * has had `j` periods yet (persons weighted alike, not cohorts). */
+const retentionCurve = (rows: ReadonlyArray<RetentionRow>) => {
+  const width = Math.max(0, ...rows.map((row) => row.values.length))
+  return Array.from({ length: width }, (_, j) => {
+    const counted = rows.filter((row) => row.values.length > j)
+    const size = counted.reduce((sum, row) => sum + (row.values[0]?.count ?? 0), 0)
+    const retained = counted.reduce((sum, row) => sum + row.values[j]!.count, 0)
+    return size === 0 ? 0 : Math.round((1000 * retained) / size) / 10
+  })
+}
+
+const RetentionCurve = ({ rows, period }: { readonly rows: ReadonlyArray<RetentionRow>; readonly period: string }) => {
+  const data = useMemo(() => retentionCurve(rows), [rows])
+  const labels = useMemo(() => data.map((_, j) => `${period} ${j}`), [data, period])
+  const series = useMemo(() => [{ label: "Retained %", data }], [data])
+  return <SeriesChart labels={labels} series={series} kind="line" title="Retention curve" />
+}
+
 /** The result of `insight` as its kind draws it; nothing computed yet says so. */
 export const InsightResult = ({
   insight
@@ -223,7 +252,7 @@ export const InsightResult = ({
       return (
         <Trends
           entries={result as ReadonlyArray<TrendEntry>}
-          display={source.kind === "LifecycleQuery" ? "ActionsBar" : display}
+          display={source.kind === "LifecycleQuery" ? "ActionsStackedBar" : display}
           title={title}
         />
       )
@@ -232,7 +261,13 @@ export const InsightResult = ({
       return <Funnel result={result} title={title} />
     case "RetentionQuery": {
       const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
-      return <Retention rows={result as ReadonlyArray<RetentionRow>} period={period} />
+      const rows = result as ReadonlyArray<RetentionRow>
+      return (
+        <>
+          <Retention rows={rows} period={period} />
+          <RetentionCurve rows={rows} period={period} />
+        </>
+      )
     }
     default:
       return (

@@ -33,6 +33,24 @@ const stacked = (series: ReadonlyArray<Series>, hidden: ReadonlySet<number>) => 
   )
 }
 
+export type ChartKind = "line" | "area" | "bar" | "stacked bar"
+
+/** Scale units for a bars facet (uPlot's const enum, not importable as a value). */
+const SCALE_VALUE = 1 as uPlot.Series.BarsPathBuilderFacetUnit
+
+/** Bars of the `k`th of `n` series beside the others' at each label, sharing 70% of its width. */
+const sideBySide = (k: number, n: number) => {
+  const width = 0.7 / n
+  const range = (from: number, to: number, value: (i: number) => number) =>
+    Array.from({ length: to - from + 1 }, (_, j) => value(from + j))
+  return uPlot.paths.bars!({
+    disp: {
+      x0: { unit: SCALE_VALUE, values: (_u, _s, from, to) => range(from, to, (i) => i - 0.35 + (k + 0.5) * width) },
+      size: { unit: SCALE_VALUE, values: (_u, _s, from, to) => range(from, to, () => width) }
+    }
+  })
+}
+
 const number = (value: number) => value.toLocaleString(undefined, { maximumFractionDigits: 4 })
 
 /** Series over categorical x labels (dates, "1 day"…) drawn by uPlot, with a legend that toggles each
@@ -45,21 +63,22 @@ export const SeriesChart = ({
 }: {
   readonly labels: ReadonlyArray<string>
   readonly series: ReadonlyArray<Series>
-  readonly kind: "line" | "area" | "bar"
+  readonly kind: ChartKind
   readonly title: string
 }) => {
+  const bars = kind === "bar" || kind === "stacked bar"
   const host = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot>(null)
   const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set())
   // uPlot draws its series in order; stacked bars go topmost first, for the lower ones to cover.
   const order = useMemo(() => {
     const indices = series.map((_, i) => i)
-    return kind === "bar" ? indices.reverse() : indices
+    return kind === "stacked bar" ? indices.reverse() : indices
   }, [series, kind])
   /** uPlot's index of series `i`. */
   const slot = (i: number) => order.indexOf(i) + 1
   const plotted = (hiding: ReadonlySet<number>): uPlot.AlignedData => {
-    const values = kind === "bar" ? stacked(series, hiding) : series.map((entry) => [...entry.data])
+    const values = kind === "stacked bar" ? stacked(series, hiding) : series.map((entry) => [...entry.data])
     return [labels.map((_, i) => i), ...order.map((i) => values[i]!)]
   }
 
@@ -118,10 +137,15 @@ export const SeriesChart = ({
             return {
               label: series[i]!.label,
               stroke: color,
-              width: kind === "bar" ? 0 : 2,
-              fill: kind === "line" ? undefined : kind === "bar" ? color : `${color}33`,
-              paths: kind === "bar" ? uPlot.paths.bars!({ size: [0.7, 64] }) : undefined,
-              points: { show: kind !== "bar" && labels.length <= 60 }
+              width: bars ? 0 : 2,
+              fill: kind === "line" ? undefined : bars ? color : `${color}33`,
+              paths:
+                kind === "bar" && series.length > 1
+                  ? sideBySide(order.indexOf(i), series.length)
+                  : bars
+                    ? uPlot.paths.bars!({ size: [0.7, 64] })
+                    : undefined,
+              points: { show: !bars && labels.length <= 60 }
             }
           })
         ],
@@ -149,7 +173,7 @@ export const SeriesChart = ({
     else next.add(i)
     plot.current?.setSeries(slot(i), { show: !next.has(i) })
     // The bars above a hidden one come down into its place.
-    if (kind === "bar") plot.current?.setData(plotted(next))
+    if (kind === "stacked bar") plot.current?.setData(plotted(next))
     setHidden(next)
   }
 

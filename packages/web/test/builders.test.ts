@@ -1,0 +1,186 @@
+import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
+import type { BrowserContext, Page } from "playwright-core"
+import { signIn } from "../../node/test/browser.js"
+import { ADMIN, axeViolations, type Harness, screenshot, startHarness } from "./harness.js"
+import { eventually, hoverLast, numbers, queryResult, type Sent, saveAs, send } from "./insightHelpers.js"
+
+// The insight builder for every kind, on events posthog-node sent on chosen days: what the page
+// shows is checked against what the test computes from those events, and against the query API's
+// answer for the query the builder saved.
+
+const PEOPLE = {
+  u1: { email: "u1@example.com", plan: "pro" },
+  u2: { email: "u2@example.com", plan: "free" },
+  u3: { email: "u3@example.com", plan: "pro" },
+  u4: { email: "u4@example.com", plan: "free" }
+}
+const COUNTRY: Record<string, string> = { u1: "DE", u2: "FR", u3: "US", u4: "US" }
+/** Days (before today) each person viewed a page on. */
+const VISITS: Record<string, ReadonlyArray<number>> = { u1: [3, 2, 1, 0], u2: [3, 1], u3: [2, 0], u4: [0] }
+const PURCHASES: ReadonlyArray<Sent> = [
+  { who: "u1", event: "purchase", day: 1, properties: { price: 30 } },
+  { who: "u1", event: "purchase", day: 0, properties: { price: 50 } },
+  { who: "u3", event: "purchase", day: 0, properties: { price: 12 } }
+]
+const SIGNUPS: ReadonlyArray<Sent> = [
+  { who: "u1", event: "signed up", day: 2 },
+  { who: "u2", event: "signed up", day: 1 },
+  { who: "u3", event: "signed up", day: 0 }
+]
+const PAGEVIEWS: ReadonlyArray<Sent> = Object.entries(VISITS).flatMap(([who, days]) =>
+  days.map((day) => ({
+    who,
+    event: "$pageview",
+    day,
+    properties: { $pathname: day % 2 === 0 ? "/home" : "/pricing", $geoip_country_code: COUNTRY[who] }
+  }))
+)
+/** Earliest first, so that each person's events keep their order. */
+const EVENTS = [...PAGEVIEWS, ...SIGNUPS, ...PURCHASES].sort((a, b) => b.day - a.day)
+
+/** Persons who did `event` on day `day` (days before today). */
+const didOn = (event: string, day: number) =>
+  new Set(EVENTS.filter((sent) => sent.event === event && sent.day === day).map((sent) => sent.who))
+
+/** Recurring retention over the last `cohorts` days, as counts: [cohort size, returned 1 day later, …]. */
+const retention = (start: string, returning: string, cohorts: number) =>
+  Array.from({ length: cohorts }, (_, c) => {
+    const day = cohorts - 1 - c
+    const cohort = didOn(start, day)
+    return Array.from({ length: day + 1 }, (_, j) =>
+      j === 0 ? cohort.size : [...didOn(returning, day - j)].filter((who) => cohort.has(who)).length
+    )
+  })
+
+let h: Harness
+let context: BrowserContext
+let page: Page
+
+beforeAll(async () => {
+  h = await startHarness()
+  await send(h, PEOPLE, EVENTS)
+  context = await h.browser.newContext({ viewport: { width: 1280, height: 900 } })
+  page = await context.newPage()
+  await signIn(page, `${h.root}/project/1/insights`, ADMIN)
+})
+afterAll(async () => {
+  await context?.close()
+  await h?.close()
+})
+
+const newInsight = async (kind: string) => {
+  await page.goto(`${h.root}/project/1/insights/new`)
+  await page.getByLabel("Kind").selectOption({ label: kind })
+  return page.getByRole("region", { name: "Result" })
+}
+
+describe("the insight builder's other kinds", () => {
+  it("retention: start and returning events, the cohort heat map and the curve, live and saved", async () => {
+    const result = await newInsight("Retention")
+    await page.getByLabel("Cohorts").fill("4")
+    const rows = result.getByRole("table", { name: "Retention cohorts" }).locator("tbody tr")
+    const shown = async () =>
+      Promise.all((await rows.all()).map(async (row) => numbers(await row.locator(".heat-count").allTextContents())))
+    await eventually(shown).toEqual(retention("$pageview", "$pageview", 4))
+    // The curve: of all persons in cohorts old enough, the share back j days later.
+    const expected = retention("$pageview", "$pageview", 4)
+    const curve = Array.from({ length: 4 }, (_, j) => {
+      const old = expected.filter((cohort) => cohort.length > j)
+      const size = old.reduce((sum, cohort) => sum + cohort[0]!, 0)
+      return Math.round((1000 * old.reduce((sum, cohort) => sum + cohort[j]!, 0)) / size) / 10
+    })
+    const legend = result.getByRole("list", { name: "Legend" })
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(["Retained %"])
+    await result.getByRole("img", { name: "line chart: Retention curve" }).waitFor()
+    expect(curve[0]).toBe(100)
+    // Three days on, only the first cohort counts.
+    const { tooltip } = await hoverLast(page, 4)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual([`Retained %: ${curve[3]}`])
+
+    // Coming back to buy: computed again as the returning event changes.
+    await page.getByLabel("Returning event").fill("purchase")
+    await eventually(shown).toEqual(retention("$pageview", "purchase", 4))
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-builder-retention")
+
+    const insight = await saveAs(h, page, "Visitors who buy")
+    expect(insight.query.source).toMatchObject({
+      kind: "RetentionQuery",
+      retentionFilter: {
+        period: "Day",
+        totalIntervals: 4,
+        targetEntity: { id: "$pageview", type: "events" },
+        returningEntity: { id: "purchase", type: "events" }
+      }
+    })
+    const api = await queryResult(h, insight.query.source)
+    expect(api.map((row: { values: Array<{ count: number }> }) => row.values.map((v) => v.count))).toEqual(
+      retention("$pageview", "purchase", 4)
+    )
+    const saved = page.getByRole("table", { name: "Retention cohorts" }).locator("tbody tr")
+    await eventually(() => saved.count()).toBe(4)
+  })
+
+  it("stickiness: persons per number of active days, per series, live and saved", async () => {
+    const result = await newInsight("Stickiness")
+    const legend = result.getByRole("list", { name: "Legend" })
+    // Every person viewed a page on some day: 4.
+    await eventually(() => legend.locator(".legend-total").allTextContents()).toEqual(["4"])
+    await page.getByRole("button", { name: "Add series" }).click()
+    await page.getByLabel("Event 2").fill("purchase")
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(["$pageview", "purchase"])
+    await eventually(() => legend.locator(".legend-total").allTextContents()).toEqual(["4", "2"])
+    await page.getByLabel("Count persons active").selectOption("cumulative")
+    await result.getByRole("img", { name: /^line chart/ }).waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-builder-stickiness")
+
+    const insight = await saveAs(h, page, "Sticky visitors")
+    expect(insight.query.source).toMatchObject({
+      kind: "StickinessQuery",
+      series: [{ event: "$pageview" }, { event: "purchase" }],
+      interval: "day",
+      stickinessFilter: { computedAs: "cumulative" }
+    })
+    // At least k active days, by the test's own count of each person's days.
+    const days = (event: string) =>
+      Object.keys(PEOPLE).map(
+        (who) => new Set(EVENTS.filter((e) => e.who === who && e.event === event).map((e) => e.day)).size
+      )
+    const api = await queryResult(h, insight.query.source)
+    for (const [i, event] of ["$pageview", "purchase"].entries()) {
+      const atLeast = api[i].data.map((_: number, k: number) => days(event).filter((n) => n >= k + 1).length)
+      expect(api[i].data).toEqual(atLeast)
+    }
+    expect(api[0].data.slice(0, 4)).toEqual([4, 3, 1, 1])
+  })
+
+  it("lifecycle: one event's statuses as bars, a status left out when unticked", async () => {
+    const result = await newInsight("Lifecycle")
+    const legend = result.getByRole("list", { name: "Legend" })
+    const statuses = ["new", "returning", "resurrecting", "dormant"]
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(
+      statuses.map((status) => `$pageview - ${status}`)
+    )
+    await page.getByRole("checkbox", { name: "dormant" }).uncheck()
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toHaveLength(3)
+    await result.getByRole("img", { name: /^stacked bar chart/ }).waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-builder-lifecycle")
+
+    const insight = await saveAs(h, page, "Visitor lifecycle")
+    expect(insight.query.source).toMatchObject({
+      kind: "LifecycleQuery",
+      series: [{ event: "$pageview" }],
+      lifecycleFilter: { toggledLifecycles: ["new", "returning", "resurrecting"] }
+    })
+    const api = await queryResult(h, insight.query.source)
+    const shown = page.getByRole("list", { name: "Legend" })
+    await eventually(async () => numbers(await shown.locator(".legend-total").allTextContents())).toEqual(
+      api.map((entry: { count: number }) => entry.count)
+    )
+    // Every active day of every person is new, returning or resurrecting.
+    const active = Object.values(VISITS).reduce((sum, days) => sum + days.length, 0)
+    expect(api.reduce((sum: number, entry: { count: number }) => sum + entry.count, 0)).toBe(active)
+  })
+})
