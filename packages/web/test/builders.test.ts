@@ -126,7 +126,7 @@ describe("the insight builder's other kinds", () => {
     const legend = result.getByRole("list", { name: "Legend" })
     // Every person viewed a page on some day: 4.
     await eventually(() => legend.locator(".legend-total").allTextContents()).toEqual(["4"])
-    await page.getByRole("button", { name: "Add series" }).click()
+    await page.getByRole("button", { name: "Add series", exact: true }).click()
     await page.getByLabel("Event 2").fill("purchase")
     await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(["$pageview", "purchase"])
     await eventually(() => legend.locator(".legend-total").allTextContents()).toEqual(["4", "2"])
@@ -182,5 +182,151 @@ describe("the insight builder's other kinds", () => {
     // Every active day of every person is new, returning or resurrecting.
     const active = Object.values(VISITS).reduce((sum, days) => sum + days.length, 0)
     expect(api.reduce((sum: number, entry: { count: number }) => sum + entry.count, 0)).toBe(active)
+  })
+})
+
+/** The emails of the persons who did `event` on day `day`, or of `who`, sorted. */
+const emails = (who: Iterable<string>) => [...who].map((p) => PEOPLE[p as keyof typeof PEOPLE].email).sort()
+
+describe("the trends builder in full", () => {
+  it("property math with filters, top-N breakdown with other, formula, pie, each computed from the events", async () => {
+    const result = await newInsight("Trends")
+    const legend = result.getByRole("list", { name: "Legend" })
+    const totals = async () => numbers(await legend.locator(".legend-total").allTextContents())
+    const sum = (events: ReadonlyArray<Sent>) => events.reduce((total, e) => total + Number(e.properties!["price"]), 0)
+
+    // The sum of purchase prices, then only purchases above 20, then only pro persons' (all of them).
+    await page.getByLabel("Event 1").fill("purchase")
+    await page.getByLabel("Math 1").selectOption({ label: "Property sum" })
+    await page.getByLabel("Property 1").fill("price")
+    await eventually(totals).toEqual([sum(PURCHASES)])
+    await page.getByRole("button", { name: "Add series 1 filter" }).click()
+    await page.getByLabel("Series 1 filter 1 property").fill("price")
+    await page.getByLabel("Series 1 filter 1 operator").selectOption("gt")
+    await page.getByLabel("Series 1 filter 1 value").fill("20")
+    await eventually(totals).toEqual([sum(PURCHASES.filter((e) => Number(e.properties!["price"]) > 20))])
+    await page.getByRole("button", { name: "Remove series 1 filter 1" }).click()
+    await page.getByRole("button", { name: "Add filter" }).click()
+    await page.getByLabel("Filter 1 type").selectOption("person")
+    await page.getByLabel("Filter 1 property").fill("plan")
+    await page.getByLabel("Filter 1 value").fill("free")
+    const free = PURCHASES.filter((e) => PEOPLE[e.who as keyof typeof PEOPLE].plan === "free")
+    await eventually(totals).toEqual([sum(free)])
+    await page.getByRole("button", { name: "Remove filter 1" }).click()
+
+    // Pageviews by country, the top 1 and the rest as other.
+    await page.getByLabel("Event 1").fill("$pageview")
+    await page.getByLabel("Math 1").selectOption({ label: "Total count" })
+    await page.getByLabel("Breakdown by").fill("$geoip_country_code")
+    await page.getByLabel("Top values").fill("1")
+    const byCountry = new Map<string, number>()
+    for (const e of PAGEVIEWS) {
+      const country = String(e.properties!["$geoip_country_code"])
+      byCountry.set(country, (byCountry.get(country) ?? 0) + 1)
+    }
+    const top = [...byCountry.entries()].sort((a, b) => b[1] - a[1])[0]!
+    await eventually(totals).toEqual([top[1], PAGEVIEWS.length - top[1]])
+    expect((await legend.locator(".legend-label").allTextContents())[0]).toBe(top[0])
+    await page.getByLabel("Display").selectOption({ label: "Pie" })
+    await result.getByRole("img", { name: /^pie chart/ }).waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-pie")
+
+    // Purchases per pageview, as one number: B / A.
+    await page.getByLabel("Breakdown by").fill("")
+    await page.getByRole("button", { name: "Add series", exact: true }).click()
+    await page.getByLabel("Event 2").fill("purchase")
+    await page.getByLabel("Formula").fill("B / A")
+    await page.getByLabel("Display").selectOption({ label: "Number" })
+    const ratio = PURCHASES.length / PAGEVIEWS.length
+    await eventually(async () => Number(await result.locator(".bold-number .value").textContent())).toBeCloseTo(
+      ratio,
+      3
+    )
+    await page.getByLabel("Formula").fill("")
+    await page.getByLabel("Compare to previous period").check()
+    await page.getByLabel("Display").selectOption({ label: "Area" })
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual([
+      "$pageview (current)",
+      "purchase (current)",
+      "$pageview (previous)",
+      "purchase (previous)"
+    ])
+    const insight = await saveAs(h, page, "Pageviews and purchases")
+    expect(insight.query.source).toMatchObject({
+      series: [{ event: "$pageview", math: "total" }, { event: "purchase" }],
+      compareFilter: { compare: true },
+      trendsFilter: { display: "ActionsAreaGraph" }
+    })
+    const api = await queryResult(h, insight.query.source)
+    const shown = page.getByRole("list", { name: "Legend" })
+    await eventually(async () => numbers(await shown.locator(".legend-total").allTextContents())).toEqual(
+      api.map((entry: { count: number }) => entry.count)
+    )
+    expect(api.slice(0, 2).map((entry: { count: number }) => entry.count)).toEqual([PAGEVIEWS.length, PURCHASES.length])
+  })
+})
+
+describe("drill-down", () => {
+  it("a trend's point lists the persons behind it", async () => {
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Daily visitors",
+        saved: true,
+        query: {
+          kind: "InsightVizNode",
+          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }] }
+        }
+      })
+    })
+    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+    await page.getByRole("heading", { level: 1, name: "Daily visitors" }).waitFor()
+    // -7d: 8 days, today last.
+    const { over, box, x } = await hoverLast(page, 8)
+    const api = await queryResult(h, (await h.json(`/api/projects/1/insights/${insight.id}/`)).query.source)
+    const today = api[0].data.at(-1)
+    // One series: any height at today's label picks it.
+    await over.click({ position: { x, y: box.height / 2 } })
+    const persons = page.getByRole("region", { name: /^Persons: / })
+    await eventually(async () => (await persons.getByRole("link").allTextContents()).sort()).toEqual(
+      emails(didOn("$pageview", 0))
+    )
+    expect(today).toBe(didOn("$pageview", 0).size)
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-drill-down")
+  })
+
+  it("a funnel step lists the persons who converted, or who dropped off", async () => {
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Visit to purchase",
+        saved: true,
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "FunnelsQuery",
+            series: [
+              { kind: "EventsNode", event: "$pageview" },
+              { kind: "EventsNode", event: "purchase" }
+            ]
+          }
+        }
+      })
+    })
+    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+    // A purchase after a pageview (every purchaser viewed a page before buying).
+    const visitors = new Set(PAGEVIEWS.map((e) => e.who))
+    const buyers = new Set(PURCHASES.map((e) => e.who))
+    const persons = page.getByRole("region", { name: /^Persons: / })
+    await page.getByRole("button", { name: /persons who reached step 2/ }).click()
+    await eventually(async () => (await persons.getByRole("link").allTextContents()).sort()).toEqual(emails(buyers))
+    await page.getByRole("button", { name: /persons who dropped off before step 2/ }).click()
+    await eventually(async () => (await persons.getByRole("link").allTextContents()).sort()).toEqual(
+      emails([...visitors].filter((who) => !buyers.has(who)))
+    )
+    await persons.getByRole("button", { name: "Close" }).click()
+    await eventually(() => persons.count()).toBe(0)
   })
 })

@@ -336,7 +336,7 @@ describe("the insight builder", () => {
     await expect.poll(() => result.locator(".bold-number .value").textContent()).toBe("2")
 
     // A second series, by path, as a table of totals: /pricing 2 pageviews (2 users), /docs 1 (1).
-    await page.getByRole("button", { name: "Add series" }).click()
+    await page.getByRole("button", { name: "Add series", exact: true }).click()
     await page.getByLabel("Event 2").fill("$pageview")
     await page.getByLabel("Breakdown by").fill("$pathname")
     await page.getByLabel("Display").selectOption({ label: "Table" })

@@ -1,6 +1,7 @@
-import { useMemo } from "react"
+import { useMemo, useState } from "react"
 import type { Insight } from "../api.js"
 import { ListHead } from "./ListHead.js"
+import { type InsightPoint, InsightPersons } from "./InsightPersons.js"
 import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
 import { type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
@@ -16,6 +17,10 @@ interface TrendEntry {
   readonly count: number
   readonly aggregated_value?: number
   readonly compare_label?: string
+  readonly days?: ReadonlyArray<string | number>
+  readonly breakdown_value?: unknown
+  readonly status?: string
+  readonly action?: { readonly order?: number } | null
 }
 
 interface FunnelStep {
@@ -49,14 +54,36 @@ const CHART_KINDS: Record<string, ChartKind> = {
 const entryLabel = (entry: TrendEntry) =>
   entry.compare_label ? `${entry.label} (${entry.compare_label})` : entry.label
 
+/** Where a click on entry `entry`'s value at `at` leads: its persons, unless it is a formula's or a
+ * compared period's, which the actors query cannot name. */
+const trendPoint = (entry: TrendEntry, at: number): InsightPoint | undefined => {
+  const day = entry.days?.[at]
+  if (day === undefined || entry.compare_label !== undefined || (entry.action == null && entry.status === undefined))
+    return undefined
+  return {
+    title: `${entryLabel(entry)}, ${entry.labels[at] ?? day}`,
+    fields: {
+      day,
+      ...(entry.status !== undefined
+        ? { status: entry.status }
+        : {
+            series: entry.action?.order ?? 0,
+            ...(entry.breakdown_value !== undefined ? { breakdown: entry.breakdown_value } : {})
+          })
+    }
+  }
+}
+
 const Trends = ({
   entries,
   display,
-  title
+  title,
+  onPick
 }: {
   readonly entries: ReadonlyArray<TrendEntry>
   readonly display: string
   readonly title: string
+  readonly onPick: (point: InsightPoint) => void
 }) => {
   const series = useMemo<ReadonlyArray<Series>>(
     () => entries.map((entry) => ({ label: entryLabel(entry), data: entry.data, total: entry.count })),
@@ -96,10 +123,41 @@ const Trends = ({
     )
   if (entries.length === 0) return <p className="muted">No data in this range.</p>
   const kind = CHART_KINDS[display] ?? "line"
-  return <SeriesChart labels={entries[0]!.labels} series={series} kind={kind} title={title} />
+  return (
+    <SeriesChart
+      labels={entries[0]!.labels}
+      series={series}
+      kind={kind}
+      title={title}
+      onPick={(i, at) => {
+        const point = trendPoint(entries[i]!, at)
+        if (point) onPick(point)
+      }}
+    />
+  )
 }
 
-const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelStep>; readonly title: string }) => {
+const FunnelSteps = ({
+  steps,
+  title,
+  onPick
+}: {
+  readonly steps: ReadonlyArray<FunnelStep>
+  readonly title: string
+  readonly onPick: (point: InsightPoint) => void
+}) => {
+  /** The persons who reached step `i` (from 0), or who reached the one before and dropped off. */
+  const pick = (i: number, converted: boolean) => {
+    const step = steps[i]!
+    const name = step.custom_name || step.name
+    onPick({
+      title: converted ? `reached step ${i + 1} (${name})` : `dropped off before step ${i + 1} (${name})`,
+      fields: {
+        funnelStep: converted ? i + 1 : -(i + 1),
+        ...(step.breakdown_value !== undefined ? { funnelStepBreakdown: step.breakdown_value } : {})
+      }
+    })
+  }
   const first = steps[0]?.count ?? 0
   return (
     <table className="list funnel" aria-label={title}>
@@ -115,10 +173,33 @@ const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelSte
                   <span style={{ width: percent(step.count, first) }} />
                 </div>
               </th>
-              <td className="number">{number(step.count)}</td>
+              <td className="number">
+                <button
+                  type="button"
+                  className="link"
+                  aria-label={`${number(step.count)}: persons who reached step ${i + 1}`}
+                  onClick={() => pick(i, true)}
+                >
+                  {number(step.count)}
+                </button>
+              </td>
               <td className="number">{percent(step.count, first)}</td>
               <td className="number">
-                {i === 0 ? "—" : `${number(previous - step.count)} (${percent(previous - step.count, previous)})`}
+                {i === 0 ? (
+                  "—"
+                ) : (
+                  <>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label={`${number(previous - step.count)}: persons who dropped off before step ${i + 1}`}
+                      onClick={() => pick(i, false)}
+                    >
+                      {number(previous - step.count)}
+                    </button>{" "}
+                    ({percent(previous - step.count, previous)})
+                  </>
+                )}
               </td>
               <td className="number">
                 {step.median_conversion_time == null ? "—" : `${number(step.median_conversion_time)} s`}
@@ -160,7 +241,15 @@ const TimeToConvert = ({
   return <SeriesChart labels={labels} series={series} kind="bar" title={title} />
 }
 
-const Funnel = ({ result, title }: { readonly result: unknown; readonly title: string }) => {
+const Funnel = ({
+  result,
+  title,
+  onPick
+}: {
+  readonly result: unknown
+  readonly title: string
+  readonly onPick: (point: InsightPoint) => void
+}) => {
   if (!Array.isArray(result)) {
     const { bins } = result as { readonly bins: ReadonlyArray<readonly [number, number]> }
     return <TimeToConvert bins={bins} title={title} />
@@ -173,7 +262,7 @@ const Funnel = ({ result, title }: { readonly result: unknown; readonly title: s
     return (
       <section key={i} aria-label={title}>
         {value !== undefined && <h3>{String(value)}</h3>}
-        <FunnelSteps steps={steps} title={title} />
+        <FunnelSteps steps={steps} title={title} onPick={onPick} />
       </section>
     )
   })
@@ -234,11 +323,27 @@ const RetentionCurve = ({ rows, period }: { readonly rows: ReadonlyArray<Retenti
   return <SeriesChart labels={labels} series={series} kind="line" title="Retention curve" />
 }
 
-/** The result of `insight` as its kind draws it; nothing computed yet says so. */
-export const InsightResult = ({
-  insight
+type Computed = Insight & { readonly columns?: ReadonlyArray<string>; readonly types?: ReadonlyArray<unknown> }
+
+/** The result of `insight` as its kind draws it, and the persons behind the point last clicked. */
+export const InsightResult = ({ insight }: { readonly insight: Computed }) => {
+  const [point, setPoint] = useState<InsightPoint>()
+  const source = insight.query?.source
+  return (
+    <>
+      <KindResult insight={insight} onPick={setPoint} />
+      {point && source && <InsightPersons source={source} point={point} onClose={() => setPoint(undefined)} />}
+    </>
+  )
+}
+
+/** The result as its kind draws it; nothing computed yet says so. */
+const KindResult = ({
+  insight,
+  onPick
 }: {
-  readonly insight: Insight & { readonly columns?: ReadonlyArray<string>; readonly types?: ReadonlyArray<unknown> }
+  readonly insight: Computed
+  readonly onPick: (point: InsightPoint) => void
 }) => {
   const source = insight.query?.source
   const result = insight.result
@@ -254,11 +359,12 @@ export const InsightResult = ({
           entries={result as ReadonlyArray<TrendEntry>}
           display={source.kind === "LifecycleQuery" ? "ActionsStackedBar" : display}
           title={title}
+          onPick={onPick}
         />
       )
     }
     case "FunnelsQuery":
-      return <Funnel result={result} title={title} />
+      return <Funnel result={result} title={title} onPick={onPick} />
     case "RetentionQuery": {
       const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
       const rows = result as ReadonlyArray<RetentionRow>

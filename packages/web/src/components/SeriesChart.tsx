@@ -59,14 +59,20 @@ export const SeriesChart = ({
   labels,
   series,
   kind,
-  title
+  title,
+  onPick
 }: {
   readonly labels: ReadonlyArray<string>
   readonly series: ReadonlyArray<Series>
   readonly kind: ChartKind
   readonly title: string
+  /** Called with the series (its index) and label clicked: the shown series nearest the click. */
+  readonly onPick?: (series: number, at: number) => void
 }) => {
   const bars = kind === "bar" || kind === "stacked bar"
+  // The chart is made once per data; the handler it calls is the latest.
+  const pick = useRef(onPick)
+  pick.current = onPick
   const host = useRef<HTMLDivElement>(null)
   const plot = useRef<uPlot>(null)
   const [hidden, setHidden] = useState<ReadonlySet<number>>(new Set())
@@ -156,6 +162,15 @@ export const SeriesChart = ({
     )
     made.over.append(tooltip)
     made.over.addEventListener("mouseleave", () => (tooltip.hidden = true))
+    made.over.addEventListener("click", () => {
+      const at = made.cursor.idx
+      if (pick.current === undefined || at == null || made.cursor.top === undefined) return
+      const y = made.posToVal(made.cursor.top, "y")
+      const distance = (i: number) =>
+        made.series[slot(i)]!.show === false ? Infinity : Math.abs((made.data[slot(i)]![at] ?? 0) - y)
+      const nearest = series.reduce((best, _, i) => (distance(i) < distance(best) ? i : best), 0)
+      if (distance(nearest) < Infinity) pick.current(nearest, at)
+    })
     plot.current = made
     setHidden(new Set())
     const resize = () => made.setSize({ width: element.clientWidth || 800, height: HEIGHT })
@@ -179,7 +194,12 @@ export const SeriesChart = ({
 
   return (
     <figure className="series-chart">
-      <div ref={host} className="chart" role="img" aria-label={`${kind} chart: ${title}`} />
+      <div
+        ref={host}
+        className={onPick ? "chart pickable" : "chart"}
+        role="img"
+        aria-label={`${kind} chart: ${title}`}
+      />
       <figcaption>
         <ul className="legend" aria-label="Legend">
           {series.map((entry, i) => (
