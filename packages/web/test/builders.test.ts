@@ -330,3 +330,65 @@ describe("drill-down", () => {
     await eventually(() => persons.count()).toBe(0)
   })
 })
+
+describe("insight actions", () => {
+  it("rename, describe, tag, share by link and revoke it, activity, duplicate, delete", async () => {
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Pageviews",
+        saved: true,
+        query: {
+          kind: "InsightVizNode",
+          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }] }
+        }
+      })
+    })
+    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+    await page.getByRole("heading", { level: 1, name: "Pageviews" }).waitFor()
+    // Opened with refresh=blocking: computed as the page asked.
+    await eventually(() => page.locator("p.muted time").first().textContent()).toBe("just now")
+    await page.getByText("Edit, share, history").click()
+
+    await page.getByLabel("Insight name").fill("Page views")
+    await page.getByLabel("Description").fill("Every pageview")
+    await page.getByLabel("Tags").fill("web, daily")
+    await page.getByRole("button", { name: "Save details" }).click()
+    await page.getByRole("heading", { level: 1, name: "Page views" }).waitFor()
+    expect(await h.json(`/api/projects/1/insights/${insight.id}/`)).toMatchObject({
+      name: "Page views",
+      description: "Every pageview",
+      tags: ["web", "daily"]
+    })
+    const activity = page.getByRole("region", { name: "Activity" }).getByRole("listitem")
+    await eventually(() => activity.first().textContent()).toMatch(/updated.*name: Pageviews → Page views/)
+
+    // Shared: the link answers without credentials; revoked, it stops, and the new one answers.
+    await page.getByLabel("Anyone with the link can see this insight").click()
+    const sharing = page.getByRole("region", { name: "Sharing" })
+    const link = sharing.getByRole("link")
+    await link.waitFor()
+    const first = (await link.getAttribute("href"))!
+    expect((await h.json(`/api/projects/1/insights/${insight.id}/sharing/`)).enabled).toBe(true)
+    const open = (url: string) => fetch(url, { headers: { accept: "application/json" } })
+    expect((await (await open(first)).json()).name).toBe("Page views")
+    await sharing.getByRole("button", { name: "Revoke link and make a new one" }).click()
+    await eventually(() => link.getAttribute("href")).not.toBe(first)
+    expect((await open(first)).status).toBe(404)
+    expect((await open((await link.getAttribute("href"))!)).status).toBe(200)
+    await eventually(() => activity.first().textContent()).toMatch(/access token refreshed/)
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-actions")
+
+    await page.getByRole("button", { name: "Duplicate" }).click()
+    await page.getByRole("heading", { level: 1, name: "Page views (copy)" }).waitFor()
+    const copy = (await h.json("/api/projects/1/insights/?search=Page%20views%20(copy)")).results[0]
+    expect(copy.query).toEqual((await h.json(`/api/projects/1/insights/${insight.id}/`)).query)
+
+    await page.getByText("Edit, share, history").click()
+    await page.getByRole("button", { name: "Delete" }).click()
+    await page.getByRole("button", { name: "Really delete" }).click()
+    await page.waitForURL(/\/project\/1\/insights$/)
+    expect((await h.json(`/api/projects/1/insights/?short_id=${copy.short_id}`)).results).toEqual([])
+  })
+})
