@@ -1,8 +1,9 @@
+import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
 import { ADMIN, axeViolations, type Harness, screenshot, startHarness } from "./harness.js"
-import { eventually, hoverLast, numbers, queryResult, type Sent, saveAs, send } from "./insightHelpers.js"
+import { dayAgo, eventually, hoverLast, numbers, queryResult, type Sent, saveAs, send } from "./insightHelpers.js"
 
 // The insight builder for every kind, on events posthog-node sent on chosen days: what the page
 // shows is checked against what the test computes from those events, and against the query API's
@@ -390,5 +391,90 @@ describe("insight actions", () => {
     await page.getByRole("button", { name: "Really delete" }).click()
     await page.waitForURL(/\/project\/1\/insights$/)
     expect((await h.json(`/api/projects/1/insights/?short_id=${copy.short_id}`)).results).toEqual([])
+  })
+})
+
+describe("charts", () => {
+  it("annotations on the time axis, PNG and CSV export", async () => {
+    const marker = new Date(dayAgo(2).getTime() + 10 * 3_600_000).toISOString()
+    await h.json("/api/projects/1/annotations/", {
+      method: "POST",
+      body: JSON.stringify({ content: "Pricing launch", date_marker: marker })
+    })
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Pageviews a day",
+        saved: true,
+        query: {
+          kind: "InsightVizNode",
+          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview" }] }
+        }
+      })
+    })
+    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+    const api = await queryResult(h, insight.query.source)
+    // Marked on the day two days ago, the third label from the end.
+    const note = page.getByRole("list", { name: "Annotations" }).getByRole("listitem")
+    await eventually(() => note.allInnerTexts()).toEqual([`${api[0].labels.at(-3)} Pricing launch`])
+    await expect(page.locator(".annotation-marker").count()).resolves.toBe(1)
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "insight-annotations")
+
+    const [csv] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export CSV" }).click()
+    ])
+    const text = readFileSync((await csv.path())!, "utf8")
+    expect(text.split("\n")).toEqual([
+      ",$pageview",
+      ...api[0].labels.map((label: string, i: number) => `${label},${api[0].data[i]}`)
+    ])
+    const [png] = await Promise.all([
+      page.waitForEvent("download"),
+      page.getByRole("button", { name: "Export PNG" }).click()
+    ])
+    expect(png.suggestedFilename()).toBe("Pageviews a day.png")
+    // PNG's signature.
+    expect([...readFileSync((await png.path())!).subarray(0, 4)]).toEqual([0x89, 0x50, 0x4e, 0x47])
+  })
+
+  it("100 series × 365 days: drawn, each series in the legend, and how long it took", async () => {
+    // One event per value of `n`, 100 values: 100 series over the last 365 days.
+    await send(
+      h,
+      {},
+      Array.from({ length: 100 }, (_, n) => ({ who: "u1", event: "load", day: n % 300, properties: { n: `v${n}` } }))
+    )
+    const insight = await h.json("/api/projects/1/insights/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Loads by n",
+        saved: true,
+        query: {
+          kind: "InsightVizNode",
+          source: {
+            kind: "TrendsQuery",
+            series: [{ kind: "EventsNode", event: "load" }],
+            dateRange: { date_from: "-364d" },
+            breakdownFilter: { breakdown_type: "event", breakdown: "n", breakdown_limit: 100 }
+          }
+        }
+      })
+    })
+    await h.json(`/api/projects/1/insights/${insight.id}/?refresh=blocking`)
+    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+    await page.getByRole("img", { name: /^line chart/ }).waitFor()
+    const legend = page.getByRole("list", { name: "Legend" }).getByRole("button")
+    await eventually(() => legend.count()).toBe(100)
+    const drawn = await page.evaluate(() => performance.getEntriesByName("chart-draw").at(-1)?.duration)
+    expect(drawn).toBeGreaterThan(0)
+    console.log(`100 series × 365 points drawn in ${drawn!.toFixed(0)} ms`)
+    // Toggling a series redraws at once.
+    const started = Date.now()
+    await legend.first().click()
+    await eventually(() => legend.first().getAttribute("aria-pressed")).toBe("false")
+    console.log(`a series toggled in ${Date.now() - started} ms`)
+    await screenshot(page, "insight-100-series")
   })
 })

@@ -1,10 +1,12 @@
+import { useQuery } from "@tanstack/react-query"
+import { useParams } from "@tanstack/react-router"
 import { useMemo, useState } from "react"
-import type { Insight } from "../api.js"
+import { api, type Insight, type Paginated } from "../api.js"
 import { ListHead } from "./ListHead.js"
 import { type InsightPoint, InsightPersons } from "./InsightPersons.js"
 import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
-import { type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
+import { type Annotation, type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
 
 // An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
 // as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
@@ -74,6 +76,29 @@ const trendPoint = (entry: TrendEntry, at: number): InsightPoint | undefined => 
   }
 }
 
+/** The project's annotations within `days` (a time series' buckets, as `YYYY-MM-DD…` texts), each at
+ * the last bucket starting at or before it. */
+const useAnnotations = (days: ReadonlyArray<string | number>) => {
+  const { id } = useParams({ from: "/project/$id" })
+  const notes = useQuery({
+    queryKey: ["annotations", id],
+    queryFn: () =>
+      api<Paginated<{ content: string; date_marker: string | null }>>(`/api/projects/${id}/annotations/?limit=1000`),
+    staleTime: 60_000
+  })
+  return useMemo<ReadonlyArray<Annotation>>(() => {
+    const buckets = days.map(String)
+    if (buckets.length === 0 || typeof days[0] === "number") return []
+    return (notes.data?.results ?? []).flatMap((note) => {
+      const marker = note.date_marker
+      if (marker === null) return []
+      const at = buckets.findLastIndex((day) => day <= marker.slice(0, day.length))
+      const end = buckets.at(-1)!
+      return at < 0 || marker.slice(0, end.length) > end ? [] : [{ at, text: note.content }]
+    })
+  }, [days, notes.data])
+}
+
 const Trends = ({
   entries,
   display,
@@ -85,6 +110,7 @@ const Trends = ({
   readonly title: string
   readonly onPick: (point: InsightPoint) => void
 }) => {
+  const annotations = useAnnotations(entries[0]?.days ?? [])
   const series = useMemo<ReadonlyArray<Series>>(
     () => entries.map((entry) => ({ label: entryLabel(entry), data: entry.data, total: entry.count })),
     [entries]
@@ -129,6 +155,7 @@ const Trends = ({
       series={series}
       kind={kind}
       title={title}
+      annotations={annotations}
       onPick={(i, at) => {
         const point = trendPoint(entries[i]!, at)
         if (point) onPick(point)

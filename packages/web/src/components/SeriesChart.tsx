@@ -33,6 +33,12 @@ const stacked = (series: ReadonlyArray<Series>, hidden: ReadonlySet<number>) => 
   )
 }
 
+/** A note at the label of index `at`. */
+export interface Annotation {
+  readonly at: number
+  readonly text: string
+}
+
 export type ChartKind = "line" | "area" | "bar" | "stacked bar"
 
 /** Scale units for a bars facet (uPlot's const enum, not importable as a value). */
@@ -60,12 +66,15 @@ export const SeriesChart = ({
   series,
   kind,
   title,
+  annotations = [],
   onPick
 }: {
   readonly labels: ReadonlyArray<string>
   readonly series: ReadonlyArray<Series>
   readonly kind: ChartKind
   readonly title: string
+  /** Notes marked on the x axis, each at a label's index. */
+  readonly annotations?: ReadonlyArray<Annotation>
   /** Called with the series (its index) and label clicked: the shown series nearest the click. */
   readonly onPick?: (series: number, at: number) => void
 }) => {
@@ -114,6 +123,8 @@ export const SeriesChart = ({
       tooltip.style.left = `${Math.min(left, u.over.clientWidth - 180)}px`
       tooltip.style.top = `${Math.max(0, (u.cursor.top ?? 0) - 10)}px`
     }
+    // How long drawing takes (the browser tests read it): from here to the frame after uPlot drew.
+    performance.mark("chart-start")
     const axis = { stroke: text, grid: { stroke: grid, width: 1 }, ticks: { stroke: grid, width: 1 } }
     const made = new uPlot(
       {
@@ -155,12 +166,39 @@ export const SeriesChart = ({
             }
           })
         ],
-        hooks: { setCursor: [showTooltip] }
+        hooks: {
+          setCursor: [showTooltip],
+          draw: [
+            (u) => {
+              // A dashed line at each annotated label.
+              const { ctx } = u
+              ctx.save()
+              ctx.strokeStyle = text
+              ctx.setLineDash([4, 4])
+              for (const note of annotations) {
+                const x = Math.round(u.valToPos(note.at, "x", true))
+                ctx.beginPath()
+                ctx.moveTo(x, u.bbox.top)
+                ctx.lineTo(x, u.bbox.top + u.bbox.height)
+                ctx.stroke()
+              }
+              ctx.restore()
+            }
+          ]
+        }
       },
       plotted(new Set()),
       element
     )
     made.over.append(tooltip)
+    requestAnimationFrame(() => performance.measure("chart-draw", "chart-start"))
+    for (const note of annotations) {
+      const marker = document.createElement("span")
+      marker.className = "annotation-marker"
+      marker.title = `${labels[note.at] ?? ""}: ${note.text}`
+      marker.style.left = `${made.valToPos(note.at, "x")}px`
+      made.over.append(marker)
+    }
     made.over.addEventListener("mouseleave", () => (tooltip.hidden = true))
     made.over.addEventListener("click", () => {
       const at = made.cursor.idx
@@ -180,7 +218,7 @@ export const SeriesChart = ({
       made.destroy()
       plot.current = null
     }
-  }, [labels, series, kind])
+  }, [labels, series, kind, annotations])
 
   const toggle = (i: number) => {
     const next = new Set(hidden)
@@ -192,6 +230,24 @@ export const SeriesChart = ({
     setHidden(next)
   }
 
+  /** Saves `data` as a file named after the chart. */
+  const download = (href: string, extension: string) => {
+    const link = document.createElement("a")
+    link.href = href
+    link.download = `${title}.${extension}`
+    link.click()
+  }
+  const csv = () => {
+    const cell = (value: string | number) =>
+      /[",\n]/.test(String(value)) ? `"${String(value).replace(/"/g, '""')}"` : value
+    const rows = [
+      ["", ...series.map((entry) => entry.label)],
+      ...labels.map((label, at) => [label, ...series.map((entry) => entry.data[at] ?? 0)])
+    ]
+    const text = rows.map((row) => row.map(cell).join(",")).join("\n")
+    download(URL.createObjectURL(new Blob([text], { type: "text/csv" })), "csv")
+  }
+
   return (
     <figure className="series-chart">
       <div
@@ -201,6 +257,26 @@ export const SeriesChart = ({
         aria-label={`${kind} chart: ${title}`}
       />
       <figcaption>
+        <div className="toolbar chart-export">
+          <button
+            type="button"
+            onClick={() => plot.current && download(plot.current.ctx.canvas.toDataURL("image/png"), "png")}
+          >
+            Export PNG
+          </button>
+          <button type="button" onClick={csv}>
+            Export CSV
+          </button>
+        </div>
+        {annotations.length > 0 && (
+          <ul className="annotations" aria-label="Annotations">
+            {annotations.map((note, i) => (
+              <li key={i}>
+                <span className="muted">{labels[note.at]}</span> {note.text}
+              </li>
+            ))}
+          </ul>
+        )}
         <ul className="legend" aria-label="Legend">
           {series.map((entry, i) => (
             <li key={`${i}-${entry.label}`}>
