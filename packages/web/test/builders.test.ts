@@ -2,8 +2,18 @@ import { readFileSync } from "node:fs"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, screenshot, startHarness } from "./harness.js"
-import { dayAgo, eventually, hoverLast, numbers, queryResult, type Sent, saveAs, send } from "./insightHelpers.js"
+import { ADMIN, axeViolations, type Harness, startHarness } from "./harness.js"
+import {
+  dayAgo,
+  screenshots,
+  eventually,
+  hoverLast,
+  numbers,
+  queryResult,
+  type Sent,
+  saveAs,
+  send
+} from "./insightHelpers.js"
 
 // The insight builder for every kind, on events posthog-node sent on chosen days: what the page
 // shows is checked against what the test computes from those events, and against the query API's
@@ -102,7 +112,7 @@ describe("the insight builder's other kinds", () => {
     await page.getByLabel("Returning event").fill("purchase")
     await eventually(shown).toEqual(retention("$pageview", "purchase", 4))
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-builder-retention")
+    await screenshots(page, "insight-builder-retention")
 
     const insight = await saveAs(h, page, "Visitors who buy")
     expect(insight.query.source).toMatchObject({
@@ -134,7 +144,7 @@ describe("the insight builder's other kinds", () => {
     await page.getByLabel("Count persons active").selectOption("cumulative")
     await result.getByRole("img", { name: /^line chart/ }).waitFor()
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-builder-stickiness")
+    await screenshots(page, "insight-builder-stickiness")
 
     const insight = await saveAs(h, page, "Sticky visitors")
     expect(insight.query.source).toMatchObject({
@@ -167,7 +177,7 @@ describe("the insight builder's other kinds", () => {
     await eventually(() => legend.locator(".legend-label").allTextContents()).toHaveLength(3)
     await result.getByRole("img", { name: /^stacked bar chart/ }).waitFor()
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-builder-lifecycle")
+    await screenshots(page, "insight-builder-lifecycle")
 
     const insight = await saveAs(h, page, "Visitor lifecycle")
     expect(insight.query.source).toMatchObject({
@@ -231,7 +241,7 @@ describe("the trends builder in full", () => {
     await page.getByLabel("Display").selectOption({ label: "Pie" })
     await result.getByRole("img", { name: /^pie chart/ }).waitFor()
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-pie")
+    await screenshots(page, "insight-pie")
 
     // Purchases per pageview, as one number: B / A.
     await page.getByLabel("Breakdown by").fill("")
@@ -268,6 +278,33 @@ describe("the trends builder in full", () => {
   })
 })
 
+describe("the funnel builder's breakdown and time to convert", () => {
+  it("steps per person property value, then the conversion times' persons", async () => {
+    const result = await newInsight("Funnel")
+    await page.getByLabel("Step 2", { exact: true }).fill("purchase")
+    await page.getByLabel("Breakdown type").selectOption("person")
+    await page.getByLabel("Breakdown by").fill("plan")
+    // Per plan: who viewed a page, and who of them bought after.
+    const buyers = new Set(PURCHASES.map((e) => e.who))
+    for (const plan of ["pro", "free"]) {
+      const people = Object.entries(PEOPLE).filter(([, person]) => person.plan === plan)
+      const counts = result.getByRole("table", { name: `Funnel steps: ${plan}` }).locator("tbody tr td:nth-child(2)")
+      await eventually(() => counts.allTextContents()).toEqual([
+        String(people.length),
+        String(people.filter(([who]) => buyers.has(who)).length)
+      ])
+    }
+    await screenshots(page, "insight-builder-funnel-breakdown")
+    await page.getByLabel("Breakdown by").fill("")
+    await page.getByLabel("Show").selectOption("time_to_convert")
+    await result.getByRole("img", { name: /^bar chart/ }).waitFor()
+    const insight = await saveAs(h, page, "Time to buy")
+    expect(insight.query.source.funnelsFilter).toMatchObject({ funnelVizType: "time_to_convert" })
+    const bins: Array<[number, number]> = (await queryResult(h, insight.query.source)).bins
+    expect(bins.reduce((sum, [, persons]) => sum + persons, 0)).toBe(buyers.size)
+  })
+})
+
 describe("drill-down", () => {
   it("a trend's point lists the persons behind it", async () => {
     const insight = await h.json("/api/projects/1/insights/", {
@@ -295,7 +332,7 @@ describe("drill-down", () => {
     )
     expect(today).toBe(didOn("$pageview", 0).size)
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-drill-down")
+    await screenshots(page, "insight-drill-down")
   })
 
   it("a funnel step lists the persons who converted, or who dropped off", async () => {
@@ -379,7 +416,7 @@ describe("insight actions", () => {
     expect((await open((await link.getAttribute("href"))!)).status).toBe(200)
     await eventually(() => activity.first().textContent()).toMatch(/access token refreshed/)
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-actions")
+    await screenshots(page, "insight-actions")
 
     await page.getByRole("button", { name: "Duplicate" }).click()
     await page.getByRole("heading", { level: 1, name: "Page views (copy)" }).waitFor()
@@ -419,7 +456,7 @@ describe("charts", () => {
     await eventually(() => note.allInnerTexts()).toEqual([`${api[0].labels.at(-3)} Pricing launch`])
     await expect(page.locator(".annotation-marker").count()).resolves.toBe(1)
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "insight-annotations")
+    await screenshots(page, "insight-annotations")
 
     const [csv] = await Promise.all([
       page.waitForEvent("download"),
@@ -475,6 +512,6 @@ describe("charts", () => {
     await legend.first().click()
     await eventually(() => legend.first().getAttribute("aria-pressed")).toBe("false")
     console.log(`a series toggled in ${Date.now() - started} ms`)
-    await screenshot(page, "insight-100-series")
+    await screenshots(page, "insight-100-series")
   })
 })

@@ -2,7 +2,7 @@ import { expect } from "@effect/vitest"
 import type { Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import type { Harness } from "./harness.js"
-import { PROJECT_KEY } from "./harness.js"
+import { PROJECT_KEY, screenshot } from "./harness.js"
 
 // What the insight tests share: reading numbers off the page, hovering a chart, saving the
 // builder's insight, asking the API for the same query, and events sent on chosen days.
@@ -67,4 +67,15 @@ export const send = async (
     ph.capture({ distinctId: who, event, properties: properties ?? {}, timestamp: dayAgo(day, i + 1) })
   )
   await ph.shutdown()
+}
+
+/** Screenshots for docs/web-app.md at desktop width (`name`) and phone width (`name-phone`). */
+export const screenshots = async (page: Page, name: string) => {
+  const desktop = page.viewportSize()!
+  await screenshot(page, name)
+  await page.setViewportSize({ width: 390, height: 844 })
+  // The charts follow the window's width on resize.
+  await page.waitForTimeout(300)
+  await screenshot(page, `${name}-phone`)
+  await page.setViewportSize(desktop)
 }

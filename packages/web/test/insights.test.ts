@@ -402,10 +402,10 @@ describe("the insight builder", () => {
     const result = page.getByRole("region", { name: "Result" })
     const counts = () => result.locator("tbody tr td:nth-child(2)").allTextContents()
     // ada and grace viewed pages; only ada upgraded, after her pageviews.
-    await page.getByLabel("Step 2").fill("plan upgraded")
+    await page.getByLabel("Step 2", { exact: true }).fill("plan upgraded")
     await eventually(counts).toEqual(["2", "1"])
-    await page.getByLabel("Step 1").fill("plan upgraded")
-    await page.getByLabel("Step 2").fill("$pageview")
+    await page.getByLabel("Step 1", { exact: true }).fill("plan upgraded")
+    await page.getByLabel("Step 2", { exact: true }).fill("$pageview")
     await eventually(counts).toEqual(["1", "0"])
     await page.getByLabel("Order").selectOption("unordered")
     await page.getByLabel("Conversion window").fill("1")
