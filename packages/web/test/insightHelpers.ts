@@ -16,12 +16,14 @@ export const numbers = (texts: ReadonlyArray<string>) => texts.map((text) => Num
 /** Hovers the first chart of `page` at the last of its `count` labels; where, and the tooltip it shows. */
 export const hoverLast = async (page: Page, count: number) => {
   const over = page.locator(".u-over").first()
-  const box = (await over.boundingBox())!
-  const x = ((count - 0.5) / count) * box.width
-  await over.hover({ position: { x, y: box.height / 2 } })
+  // A chart drawn again (its data replaced) is briefly detached, without a box.
+  await eventually(() => over.boundingBox()).not.toBeNull()
+  const { width, height } = (await over.boundingBox())!
+  const x = ((count - 0.5) / count) * width
+  await over.hover({ position: { x, y: height / 2 } })
   const tooltip = page.getByRole("tooltip").first()
   await tooltip.waitFor()
-  return { over, box, x, tooltip }
+  return { over, box: { width, height }, x, tooltip }
 }
 
 /** Saves the builder's insight as `name`; the insight, computed, as the API answers it. */

@@ -39,6 +39,9 @@ export interface Annotation {
   readonly text: string
 }
 
+/** One empty list: a new one each render would make the chart again each render. */
+const NO_ANNOTATIONS: ReadonlyArray<Annotation> = []
+
 export type ChartKind = "line" | "area" | "bar" | "stacked bar"
 
 /** Scale units for a bars facet (uPlot's const enum, not importable as a value). */
@@ -66,7 +69,7 @@ export const SeriesChart = ({
   series,
   kind,
   title,
-  annotations = [],
+  annotations = NO_ANNOTATIONS,
   onPick
 }: {
   readonly labels: ReadonlyArray<string>
