@@ -4,6 +4,7 @@ import { signIn } from "../../node/test/browser.js"
 import { PostHog } from "posthog-node"
 import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
 import { fetchedBy } from "./harness.js"
+import { eventually, hoverLast, numbers, saveAs } from "./insightHelpers.js"
 
 // Insights in the app, on data posthog-node sent (captureData: ada views /pricing and /docs and signs
 // up, grace views /pricing; then ada upgrades her plan): each page's numbers are checked against what
@@ -72,8 +73,6 @@ const saved: Record<keyof typeof INSIGHTS, Saved> = {} as never
 /** The insight as the API computes it (the page's source of truth). */
 const computed = (insight: Saved) => h.json(`/api/projects/1/insights/${insight.id}/?refresh=blocking`)
 
-const numbers = (texts: ReadonlyArray<string>) => texts.map((text) => Number(text.replace(/[^\d.-]/g, "")))
-
 beforeAll(async () => {
   h = await startHarness()
   await captureData(h.root)
@@ -96,17 +95,6 @@ afterAll(async () => {
   await h?.close()
 })
 
-/** Hovers the chart at the last of its `count` labels; where, and the tooltip it shows. */
-const hoverLast = async (count: number) => {
-  const over = page.locator(".u-over")
-  const box = (await over.boundingBox())!
-  const x = ((count - 0.5) / count) * box.width
-  await over.hover({ position: { x, y: box.height / 2 } })
-  const tooltip = page.getByRole("tooltip")
-  await tooltip.waitFor()
-  return { over, box, x, tooltip }
-}
-
 const open = async (insight: Saved) => {
   await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
   await page.getByRole("heading", { level: 1, name: insight.name }).waitFor()
@@ -117,18 +105,26 @@ describe("insights", () => {
     await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Insights" }).waitFor()
     const table = page.getByRole("table", { name: "Insights" })
     const names = () => table.locator("tbody tr td:first-child a").allTextContents()
-    await expect
-      .poll(names)
-      .toEqual(["Events by name", "Returning visitors", "Visit to sign-up", "Sign-ups", "Pageviews by path"])
+    await eventually(names).toEqual([
+      "Events by name",
+      "Returning visitors",
+      "Visit to sign-up",
+      "Sign-ups",
+      "Pageviews by path"
+    ])
     // A changed description moves an insight to the top.
     await h.json(`/api/projects/1/insights/${saved.signups.id}/`, {
       method: "PATCH",
       body: JSON.stringify({ description: "From the sign-up form" })
     })
     await page.reload()
-    await expect
-      .poll(names)
-      .toEqual(["Sign-ups", "Events by name", "Returning visitors", "Visit to sign-up", "Pageviews by path"])
+    await eventually(names).toEqual([
+      "Sign-ups",
+      "Events by name",
+      "Returning visitors",
+      "Visit to sign-up",
+      "Pageviews by path"
+    ])
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insights")
 
@@ -148,7 +144,7 @@ describe("insights", () => {
       [() => page.getByLabel("Favourites only").check(), ["Sign-ups"]]
     ] as const) {
       await filter()
-      await expect.poll(names).toEqual(expected)
+      await eventually(names).toEqual(expected)
     }
     await table.getByRole("link", { name: "Sign-ups" }).click()
     await page.waitForURL(new RegExp(`/project/1/insights/${saved.signups.short_id}$`))
@@ -164,7 +160,7 @@ describe("insights", () => {
     expect(byPath).toEqual({ "/pricing": 2, "/docs": 1 })
     const legend = page.getByRole("list", { name: "Legend" })
     const entries = legend.getByRole("button")
-    await expect.poll(() => entries.count()).toBe(2)
+    await eventually(() => entries.count()).toBe(2)
     expect(await legend.locator(".legend-label").allTextContents()).toEqual(
       api.result.map((entry: { label: string }) => entry.label)
     )
@@ -175,7 +171,7 @@ describe("insights", () => {
 
     // Hover today's point (the last label): the tooltip gives each series' value there.
     const labels: Array<string> = api.result[0].labels
-    const { over, box, x, tooltip } = await hoverLast(labels.length)
+    const { over, box, x, tooltip } = await hoverLast(page, labels.length)
     expect(await tooltip.locator("div").textContent()).toBe(labels.at(-1))
     const today = api.result.map(
       (entry: { label: string; data: Array<number> }) => `${entry.label}: ${entry.data.at(-1)}`
@@ -189,10 +185,10 @@ describe("insights", () => {
     await entries.first().click()
     await expect(entries.first().getAttribute("aria-pressed")).resolves.toBe("false")
     await over.hover({ position: { x: x - 1, y: box.height / 2 } })
-    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
     await entries.first().click()
     await over.hover({ position: { x, y: box.height / 2 } })
-    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(today)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual(today)
   })
 
   it("trends as a number, with the ZedQL that computed it, opened in the SQL editor", async () => {
@@ -208,13 +204,13 @@ describe("insights", () => {
     const favourite = page.getByRole("button", { name: /Favourite/ })
     await expect(favourite.getAttribute("aria-pressed")).resolves.toBe("true")
     await favourite.click()
-    await expect.poll(() => favourite.getAttribute("aria-pressed")).toBe("false")
+    await eventually(() => favourite.getAttribute("aria-pressed")).toBe("false")
     expect((await h.json(`/api/projects/1/insights/${saved.signups.id}/`)).favorited).toBe(false)
     const zedql = page.getByRole("region", { name: "ZedQL" }).locator("pre")
     expect(await zedql.textContent()).toBe(api.zedql)
     await page.getByRole("link", { name: "Open in SQL editor" }).click()
     await page.waitForURL(/\/project\/1\/sql\?/)
-    await expect.poll(() => page.locator(".cm-content").innerText()).toBe(api.zedql)
+    await eventually(() => page.locator(".cm-content").innerText()).toBe(api.zedql)
   })
 
   it("funnel: persons per step, conversion and drop-off", async () => {
@@ -222,7 +218,7 @@ describe("insights", () => {
     const api = await computed(saved.funnel)
     expect(api.result.map((step: { count: number }) => step.count)).toEqual([2, 1])
     const rows = page.getByRole("table", { name: "Funnel steps" }).locator("tbody tr")
-    await expect.poll(() => rows.count()).toBe(2)
+    await eventually(() => rows.count()).toBe(2)
     const cells = async (row: number) =>
       (await rows.nth(row).locator("th, td").allInnerTexts()).map((text) => text.trim())
     expect((await cells(0)).slice(0, 4)).toEqual(["1. $pageview", "2", "100.0%", "—"])
@@ -236,7 +232,7 @@ describe("insights", () => {
     const api = await computed(saved.retention)
     const table = page.getByRole("table", { name: "Retention cohorts" })
     const rows = table.locator("tbody tr")
-    await expect.poll(() => rows.count()).toBe(api.result.length)
+    await eventually(() => rows.count()).toBe(api.result.length)
     for (const [i, cohort] of (api.result as Array<{ values: Array<{ count: number }> }>).entries()) {
       expect(numbers(await rows.nth(i).locator(".heat-count").allTextContents())).toEqual(
         cohort.values.map((v) => v.count)
@@ -251,7 +247,7 @@ describe("insights", () => {
 
   it("lifecycle as bars and stickiness as a line, each series' total as the API counts it", async () => {
     const shapes = [
-      ["lifecycle", "Pageview lifecycle", "LifecycleQuery", "bar"],
+      ["lifecycle", "Pageview lifecycle", "LifecycleQuery", "stacked bar"],
       ["stickiness", "Pageview stickiness", "StickinessQuery", "line"]
     ] as const
     for (const [shot, name, kind, chart] of shapes) {
@@ -314,8 +310,8 @@ describe("insights", () => {
     expect(bins.reduce((sum, [, persons]) => sum + persons, 0)).toBe(1)
     const legend = page.getByRole("list", { name: "Legend" })
     expect(await legend.locator(".legend-label").allTextContents()).toEqual(["Persons"])
-    const { tooltip } = await hoverLast(bins.length)
-    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual([`Persons: ${bins.at(-1)![1]}`])
+    const { tooltip } = await hoverLast(page, bins.length)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual([`Persons: ${bins.at(-1)![1]}`])
     await screenshot(page, "insight-time-to-convert")
   })
 
@@ -332,15 +328,6 @@ describe("insights", () => {
   })
 })
 
-/** Saves the builder's insight as `name`; the page it opens; the insight as the API computes it. */
-const saveAs = async (name: string) => {
-  await page.getByLabel("Name").fill(name)
-  await page.getByRole("button", { name: "Save" }).click()
-  await page.getByRole("heading", { level: 1, name }).waitFor()
-  const shortId = new URL(page.url()).pathname.split("/").at(-1)
-  return (await h.json(`/api/projects/1/insights/?short_id=${shortId}&refresh=blocking`)).results[0]
-}
-
 describe("the insight builder", () => {
   it("trends: computes the result as the query changes, and saves the query it built", async () => {
     await page.goto(`${h.root}/project/1/insights`)
@@ -349,45 +336,48 @@ describe("the insight builder", () => {
     const result = page.getByRole("region", { name: "Result" })
     const legend = result.getByRole("list", { name: "Legend" })
     // The default: every pageview of the last 7 days, 3 sent.
-    await expect.poll(() => legend.locator(".legend-total").allTextContents()).toEqual(["3"])
+    await eventually(() => legend.locator(".legend-total").allTextContents()).toEqual(["3"])
 
     // Unique users as one number: ada and grace.
     await page.getByLabel("Math 1").selectOption({ label: "Unique users" })
     await page.getByLabel("Display").selectOption({ label: "Number" })
-    await expect.poll(() => result.locator(".bold-number .value").textContent()).toBe("2")
+    await eventually(() => result.locator(".bold-number .value").textContent()).toBe("2")
 
     // A second series, by path, as a table of totals: /pricing 2 pageviews (2 users), /docs 1 (1).
-    await page.getByRole("button", { name: "Add series" }).click()
+    await page.getByRole("button", { name: "Add series", exact: true }).click()
     await page.getByLabel("Event 2").fill("$pageview")
-    await page.getByLabel("Breakdown by event property").fill("$pathname")
+    await page.getByLabel("Breakdown by").fill("$pathname")
     await page.getByLabel("Display").selectOption({ label: "Table" })
     const rows = result.getByRole("table", { name: "Result" }).locator("tbody tr")
     const table = async () => (await rows.allInnerTexts()).map((row) => row.replace(/\s+/g, " ").trim()).sort()
-    await expect
-      .poll(table)
-      .toEqual(["$pageview - /docs 1", "$pageview - /docs 1", "$pageview - /pricing 2", "$pageview - /pricing 2"])
+    await eventually(table).toEqual([
+      "$pageview - /docs 1",
+      "$pageview - /docs 1",
+      "$pageview - /pricing 2",
+      "$pageview - /pricing 2"
+    ])
     await page.getByLabel("Math 2").selectOption({ label: "Property sum" })
     await page.getByLabel("Property 2").fill("$screen_width")
     await page.getByLabel("Display").selectOption({ label: "Line" })
     await page.getByLabel("Property 2").fill("")
     await page.getByRole("button", { name: "Remove series 2" }).click()
     await page.getByLabel("Date range").selectOption({ label: "Last 14 days" })
-    await expect.poll(() => legend.locator(".legend-label").allTextContents()).toEqual(["/pricing", "/docs"])
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(["/pricing", "/docs"])
     // As stacked bars, the tooltip still gives each series' own value, not the stack's height.
-    await page.getByLabel("Display").selectOption({ label: "Bar" })
-    await page.getByRole("img", { name: /^bar chart/ }).waitFor()
+    await page.getByLabel("Display").selectOption({ label: "Stacked bar" })
+    await page.getByRole("img", { name: /^stacked bar chart/ }).waitFor()
     // The last 14 days and today: 15 labels, today's last.
-    const { tooltip } = await hoverLast(15)
-    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/pricing: 2", "/docs: 1"])
+    const { tooltip } = await hoverLast(page, 15)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual(["/pricing: 2", "/docs: 1"])
     await legend.getByRole("button", { name: /\/pricing/ }).click()
-    await hoverLast(15)
-    await expect.poll(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
+    await hoverLast(page, 15)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual(["/docs: 1"])
     await legend.getByRole("button", { name: /\/pricing/ }).click()
     await page.getByLabel("Display").selectOption({ label: "Line" })
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder")
 
-    const insight = await saveAs("Visitors by path")
+    const insight = await saveAs(h, page, "Visitors by path")
     expect(insight.saved).toBe(true)
     expect(insight.query.source).toMatchObject({
       kind: "TrendsQuery",
@@ -397,9 +387,9 @@ describe("the insight builder", () => {
       trendsFilter: { display: "ActionsLineGraph" }
     })
     const legendShown = page.getByRole("list", { name: "Legend" })
-    await expect
-      .poll(() => legendShown.locator(".legend-total").allTextContents())
-      .toEqual(insight.result.map((entry: { count: number }) => String(entry.count)))
+    await eventually(() => legendShown.locator(".legend-total").allTextContents()).toEqual(
+      insight.result.map((entry: { count: number }) => String(entry.count))
+    )
     expect(insight.result.map((entry: { count: number }) => entry.count)).toEqual([2, 1])
     // Only saved insights are listed: the builder's draft was this insight, and is one entry.
     const saved = await h.json("/api/projects/1/insights/?saved=true&search=Visitors%20by%20path")
@@ -412,27 +402,27 @@ describe("the insight builder", () => {
     const result = page.getByRole("region", { name: "Result" })
     const counts = () => result.locator("tbody tr td:nth-child(2)").allTextContents()
     // ada and grace viewed pages; only ada upgraded, after her pageviews.
-    await page.getByLabel("Step 2").fill("plan upgraded")
-    await expect.poll(counts).toEqual(["2", "1"])
-    await page.getByLabel("Step 1").fill("plan upgraded")
-    await page.getByLabel("Step 2").fill("$pageview")
-    await expect.poll(counts).toEqual(["1", "0"])
+    await page.getByLabel("Step 2", { exact: true }).fill("plan upgraded")
+    await eventually(counts).toEqual(["2", "1"])
+    await page.getByLabel("Step 1", { exact: true }).fill("plan upgraded")
+    await page.getByLabel("Step 2", { exact: true }).fill("$pageview")
+    await eventually(counts).toEqual(["1", "0"])
     await page.getByLabel("Order").selectOption("unordered")
     await page.getByLabel("Conversion window").fill("1")
     await page.getByLabel("Window unit").selectOption("hour")
-    await expect.poll(async () => (await counts()).at(-1)).toBe("1")
+    await eventually(async () => (await counts()).at(-1)).toBe("1")
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "insight-builder-funnel")
 
-    const insight = await saveAs("Upgrade and visit, any order")
+    const insight = await saveAs(h, page, "Upgrade and visit, any order")
     expect(insight.query.source).toMatchObject({
       kind: "FunnelsQuery",
       series: [{ event: "plan upgraded" }, { event: "$pageview" }],
       funnelsFilter: { funnelOrderType: "unordered", funnelWindowInterval: 1, funnelWindowIntervalUnit: "hour" }
     })
     const shown = page.getByRole("table", { name: "Funnel steps" }).locator("tbody tr td:nth-child(2)")
-    await expect
-      .poll(() => shown.allTextContents())
-      .toEqual(insight.result.map((step: { count: number }) => String(step.count)))
+    await eventually(() => shown.allTextContents()).toEqual(
+      insight.result.map((step: { count: number }) => String(step.count))
+    )
   })
 })

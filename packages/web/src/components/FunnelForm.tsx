@@ -12,6 +12,10 @@ const ORDERS = {
   unordered: "In any order"
 } as const
 
+const BREAKDOWN_TYPES = { event: "Event property", person: "Person property" } as const
+
+const VIZ = { steps: "Steps", time_to_convert: "Time to convert" } as const
+
 const UNITS = { minute: "Minutes", hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
 export interface FunnelDraft {
@@ -20,6 +24,9 @@ export interface FunnelDraft {
   readonly unit: keyof typeof UNITS
   readonly order: keyof typeof ORDERS
   readonly dateFrom: DateFrom
+  readonly breakdown: string
+  readonly breakdownType: keyof typeof BREAKDOWN_TYPES
+  readonly viz: keyof typeof VIZ
 }
 
 export const INITIAL_FUNNEL: FunnelDraft = {
@@ -27,7 +34,10 @@ export const INITIAL_FUNNEL: FunnelDraft = {
   window: "14",
   unit: "day",
   order: "ordered",
-  dateFrom: "-7d"
+  dateFrom: "-7d",
+  breakdown: "",
+  breakdownType: "event",
+  viz: "steps"
 }
 
 /** A funnel needs two named steps and a whole, positive window. */
@@ -44,8 +54,12 @@ export const funnelsQuery = (draft: FunnelDraft): InsightQuery => ({
     funnelsFilter: {
       funnelOrderType: draft.order,
       funnelWindowInterval: Number(draft.window),
-      funnelWindowIntervalUnit: draft.unit
-    }
+      funnelWindowIntervalUnit: draft.unit,
+      funnelVizType: draft.viz
+    },
+    ...(draft.breakdown.trim()
+      ? { breakdownFilter: { breakdown_type: draft.breakdownType, breakdown: draft.breakdown.trim() } }
+      : {})
   }
 })
 
@@ -79,6 +93,21 @@ export const FunnelForm = ({ draft, onChange }: DraftFormProps<FunnelDraft>) => 
       />
       <Choice label="Order" value={draft.order} options={ORDERS} onChange={(order) => onChange({ ...draft, order })} />
       <DateRangeChoice value={draft.dateFrom} onChange={(dateFrom) => onChange({ ...draft, dateFrom })} />
+    </div>
+    <div className="toolbar">
+      <Choice
+        label="Breakdown type"
+        value={draft.breakdownType}
+        options={BREAKDOWN_TYPES}
+        onChange={(breakdownType) => onChange({ ...draft, breakdownType })}
+      />
+      <Field
+        label="Breakdown by"
+        value={draft.breakdown}
+        onChange={(breakdown) => onChange({ ...draft, breakdown })}
+        placeholder="$browser"
+      />
+      <Choice label="Show" value={draft.viz} options={VIZ} onChange={(viz) => onChange({ ...draft, viz })} />
     </div>
   </>
 )

@@ -1,8 +1,12 @@
-import { useMemo } from "react"
-import type { Insight } from "../api.js"
+import { useQuery } from "@tanstack/react-query"
+import { useParams } from "@tanstack/react-router"
+import { useMemo, useState } from "react"
+import { api, type Insight, type Paginated } from "../api.js"
 import { ListHead } from "./ListHead.js"
+import { type InsightPoint, InsightPersons } from "./InsightPersons.js"
+import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
-import { type Series, SeriesChart } from "./SeriesChart.js"
+import { type Annotation, type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
 
 // An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
 // as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
@@ -15,6 +19,10 @@ export interface TrendEntry {
   readonly count: number
   readonly aggregated_value?: number
   readonly compare_label?: string
+  readonly days?: ReadonlyArray<string | number>
+  readonly breakdown_value?: unknown
+  readonly status?: string
+  readonly action?: { readonly order?: number } | null
 }
 
 interface FunnelStep {
@@ -38,18 +46,72 @@ const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${((100 
 /** Trend displays giving one aggregated value per series over the whole range. */
 const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "WorldMap"])
 
+/** The time-series displays other than lines. */
+const CHART_KINDS: Record<string, ChartKind> = {
+  ActionsAreaGraph: "area",
+  ActionsBar: "bar",
+  ActionsStackedBar: "stacked bar"
+}
+
 const entryLabel = (entry: TrendEntry) =>
   entry.compare_label ? `${entry.label} (${entry.compare_label})` : entry.label
+
+/** Where a click on entry `entry`'s value at `at` leads: its persons, unless it is a formula's or a
+ * compared period's, which the actors query cannot name. */
+const trendPoint = (entry: TrendEntry, at: number): InsightPoint | undefined => {
+  const day = entry.days?.[at]
+  if (day === undefined || entry.compare_label !== undefined || (entry.action == null && entry.status === undefined))
+    return undefined
+  return {
+    title: `${entryLabel(entry)}, ${entry.labels[at] ?? day}`,
+    fields: {
+      day,
+      ...(entry.status !== undefined
+        ? { status: entry.status }
+        : {
+            series: entry.action?.order ?? 0,
+            ...(entry.breakdown_value !== undefined ? { breakdown: entry.breakdown_value } : {})
+          })
+    }
+  }
+}
+
+/** The project's annotations within `days` (a time series' buckets, as `YYYY-MM-DD…` texts), each at
+ * the last bucket starting at or before it. */
+const useAnnotations = (days: ReadonlyArray<string | number>) => {
+  const { id } = useParams({ from: "/project/$id" })
+  const notes = useQuery({
+    queryKey: ["annotations", id],
+    queryFn: () =>
+      api<Paginated<{ content: string; date_marker: string | null }>>(`/api/projects/${id}/annotations/?limit=1000`),
+    staleTime: 60_000
+  })
+  return useMemo<ReadonlyArray<Annotation>>(() => {
+    const buckets = days.map(String)
+    if (buckets.length === 0 || typeof days[0] === "number") return []
+    return (notes.data?.results ?? []).flatMap((note) => {
+      const marker = note.date_marker
+      if (marker === null) return []
+      const at = buckets.findLastIndex((day) => day <= marker.slice(0, day.length))
+      const end = buckets.at(-1)!
+      return at < 0 || marker.slice(0, end.length) > end ? [] : [{ at, text: note.content }]
+    })
+  }, [days, notes.data])
+}
 
 export const Trends = ({
   entries,
   display,
-  title
+  title,
+  onPick
 }: {
   readonly entries: ReadonlyArray<TrendEntry>
   readonly display: string
   readonly title: string
+  /** Where a click on a point leads (its persons); without it, points are not clickable. */
+  readonly onPick?: (point: InsightPoint) => void
 }) => {
+  const annotations = useAnnotations(entries[0]?.days ?? [])
   const series = useMemo<ReadonlyArray<Series>>(
     () => entries.map((entry) => ({ label: entryLabel(entry), data: entry.data, total: entry.count })),
     [entries]
@@ -64,6 +126,13 @@ export const Trends = ({
           </p>
         ))}
       </div>
+    )
+  if (display === "ActionsPie")
+    return (
+      <PieChart
+        entries={entries.map((entry) => ({ label: entryLabel(entry), value: entry.aggregated_value ?? entry.count }))}
+        title={title}
+      />
     )
   if (AGGREGATED.has(display))
     return (
@@ -80,16 +149,46 @@ export const Trends = ({
       </table>
     )
   if (entries.length === 0) return <p className="muted">No data in this range.</p>
-  const kind =
-    display === "ActionsBar" || display === "ActionsStackedBar"
-      ? "bar"
-      : display === "ActionsAreaGraph"
-        ? "area"
-        : "line"
-  return <SeriesChart labels={entries[0]!.labels} series={series} kind={kind} title={title} />
+  const kind = CHART_KINDS[display] ?? "line"
+  return (
+    <SeriesChart
+      labels={entries[0]!.labels}
+      series={series}
+      kind={kind}
+      title={title}
+      annotations={annotations}
+      onPick={
+        onPick &&
+        ((i, at) => {
+          const point = trendPoint(entries[i]!, at)
+          if (point) onPick(point)
+        })
+      }
+    />
+  )
 }
 
-const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelStep>; readonly title: string }) => {
+const FunnelSteps = ({
+  steps,
+  title,
+  onPick
+}: {
+  readonly steps: ReadonlyArray<FunnelStep>
+  readonly title: string
+  readonly onPick: (point: InsightPoint) => void
+}) => {
+  /** The persons who reached step `i` (from 0), or who reached the one before and dropped off. */
+  const pick = (i: number, converted: boolean) => {
+    const step = steps[i]!
+    const name = step.custom_name || step.name
+    onPick({
+      title: converted ? `reached step ${i + 1} (${name})` : `dropped off before step ${i + 1} (${name})`,
+      fields: {
+        funnelStep: converted ? i + 1 : -(i + 1),
+        ...(step.breakdown_value !== undefined ? { funnelStepBreakdown: step.breakdown_value } : {})
+      }
+    })
+  }
   const first = steps[0]?.count ?? 0
   return (
     <table className="list funnel" aria-label={title}>
@@ -105,10 +204,33 @@ const FunnelSteps = ({ steps, title }: { readonly steps: ReadonlyArray<FunnelSte
                   <span style={{ width: percent(step.count, first) }} />
                 </div>
               </th>
-              <td className="number">{number(step.count)}</td>
+              <td className="number">
+                <button
+                  type="button"
+                  className="link"
+                  aria-label={`${number(step.count)}: persons who reached step ${i + 1}`}
+                  onClick={() => pick(i, true)}
+                >
+                  {number(step.count)}
+                </button>
+              </td>
               <td className="number">{percent(step.count, first)}</td>
               <td className="number">
-                {i === 0 ? "—" : `${number(previous - step.count)} (${percent(previous - step.count, previous)})`}
+                {i === 0 ? (
+                  "—"
+                ) : (
+                  <>
+                    <button
+                      type="button"
+                      className="link"
+                      aria-label={`${number(previous - step.count)}: persons who dropped off before step ${i + 1}`}
+                      onClick={() => pick(i, false)}
+                    >
+                      {number(previous - step.count)}
+                    </button>{" "}
+                    ({percent(previous - step.count, previous)})
+                  </>
+                )}
               </td>
               <td className="number">
                 {step.median_conversion_time == null ? "—" : `${number(step.median_conversion_time)} s`}
@@ -150,7 +272,15 @@ const TimeToConvert = ({
   return <SeriesChart labels={labels} series={series} kind="bar" title={title} />
 }
 
-const Funnel = ({ result, title }: { readonly result: unknown; readonly title: string }) => {
+const Funnel = ({
+  result,
+  title,
+  onPick
+}: {
+  readonly result: unknown
+  readonly title: string
+  readonly onPick: (point: InsightPoint) => void
+}) => {
   if (!Array.isArray(result)) {
     const { bins } = result as { readonly bins: ReadonlyArray<readonly [number, number]> }
     return <TimeToConvert bins={bins} title={title} />
@@ -163,7 +293,7 @@ const Funnel = ({ result, title }: { readonly result: unknown; readonly title: s
     return (
       <section key={i} aria-label={title}>
         {value !== undefined && <h3>{String(value)}</h3>}
-        <FunnelSteps steps={steps} title={title} />
+        <FunnelSteps steps={steps} title={title} onPick={onPick} />
       </section>
     )
   })
@@ -205,11 +335,46 @@ const Retention = ({ rows, period }: { readonly rows: ReadonlyArray<RetentionRow
   )
 }
 
-/** The result of `insight` as its kind draws it; nothing computed yet says so. */
-export const InsightResult = ({
-  insight
+/** The share of persons still there `j` periods after their cohort's start, over every cohort that
+ * has had `j` periods yet (persons weighted alike, not cohorts). */
+const retentionCurve = (rows: ReadonlyArray<RetentionRow>) => {
+  const width = Math.max(0, ...rows.map((row) => row.values.length))
+  return Array.from({ length: width }, (_, j) => {
+    const counted = rows.filter((row) => row.values.length > j)
+    const size = counted.reduce((sum, row) => sum + (row.values[0]?.count ?? 0), 0)
+    const retained = counted.reduce((sum, row) => sum + row.values[j]!.count, 0)
+    return size === 0 ? 0 : Math.round((1000 * retained) / size) / 10
+  })
+}
+
+const RetentionCurve = ({ rows, period }: { readonly rows: ReadonlyArray<RetentionRow>; readonly period: string }) => {
+  const data = useMemo(() => retentionCurve(rows), [rows])
+  const labels = useMemo(() => data.map((_, j) => `${period} ${j}`), [data, period])
+  const series = useMemo(() => [{ label: "Retained %", data }], [data])
+  return <SeriesChart labels={labels} series={series} kind="line" title="Retention curve" />
+}
+
+type Computed = Insight & { readonly columns?: ReadonlyArray<string>; readonly types?: ReadonlyArray<unknown> }
+
+/** The result of `insight` as its kind draws it, and the persons behind the point last clicked. */
+export const InsightResult = ({ insight }: { readonly insight: Computed }) => {
+  const [point, setPoint] = useState<InsightPoint>()
+  const source = insight.query?.source
+  return (
+    <>
+      <KindResult insight={insight} onPick={setPoint} />
+      {point && source && <InsightPersons source={source} point={point} onClose={() => setPoint(undefined)} />}
+    </>
+  )
+}
+
+/** The result as its kind draws it; nothing computed yet says so. */
+const KindResult = ({
+  insight,
+  onPick
 }: {
-  readonly insight: Insight & { readonly columns?: ReadonlyArray<string>; readonly types?: ReadonlyArray<unknown> }
+  readonly insight: Computed
+  readonly onPick: (point: InsightPoint) => void
 }) => {
   const source = insight.query?.source
   const result = insight.result
@@ -223,16 +388,23 @@ export const InsightResult = ({
       return (
         <Trends
           entries={result as ReadonlyArray<TrendEntry>}
-          display={source.kind === "LifecycleQuery" ? "ActionsBar" : display}
+          display={source.kind === "LifecycleQuery" ? "ActionsStackedBar" : display}
           title={title}
+          onPick={onPick}
         />
       )
     }
     case "FunnelsQuery":
-      return <Funnel result={result} title={title} />
+      return <Funnel result={result} title={title} onPick={onPick} />
     case "RetentionQuery": {
       const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
-      return <Retention rows={result as ReadonlyArray<RetentionRow>} period={period} />
+      const rows = result as ReadonlyArray<RetentionRow>
+      return (
+        <>
+          <Retention rows={rows} period={period} />
+          <RetentionCurve rows={rows} period={period} />
+        </>
+      )
     }
     default:
       return (

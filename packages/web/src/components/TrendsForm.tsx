@@ -2,49 +2,90 @@ import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
 import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
 import { Choice, Field } from "./Field.js"
+import { type Interval, IntervalChoice } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
+import { type FilterDraft, PropertyFilters, propertyFilters } from "./PropertyFilters.js"
 
 // The trends part of the insight builder: its draft, the query node it makes, and its form.
 
 const MATHS = {
   total: "Total count",
   dau: "Unique users",
+  weekly_active: "Weekly active users",
+  monthly_active: "Monthly active users",
+  unique_session: "Unique sessions",
+  avg_count_per_actor: "Per user: average",
+  min_count_per_actor: "Per user: minimum",
+  max_count_per_actor: "Per user: maximum",
+  median_count_per_actor: "Per user: median",
   sum: "Property sum",
-  avg: "Property average"
+  avg: "Property average",
+  min: "Property minimum",
+  max: "Property maximum",
+  median: "Property median",
+  p90: "Property 90th percentile",
+  p95: "Property 95th percentile",
+  p99: "Property 99th percentile"
 } as const
 type Math = keyof typeof MATHS
-
-const INTERVALS = { hour: "Hour", day: "Day", week: "Week", month: "Month" } as const
+const PROPERTY_MATHS: ReadonlySet<Math> = new Set(["sum", "avg", "min", "max", "median", "p90", "p95", "p99"])
 
 const DISPLAYS = {
   ActionsLineGraph: "Line",
+  ActionsLineGraphCumulative: "Cumulative line",
+  ActionsAreaGraph: "Area",
   ActionsBar: "Bar",
+  ActionsStackedBar: "Stacked bar",
   BoldNumber: "Number",
-  ActionsTable: "Table"
+  ActionsTable: "Table",
+  ActionsPie: "Pie",
+  WorldMap: "World map"
 } as const
+
+const BREAKDOWN_TYPES = { event: "Event property", person: "Person property" } as const
 
 interface SeriesDraft {
   readonly event: string
   readonly math: Math
   readonly property: string
+  readonly filters: ReadonlyArray<FilterDraft>
 }
 
-const BLANK_SERIES: SeriesDraft = { event: "", math: "total", property: "" }
+const BLANK_SERIES: SeriesDraft = { event: "", math: "total", property: "", filters: [] }
 
 export interface TrendsDraft {
   readonly series: ReadonlyArray<SeriesDraft>
+  readonly filters: ReadonlyArray<FilterDraft>
   readonly breakdown: string
-  readonly interval: keyof typeof INTERVALS
+  readonly breakdownType: keyof typeof BREAKDOWN_TYPES
+  /** Top N values, the rest as "other" ("": the API's default). */
+  readonly breakdownLimit: string
+  readonly hideOther: boolean
+  readonly interval: Interval
   readonly dateFrom: DateFrom
+  readonly compare: boolean
+  readonly formula: string
   readonly display: keyof typeof DISPLAYS
 }
 
 export const INITIAL_TRENDS: TrendsDraft = {
-  series: [{ event: "$pageview", math: "total", property: "" }],
+  series: [{ ...BLANK_SERIES, event: "$pageview" }],
+  filters: [],
   breakdown: "",
+  breakdownType: "event",
+  breakdownLimit: "",
+  hideOther: false,
   interval: "day",
   dateFrom: "-7d",
+  compare: false,
+  formula: "",
   display: "ActionsLineGraph"
+}
+
+/** A list of filters only when there is one. */
+const withFilters = (filters: ReadonlyArray<FilterDraft>) => {
+  const made = propertyFilters(filters)
+  return made.length > 0 ? { properties: made } : {}
 }
 
 /** The draft as PostHog's `InsightVizNode` around a `TrendsQuery`. */
@@ -57,22 +98,33 @@ export const trendsQuery = (draft: TrendsDraft): InsightQuery => ({
       event: series.event.trim() || null,
       name: series.event.trim() || "All events",
       math: series.math,
-      ...(series.math === "sum" || series.math === "avg" ? { math_property: series.property.trim() } : {})
+      ...(PROPERTY_MATHS.has(series.math) ? { math_property: series.property.trim() } : {}),
+      ...withFilters(series.filters)
     })),
     interval: draft.interval,
     dateRange: { date_from: draft.dateFrom },
-    trendsFilter: { display: draft.display },
+    ...withFilters(draft.filters),
+    trendsFilter: { display: draft.display, ...(draft.formula.trim() ? { formula: draft.formula.trim() } : {}) },
+    ...(draft.compare ? { compareFilter: { compare: true } } : {}),
     ...(draft.breakdown.trim()
-      ? { breakdownFilter: { breakdown_type: "event", breakdown: draft.breakdown.trim() } }
+      ? {
+          breakdownFilter: {
+            breakdown_type: draft.breakdownType,
+            breakdown: draft.breakdown.trim(),
+            ...(draft.breakdownLimit ? { breakdown_limit: Number(draft.breakdownLimit) } : {}),
+            ...(draft.hideOther ? { breakdown_hide_other_aggregation: true } : {})
+          }
+        }
       : {})
   }
 })
 
-/** A property-math series without its property cannot be computed yet. */
+/** A property-math series without its property, or a bad top N, cannot be computed yet. */
 export const trendsComplete = (draft: TrendsDraft) =>
-  draft.series.every((series) => (series.math !== "sum" && series.math !== "avg") || series.property.trim() !== "")
+  draft.series.every((series) => !PROPERTY_MATHS.has(series.math) || series.property.trim() !== "") &&
+  /^([1-9]\d*)?$/.test(draft.breakdownLimit)
 
-/** The trend's series, breakdown, interval, date range and display. */
+/** The trend's series, filters, breakdown, interval, date range, comparison, formula and display. */
 export const TrendsForm = ({ draft, onChange }: DraftFormProps<TrendsDraft>) => (
   <>
     <ItemList
@@ -97,7 +149,7 @@ export const TrendsForm = ({ draft, onChange }: DraftFormProps<TrendsDraft>) => 
             options={MATHS}
             onChange={(math) => set({ ...series, math })}
           />
-          {(series.math === "sum" || series.math === "avg") && (
+          {PROPERTY_MATHS.has(series.math) && (
             <Field
               label={`Property ${i + 1}`}
               value={series.property}
@@ -106,23 +158,68 @@ export const TrendsForm = ({ draft, onChange }: DraftFormProps<TrendsDraft>) => 
               required
             />
           )}
+          <PropertyFilters
+            legend={`Filters of series ${i + 1}`}
+            prefix={`Series ${i + 1} filter`}
+            filters={series.filters}
+            onChange={(filters) => set({ ...series, filters })}
+          />
         </>
       )}
     </ItemList>
+    <PropertyFilters
+      legend="Filters of every series"
+      prefix="Filter"
+      filters={draft.filters}
+      onChange={(filters) => onChange({ ...draft, filters })}
+    />
     <div className="toolbar">
+      <Choice
+        label="Breakdown type"
+        value={draft.breakdownType}
+        options={BREAKDOWN_TYPES}
+        onChange={(breakdownType) => onChange({ ...draft, breakdownType })}
+      />
       <Field
-        label="Breakdown by event property"
+        label="Breakdown by"
         value={draft.breakdown}
         onChange={(breakdown) => onChange({ ...draft, breakdown })}
         placeholder="$browser"
       />
-      <Choice
-        label="Interval"
-        value={draft.interval}
-        options={INTERVALS}
-        onChange={(interval) => onChange({ ...draft, interval })}
+      <Field
+        label="Top values"
+        type="number"
+        min={1}
+        value={draft.breakdownLimit}
+        onChange={(breakdownLimit) => onChange({ ...draft, breakdownLimit })}
+        placeholder="25"
       />
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={draft.hideOther}
+          onChange={(event) => onChange({ ...draft, hideOther: event.target.checked })}
+        />{" "}
+        Hide "other"
+      </label>
+    </div>
+    <div className="toolbar">
+      <IntervalChoice value={draft.interval} onChange={(interval) => onChange({ ...draft, interval })} />
       <DateRangeChoice value={draft.dateFrom} onChange={(dateFrom) => onChange({ ...draft, dateFrom })} />
+      <label className="inline">
+        <input
+          type="checkbox"
+          checked={draft.compare}
+          onChange={(event) => onChange({ ...draft, compare: event.target.checked })}
+        />{" "}
+        Compare to previous period
+      </label>
+      <Field
+        label="Formula"
+        value={draft.formula}
+        onChange={(formula) => onChange({ ...draft, formula })}
+        placeholder="A / B * 100"
+      />
       <Choice
         label="Display"
         value={draft.display}

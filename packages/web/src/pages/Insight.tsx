@@ -1,6 +1,13 @@
 import { useMutation, useQuery } from "@tanstack/react-query"
 import { Link, useParams } from "@tanstack/react-router"
 import { api, type Insight, type Paginated } from "../api.js"
+import {
+  ago,
+  InsightActivity,
+  InsightCopyDelete,
+  InsightDetails,
+  InsightSharing
+} from "../components/InsightActions.js"
 import { InsightResult } from "../components/InsightResult.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { insightName, kindOf } from "../insightKinds.js"
@@ -45,7 +52,14 @@ export const InsightPage = () => {
           <p className="muted">
             {kindOf(data) ?? data.query?.kind}
             {data.tags.length > 0 && ` · ${data.tags.join(", ")}`}
-            {data.last_refresh && ` · computed ${new Date(data.last_refresh).toLocaleString()}`}{" "}
+            {data.last_refresh && (
+              <>
+                {" · computed "}
+                <time dateTime={data.last_refresh} title={new Date(data.last_refresh).toLocaleString()}>
+                  {ago(data.last_refresh)}
+                </time>
+              </>
+            )}{" "}
             <button type="button" className="link" disabled={refresh.isPending} onClick={() => refresh.mutate()}>
               {refresh.isPending ? "Refreshing…" : "Refresh"}
             </button>{" "}
@@ -61,6 +75,18 @@ export const InsightPage = () => {
           </p>
           {data.description && <p className="description">{data.description}</p>}
           <InsightResult insight={data} />
+          <details className="insight-manage">
+            <summary>Edit, share, history</summary>
+            <InsightDetails
+              key={data.last_modified_at}
+              project={id}
+              insight={data}
+              onSaved={() => void queryClient.invalidateQueries({ queryKey: first.queryKey })}
+            />
+            <InsightCopyDelete project={id} insight={data} />
+            <InsightSharing project={id} insight={data} />
+            <InsightActivity project={id} insight={data} />
+          </details>
           {data.zedql && (
             <section aria-label="ZedQL">
               <div className="section-head">

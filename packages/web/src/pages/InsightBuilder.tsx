@@ -1,31 +1,38 @@
 import { useNavigate, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import { Choice, Field } from "../components/Field.js"
-import { FunnelForm, funnelComplete, funnelsQuery, INITIAL_FUNNEL } from "../components/FunnelForm.js"
 import { InsightResult } from "../components/InsightResult.js"
 import { ErrorAlert, Page } from "../components/Page.js"
-import { INITIAL_TRENDS, TrendsForm, trendsComplete, trendsQuery } from "../components/TrendsForm.js"
+import { BUILDERS, type Builder, type BuilderKind } from "../insightBuilders.js"
 import { useInsightDraft } from "../insightDraft.js"
 
 // Builds the query node the insights API stores, with its result computed as it changes.
 
-const KINDS = { trends: "Trends", funnel: "Funnel" } as const
+const KIND_LABELS = Object.fromEntries(Object.entries(BUILDERS).map(([kind, { label }]) => [kind, label])) as Record<
+  BuilderKind,
+  string
+>
+
+/** Each kind's draft, kept while another kind is shown. */
+type Drafts = { [K in BuilderKind]: (typeof BUILDERS)[K]["initial"] }
+const INITIAL_DRAFTS = Object.fromEntries(
+  Object.entries(BUILDERS).map(([kind, { initial }]) => [kind, initial])
+) as unknown as Drafts
 
 export const InsightBuilderPage = () => {
   const { id } = useParams({ from: "/project/$id" })
   const navigate = useNavigate()
-  const [kind, setKind] = useState<keyof typeof KINDS>("trends")
-  const [trends, setTrends] = useState(INITIAL_TRENDS)
-  const [funnel, setFunnel] = useState(INITIAL_FUNNEL)
+  const [kind, setKind] = useState<BuilderKind>("trends")
+  const [drafts, setDrafts] = useState(INITIAL_DRAFTS)
   const [name, setName] = useState("")
-  const built = kind === "trends" ? trendsQuery(trends) : funnelsQuery(funnel)
-  const { result, save } = useInsightDraft(
-    id,
-    built,
-    kind === "trends" ? trendsComplete(trends) : funnelComplete(funnel)
-  )
+  // One kind at a time: its builder and draft, typed alike.
+  const current = BUILDERS[kind] as Builder<unknown>
+  const draft = drafts[kind]
+  const built = current.query(draft)
+  const { result, save } = useInsightDraft(id, built, current.complete(draft))
   // The last result stays while the next computes, but not one of the other kind.
   const shown = result.data?.query?.source?.kind === built.source?.kind ? result.data : undefined
+  const Form = current.Form
   return (
     <Page title="New insight" className="page builder">
       <form
@@ -39,12 +46,8 @@ export const InsightBuilderPage = () => {
           })
         }}
       >
-        <Choice label="Kind" value={kind} options={KINDS} onChange={setKind} />
-        {kind === "trends" ? (
-          <TrendsForm draft={trends} onChange={setTrends} />
-        ) : (
-          <FunnelForm draft={funnel} onChange={setFunnel} />
-        )}
+        <Choice label="Kind" value={kind} options={KIND_LABELS} onChange={setKind} />
+        <Form draft={draft} onChange={(next) => setDrafts((all) => ({ ...all, [kind]: next }))} />
         <div className="toolbar">
           <Field label="Name" value={name} onChange={setName} required />
           <button type="submit" className="primary" disabled={save.isPending}>
