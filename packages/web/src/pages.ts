@@ -1,4 +1,5 @@
 import { withQuery } from "./api.js"
+import { dashboardPath, dashboardsListPath } from "./dashboards/model.js"
 
 // The app's pages below `/project/:id`: where each one's code is, and the API call a page with data
 // makes first. The router loads them from here, and so does main.ts, which starts both before the
@@ -70,6 +71,16 @@ export const pages = {
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
   },
+  "/dashboards": {
+    load: () => import("./pages/Dashboards.js"),
+    component: "DashboardsPage",
+    firstCall: (id) => dashboardsListPath(id)
+  },
+  "/dashboard/$dashboardId": {
+    load: () => import("./pages/Dashboard.js"),
+    component: "DashboardPage",
+    firstCall: (id, dashboardId) => dashboardPath(id, dashboardId)
+  },
   "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" }
 } as const satisfies Record<string, PageModule>
 
@@ -82,9 +93,11 @@ export const pageAt = (
   const [, id, rest] = match
   const key = rest!.startsWith("/person/")
     ? "/person/$distinctId"
-    : rest!.startsWith("/insights/") && rest !== "/insights/new"
-      ? "/insights/$shortId"
-      : rest!
+    : rest!.startsWith("/dashboard/")
+      ? "/dashboard/$dashboardId"
+      : rest!.startsWith("/insights/") && rest !== "/insights/new"
+        ? "/insights/$shortId"
+        : rest!
   const page: PageModule | undefined = (pages as Record<string, PageModule>)[key]
   const param = key.includes("$") ? decodeURIComponent(rest!.slice(rest!.lastIndexOf("/") + 1)) : ""
   return page && { page, id: decodeURIComponent(id!), param }

@@ -18,6 +18,7 @@ import accounts from "./0014_accounts.js"
 import definitions from "./0015_definitions.js"
 import annotations from "./0016_annotations.js"
 import actions from "./0017_actions.js"
+import dashboards from "./0018_dashboards.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -37,7 +38,8 @@ const run = Migrator.make({})({
     "0014_accounts": accounts,
     "0015_definitions": definitions,
     "0016_annotations": annotations,
-    "0017_actions": actions
+    "0017_actions": actions,
+    "0018_dashboards": dashboards
   })
 })
 
