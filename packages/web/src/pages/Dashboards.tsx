@@ -30,8 +30,13 @@ const Row = ({ project, dashboard }: { readonly project: string; readonly dashbo
         method: "POST",
         body: { name: `${dashboard.name} (Copy)`, description: dashboard.description, use_dashboard: dashboard.id }
       }),
-    onSuccess: (copy) =>
-      navigate({ to: "/project/$id/dashboard/$dashboardId", params: { id: project, dashboardId: String(copy.id) } })
+    onSuccess: (copy) => {
+      void refreshList()
+      return navigate({
+        to: "/project/$id/dashboard/$dashboardId",
+        params: { id: project, dashboardId: String(copy.id) }
+      })
+    }
   })
   const name = dashboard.name || "Untitled"
   return (
@@ -98,8 +103,10 @@ export const DashboardsPage = () => {
   const dashboards = useList<DashboardBasic>(dashboardsListPath(id))
   const create = useMutation({
     mutationFn: () => api<Dashboard>(dashboardsPath(id), { method: "POST", body: { name } }),
-    onSuccess: (made) =>
-      navigate({ to: "/project/$id/dashboard/$dashboardId", params: { id, dashboardId: String(made.id) } })
+    onSuccess: (made) => {
+      void queryClient.invalidateQueries({ queryKey: ["path", dashboardsListPath(id)] })
+      return navigate({ to: "/project/$id/dashboard/$dashboardId", params: { id, dashboardId: String(made.id) } })
+    }
   })
   const shown = dashboards.data?.results ?? []
   return (
