@@ -142,7 +142,7 @@ describe("dashboards", () => {
     await page.getByRole("link", { name: "Weekly KPIs" }).click()
     await page.getByRole("heading", { level: 1, name: "Weekly KPIs" }).waitFor()
     for (const name of ["Pageviews", "Sign-ups"]) {
-      await page.getByLabel("Insight", { exact: true }).selectOption({ label: name })
+      await page.getByRole("combobox", { name: /^Insight/ }).selectOption({ label: name })
       await page.getByRole("button", { name: "Add insight" }).click()
       await page.getByRole("article", { name }).waitFor()
     }

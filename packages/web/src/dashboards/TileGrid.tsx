@@ -45,9 +45,12 @@ export const TileGrid = ({
   const grid = useRef<HTMLDivElement>(null)
   const [width, setWidth] = useState(0)
   const saved = useMemo(() => initialLayouts(tiles), [tiles])
-  // The layouts as last arranged here, until the saved ones come back.
-  const [local, setLocal] = useState(saved)
-  useEffect(() => setLocal(saved), [saved])
+  // The layouts as last arranged here, while the tiles are those they were arranged from.
+  const [arranged, setArranged] = useState<{
+    readonly of: Map<number, Layout>
+    readonly layouts: Map<number, Layout>
+  } | null>(null)
+  const local = arranged?.of === saved ? arranged.layouts : saved
   const [drag, setDrag] = useState<Drag | null>(null)
   const [preview, setPreview] = useState<Map<number, Layout> | null>(null)
   const layouts = preview ?? local
@@ -66,7 +69,7 @@ export const TileGrid = ({
 
   const commit = (next: Map<number, Layout>) => {
     const changes = changed(local, next)
-    setLocal(next)
+    setArranged({ of: saved, layouts: next })
     if (changes.length > 0) onLayouts(changes)
   }
   const target = (d: Drag, dx: number, dy: number): Layout =>

@@ -95,14 +95,14 @@ const create = environmentRoute({
       const source =
         use_dashboard === undefined
           ? undefined
-          : yield* Effect.mapError(
-              findDashboard(project.id, use_dashboard),
-              () =>
+          : yield* Effect.catchTag(findDashboard(project.id, use_dashboard), "NotFound", () =>
+              Effect.fail(
                 new ValidationError({
                   code: "invalid_input",
                   detail: `Dashboard ${use_dashboard} does not exist.`,
                   attr: "use_dashboard"
                 })
+              )
             )
       const made = yield* (yield* Transactor).transaction(
         Effect.gen(function* () {
