@@ -140,13 +140,14 @@ describe("dashboards", () => {
 
   it("tiles: added, dragged and resized; the layout is saved and survives a reload", async () => {
     await page.getByRole("link", { name: "Weekly KPIs" }).click()
+    await page.waitForURL(new RegExp(`/project/1/dashboard/${board.id}$`))
     await page.getByRole("heading", { level: 1, name: "Weekly KPIs" }).waitFor()
     for (const name of ["Pageviews", "Sign-ups"]) {
       await page.getByRole("combobox", { name: /^Insight/ }).selectOption({ label: name })
       await page.getByRole("button", { name: "Add insight" }).click()
       await page.getByRole("article", { name }).waitFor()
     }
-    await page.getByLabel("Text card").fill("Numbers for Monday")
+    await page.getByRole("textbox", { name: "Text card" }).fill("Numbers for Monday")
     await page.getByRole("button", { name: "Add text" }).click()
     await page.getByRole("article", { name: "Numbers for Monday" }).waitFor()
     await expect.poll(() => tiles().count()).toBe(3)
@@ -203,6 +204,10 @@ describe("dashboards", () => {
     const ph = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 1, flushInterval: 0 })
     ph.capture({ distinctId: "grace", event: "$pageview", properties: { $pathname: "/docs", $browser: "Firefox" } })
     await ph.shutdown()
+    // Stored (ingestion may finish after the SDK's request).
+    await expect
+      .poll(async () => (await h.json("/api/projects/1/events/?event=%24pageview")).results.length, { timeout: 30_000 })
+      .toBe(4)
     await page.getByRole("button", { name: "Refresh all" }).click()
     await expect.poll(async () => numbers(await views.allTextContents())).toEqual([4])
     expect((await dashboardApi()).tiles[0].insight.result[0].count).toBe(4)

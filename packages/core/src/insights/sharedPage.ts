@@ -47,9 +47,13 @@ const chart = (series: ReadonlyArray<Series>) => {
     return `<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2" points="${points.join(" ")}"><title>${escape(s.label)}</title></polyline>`
   })
   const legend = series
-    .map((s, i) => `<li style="color:${COLORS[i % COLORS.length]}">${escape(s.label)}: <b>${s.total}</b></li>`)
+    // The colour on a swatch only: coloured text would not be readable in every colour.
+    .map(
+      (s, i) =>
+        `<li><span style="color:${COLORS[i % COLORS.length]}" aria-hidden="true">■</span> ${escape(s.label)}: <b>${s.total}</b></li>`
+    )
     .join("")
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img">${lines.join("")}</svg><ul>${legend}</ul>`
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escape(`Chart of ${series.map((s) => s.label).join(", ")}`)}">${lines.join("")}</svg><ul>${legend}</ul>`
 }
 
 const cell = (value: unknown) => escape(typeof value === "string" ? value : (JSON.stringify(value) ?? ""))

@@ -15,7 +15,9 @@ import { queryClient } from "../queryClient.js"
 const Row = ({ project, dashboard }: { readonly project: string; readonly dashboard: DashboardBasic }) => {
   const navigate = useNavigate()
   const [renaming, setRenaming] = useState<string | null>(null)
-  const refreshList = () => queryClient.invalidateQueries({ queryKey: ["path", dashboardsListPath(project)] })
+  // The list and the dashboard's own page, which shows its name.
+  const refreshList = () =>
+    queryClient.invalidateQueries({ predicate: (q) => String(q.queryKey[1]).startsWith(dashboardsPath(project)) })
   const change = useMutation({
     mutationFn: (body: Record<string, unknown>) =>
       api(`${dashboardsPath(project)}${dashboard.id}/`, { method: "PATCH", body }),
