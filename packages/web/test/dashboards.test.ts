@@ -163,10 +163,10 @@ describe("dashboards", () => {
     const column = (grid.width + 12) / 12
 
     // Sign-ups dragged six columns left, onto Pageviews' place: it takes it, the others make room.
-    await drag(page.getByRole("button", { name: "Move Sign-ups" }), -6 * column, 0)
+    await drag(page.getByRole("button", { name: "Move Sign-ups", exact: true }), -6 * column, 0)
     await expect.poll(async () => (await drawn())["Sign-ups"]).toEqual({ x: 0, y: 0, w: 6, h: 5 })
     // Pageviews' corner dragged to the grid's right edge and one row down: 12 wide, 6 high.
-    await drag(page.getByRole("button", { name: "Resize Pageviews" }), 6 * column, 92)
+    await drag(page.getByRole("button", { name: "Resize Pageviews", exact: true }), 6 * column, 92)
     await expect
       .poll(async () => ({ ...(await drawn())["Pageviews"], x: 0, y: 0 }))
       .toEqual({ x: 0, y: 0, w: 12, h: 6 })
