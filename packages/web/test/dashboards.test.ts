@@ -94,6 +94,8 @@ const savedLayouts = async () => {
 
 /** Drags `handle` by `dx`, `dy` pixels with the mouse, in steps as a hand would. */
 const drag = async (handle: ReturnType<Page["locator"]>, dx: number, dy: number) => {
+  // The mouse reaches only what is in the viewport.
+  await handle.scrollIntoViewIfNeeded()
   const box = (await handle.boundingBox())!
   const x = box.x + box.width / 2
   const y = box.y + box.height / 2
