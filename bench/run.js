@@ -1,5 +1,6 @@
 // `npm run bench`: runs every benchmark and records its table in docs/performance.md.
 import * as clickhouse from "./clickhouse.js"
+import * as dashboards from "./dashboards.js"
 import * as decide from "./decide.js"
 import * as exports from "./exports.js"
 import * as ingest from "./ingest.js"
@@ -18,6 +19,7 @@ for (const [name, bench] of Object.entries({
   decide,
   query,
   insights,
+  dashboards,
   recordings,
   transformations,
   clickhouse,

@@ -100,7 +100,9 @@ export {
   type NewActivity,
   type NewDashboard,
   type NewInsight,
+  type NewTile,
   type SharingConfiguration,
+  type SharingTarget,
   type StoredDashboard,
   type StoredInsight
 } from "./services/InsightStore.js"

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { InsightStore, type NewInsight, Transactor } from "@zed/core/storage"
+import { InsightStore, type NewDashboard, type NewInsight, Transactor } from "@zed/core/storage"
 import { Effect, Option } from "effect"
 import { backends as storageBackends, suiteStorage } from "./backends.js"
 
@@ -24,6 +24,16 @@ const insight = (short_id: string, fields: Partial<NewInsight> = {}): NewInsight
 })
 
 const page = { limit: 100, offset: 0 }
+
+const board: NewDashboard = {
+  name: "",
+  description: "",
+  filters: {},
+  pinned: false,
+  tags: [],
+  deleted: false,
+  created_by: null
+}
 
 describe.each(Object.keys(backends))("%s", (name) => {
   const suite = suiteStorage(backends[name]!)
@@ -95,11 +105,9 @@ describe.each(Object.keys(backends))("%s", (name) => {
   it("dashboards and tiles: placing, moving, reviving, marking; saved=true takes insights on a dashboard", async () => {
     const s = await store()
     const filters = { date_from: "-7d", properties: [{ key: "$browser", value: "Chrome" }] }
-    const d1 = await run(s.createDashboard(1, { name: "One", description: "first", filters, created_by: 1 }))
-    const d2 = await run(s.createDashboard(1, { name: "Two", description: "", filters: {}, created_by: null }))
-    const elsewhere = await run(
-      s.createDashboard(suite.other, { name: "Elsewhere", description: "", filters: {}, created_by: 1 })
-    )
+    const d1 = await run(s.createDashboard(1, { ...board, name: "One", description: "first", filters, created_by: 1 }))
+    const d2 = await run(s.createDashboard(1, { ...board, name: "Two" }))
+    const elsewhere = await run(s.createDashboard(suite.other, { ...board, name: "Elsewhere", created_by: 1 }))
     expect(d1).toMatchObject({ name: "One", filters })
     expect((await run(s.getDashboards(1, [d2.id, d1.id, elsewhere.id]))).map((d) => d.id)).toEqual([d1.id, d2.id])
     expect(await run(s.listDashboards(1, { limit: 1, offset: 0 }))).toMatchObject({
@@ -138,21 +146,43 @@ describe.each(Object.keys(backends))("%s", (name) => {
       [d2.id, true]
     ])
     expect(await run(s.tiles([]))).toEqual([])
+
+    // Text cards, layouts and colours; soft deletion and restoring of dashboards.
+    const card = await run(s.addTile(d2.id, { insight_id: null, text: "Notes", layouts: {}, color: null }))
+    const layouts = { sm: { x: 6, y: 0, w: 6, h: 3 } }
+    const moved = await run(s.updateTile(d2.id, card.id, { layouts, color: "blue", text: undefined }))
+    expect(Option.getOrThrow(moved)).toMatchObject({ insight_id: null, text: "Notes", layouts, color: "blue" })
+    expect(Option.isNone(await run(s.updateTile(d1.id, card.id, { deleted: true })))).toBe(true)
+    expect((await run(s.dashboardTiles(d2.id))).map((t) => t.id)).toContain(card.id)
+    await run(s.updateDashboard(1, d2.id, { deleted: true, pinned: true }))
+    expect((await run(s.getDashboards(1, [d2.id]))).length).toBe(0)
+    expect((await run(s.getDashboards(1, [d2.id], true)))[0]).toMatchObject({ deleted: true, pinned: true })
+    expect((await run(s.listDashboards(1, page))).results.map((d) => d.id)).not.toContain(d2.id)
+    expect(Option.isNone(await run(s.updateDashboard(suite.other, d2.id, { deleted: false })))).toBe(true)
   })
 
-  it("sharing: one configuration per insight, found by token only while enabled", async () => {
+  it("sharing: one configuration per insight or dashboard, found by token only while enabled", async () => {
     const s = await store()
-    const i = await run(s.create(1, insight("SHARESHA")))
-    expect(Option.isNone(await run(s.sharing(i.id)))).toBe(true)
-    const first = await run(s.saveSharing(i.id, { enabled: true, access_token: "token-one" }))
+    const i = { kind: "insight", id: (await run(s.create(1, insight("SHARESHA")))).id } as const
+    expect(Option.isNone(await run(s.sharing(i)))).toBe(true)
+    const first = await run(s.saveSharing(i, { enabled: true, access_token: "token-one" }))
     expect(first).toMatchObject({ enabled: true, access_token: "token-one" })
-    expect(Option.getOrThrow(await run(s.shared("token-one")))).toEqual({ project_id: 1, insight_id: i.id })
-    const rotated = await run(s.saveSharing(i.id, { enabled: true, access_token: "token-two" }))
+    expect(Option.getOrThrow(await run(s.shared("token-one")))).toEqual({ project_id: 1, ...i })
+    const rotated = await run(s.saveSharing(i, { enabled: true, access_token: "token-two" }))
     expect(rotated.created_at).toEqual(first.created_at)
     expect(Option.isNone(await run(s.shared("token-one")))).toBe(true)
-    expect(Option.getOrThrow(await run(s.sharing(i.id)))).toEqual(rotated)
-    await run(s.saveSharing(i.id, { enabled: false, access_token: "token-two" }))
+    expect(Option.getOrThrow(await run(s.sharing(i)))).toEqual(rotated)
+    await run(s.saveSharing(i, { enabled: false, access_token: "token-two" }))
     expect(Option.isNone(await run(s.shared("token-two")))).toBe(true)
+
+    // A dashboard's configuration is its own, with the same id as the insight's or not.
+    const d = { kind: "dashboard", id: (await run(s.createDashboard(1, { ...board, name: "Shared" }))).id } as const
+    await run(s.saveSharing(d, { enabled: true, access_token: "board-token" }))
+    expect(Option.getOrThrow(await run(s.shared("board-token")))).toEqual({ project_id: 1, ...d })
+    expect(Option.getOrThrow(await run(s.sharing(i))).access_token).toBe("token-two")
+    // A deleted dashboard's link answers nothing.
+    await run(s.updateDashboard(1, d.id, { deleted: true }))
+    expect(Option.isNone(await run(s.shared("board-token")))).toBe(true)
   })
 
   it("activity: entries per item, newest first, paged, kept apart by project", async () => {

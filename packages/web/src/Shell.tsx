@@ -8,6 +8,7 @@ import { applyTheme, storedTheme } from "./theme.js"
 const NAV = [
   { to: "/project/$id/sql", label: "SQL", key: "s" },
   { to: "/project/$id/insights", label: "Insights", key: "i" },
+  { to: "/project/$id/dashboards", label: "Dashboards", key: "d" },
   { to: "/project/$id/activity/explore", label: "Activity", key: "e" },
   { to: "/project/$id/persons", label: "Persons", key: "p" },
   { to: "/project/$id/cohorts", label: "Cohorts", key: "c" },

@@ -1,4 +1,5 @@
 import { withQuery } from "./api.js"
+import { dashboardPath, dashboardsListPath } from "./dashboards/model.js"
 
 // The app's pages below `/project/:id`: where each one's code is, and the API call a page with data
 // makes first. The router loads them from here, and so does main.ts, which starts both before the
@@ -69,6 +70,16 @@ export const pages = {
     load: () => import("./pages/Insight.js"),
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
+  },
+  "/dashboards": {
+    load: () => import("./pages/Dashboards.js"),
+    component: "DashboardsPage",
+    firstCall: (id) => dashboardsListPath(id)
+  },
+  "/dashboard/$dashboardId": {
+    load: () => import("./pages/Dashboard.js"),
+    component: "DashboardPage",
+    firstCall: (id, dashboardId) => dashboardPath(id, dashboardId)
   },
   "/settings": { load: () => import("./pages/Settings.js"), component: "SettingsPage" },
   "/feature_flags": { load: () => import("./pages/FeatureFlags.js"), component: "FeatureFlagsPage" },

@@ -85,6 +85,8 @@ const routeTree = rootRoute.addChildren([
     page("/insights"),
     page("/insights/new"),
     page("/insights/$shortId"),
+    page("/dashboards"),
+    page("/dashboard/$dashboardId"),
     page("/settings"),
     page("/feature_flags"),
     page("/feature_flags/$flagId"),

@@ -1,9 +1,9 @@
-import { Schema } from "effect"
+import { Schema, Struct } from "effect"
 import { withDefaults } from "../schema/defaults.js"
 
-// A dashboard, declared once (see flags/flagEntity.ts): the stored record and the insert form with
-// its defaults are derived from these fields, as are the API's wire fields and the SQL store's
-// columns. Dashboards are not changed once made, so there is no patch.
+// A dashboard, declared once (see flags/flagEntity.ts): the stored record, the insert form with
+// its defaults and the patch are derived from these fields, as are the API's wire fields and the
+// SQL store's columns.
 
 /** What a dashboard is created with. */
 const given = {
@@ -11,6 +11,9 @@ const given = {
   description: Schema.String,
   /** `date_from`, `date_to`, `properties`: applied to insights viewed from the dashboard. */
   filters: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  pinned: Schema.Boolean,
+  tags: Schema.Array(Schema.String),
+  deleted: Schema.Boolean,
   created_by: Schema.NullOr(Schema.Int)
 }
 
@@ -22,9 +25,30 @@ export type StoredDashboard = typeof Dashboard.Type
 export const DashboardInsert = withDefaults(given, {
   name: () => "",
   description: () => "",
-  filters: () => ({})
+  filters: () => ({}),
+  pinned: () => false,
+  tags: () => [],
+  deleted: () => false
 })
 export type NewDashboard = typeof DashboardInsert.Type
 
 /** A new dashboard from what its creator gave, defaults filled in. */
 export const newDashboard: (input: typeof DashboardInsert.Encoded) => NewDashboard = Schema.decodeSync(DashboardInsert)
+
+/** A change: any given field but the author. */
+export const DashboardPatch = Schema.partial(Schema.Struct(Struct.omit(given, "created_by")))
+export type DashboardPatch = typeof DashboardPatch.Type
+
+/** Where a tile sits at one screen size (PostHog's `sm`, `xs`): grid columns and rows. */
+export const TileLayout = Schema.Struct({
+  x: Schema.Int.pipe(Schema.nonNegative()),
+  y: Schema.Int.pipe(Schema.nonNegative()),
+  w: Schema.Int.pipe(Schema.between(1, 12)),
+  h: Schema.Int.pipe(Schema.between(1, 100))
+}).annotations({ identifier: "TileLayout" })
+
+/** A tile's layout per screen size. */
+export const TileLayouts = Schema.Record({ key: Schema.String, value: TileLayout }).annotations({
+  identifier: "TileLayouts"
+})
+export type TileLayouts = typeof TileLayouts.Type

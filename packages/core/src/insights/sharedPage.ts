@@ -1,5 +1,7 @@
-// The public page of a shared insight: its name, description and result, drawn as a small inline
-// SVG line chart (one line per series) or, for ZedQL rows, a table.
+// The public pages of a shared insight and of a shared dashboard: names, descriptions and results,
+// drawn without scripts — series as a small inline SVG line chart (one line per series, with each
+// series' total in the legend), funnel steps and retention cohorts as tables of persons, ZedQL rows
+// as a table.
 
 const escape = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!)
@@ -11,19 +13,27 @@ const COLORS = ["#1d4aff", "#f04f58", "#42827e", "#f7a501", "#8567ff"]
 interface Series {
   readonly label: string
   readonly data: ReadonlyArray<number>
+  readonly total: number
 }
 
 /** Trends-like results: a list of series, each with numeric `data`. */
 const seriesOf = (result: unknown): ReadonlyArray<Series> | undefined => {
   if (!Array.isArray(result) || result.length === 0) return undefined
   const series = result.filter(
-    (s): s is { label?: unknown; data: Array<unknown> } =>
+    (s): s is { label?: unknown; data: Array<unknown>; count?: unknown; aggregated_value?: unknown } =>
       typeof s === "object" && s !== null && Array.isArray((s as { data?: unknown }).data)
   )
   if (series.length !== result.length) return undefined
   return series.map((s, i) => ({
     label: typeof s.label === "string" ? s.label : `Series ${i + 1}`,
-    data: s.data.map(Number)
+    data: s.data.map(Number),
+    // Displays of one value per series (tables, pies) have it as aggregated_value, and no data.
+    total:
+      typeof s.aggregated_value === "number"
+        ? s.aggregated_value
+        : typeof s.count === "number"
+          ? s.count
+          : s.data.map(Number).reduce((a, b) => a + b, 0)
   }))
 }
 
@@ -36,8 +46,14 @@ const chart = (series: ReadonlyArray<Series>) => {
     )
     return `<polyline fill="none" stroke="${COLORS[i % COLORS.length]}" stroke-width="2" points="${points.join(" ")}"><title>${escape(s.label)}</title></polyline>`
   })
-  const legend = series.map((s, i) => `<li style="color:${COLORS[i % COLORS.length]}">${escape(s.label)}</li>`).join("")
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img">${lines.join("")}</svg><ul>${legend}</ul>`
+  const legend = series
+    // The colour on a swatch only: coloured text would not be readable in every colour.
+    .map(
+      (s, i) =>
+        `<li><span style="color:${COLORS[i % COLORS.length]}" aria-hidden="true">■</span> ${escape(s.label)}: <b>${s.total}</b></li>`
+    )
+    .join("")
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escape(`Chart of ${series.map((s) => s.label).join(", ")}`)}">${lines.join("")}</svg><ul>${legend}</ul>`
 }
 
 const cell = (value: unknown) => escape(typeof value === "string" ? value : (JSON.stringify(value) ?? ""))
@@ -45,6 +61,41 @@ const cell = (value: unknown) => escape(typeof value === "string" ? value : (JSO
 const table = (columns: ReadonlyArray<string> | null, rows: ReadonlyArray<ReadonlyArray<unknown>>) =>
   `<table>${columns === null ? "" : `<tr>${columns.map((c) => `<th>${cell(c)}</th>`).join("")}</tr>`}` +
   `${rows.map((row) => `<tr>${row.map((v) => `<td>${cell(v)}</td>`).join("")}</tr>`).join("")}</table>`
+
+const objects = (result: unknown, key: string): ReadonlyArray<Record<string, unknown>> | undefined =>
+  Array.isArray(result) &&
+  result.length > 0 &&
+  result.every((r) => typeof r === "object" && r !== null && !Array.isArray(r) && key in r)
+    ? result
+    : undefined
+
+/** Funnel steps (a list of them per breakdown value, or one list): persons per step. */
+const funnelTable = (result: unknown) => {
+  const groups = Array.isArray(result) && result.every(Array.isArray) ? result : [result]
+  const lists = groups.map((g) => objects(g, "order"))
+  if (lists.some((l) => l === undefined || !l.every((step) => typeof step["count"] === "number"))) return undefined
+  return lists
+    .map((steps) =>
+      table(
+        ["Step", "Persons"],
+        steps!.map((step) => [String(step["custom_name"] ?? step["name"] ?? ""), step["count"]])
+      )
+    )
+    .join("")
+}
+
+/** Retention cohorts: the cohort's date, then persons per period. */
+const retentionTable = (result: unknown) => {
+  const rows = objects(result, "values")
+  if (rows === undefined) return undefined
+  return table(
+    null,
+    rows.map((r) => [
+      String(r["date"] ?? r["label"] ?? "").slice(0, 10),
+      ...(r["values"] as ReadonlyArray<{ count?: unknown }>).map((v) => v.count)
+    ])
+  )
+}
 
 export interface SharedInsight {
   readonly name: string | null
@@ -54,23 +105,50 @@ export interface SharedInsight {
   readonly columns: ReadonlyArray<string> | null
 }
 
-export const sharedInsightPage = (insight: SharedInsight) => {
-  const title = escape(insight.name ?? insight.derived_name ?? "Insight")
+/** The result drawn as the first of the forms above that fits it. */
+const resultBody = (insight: SharedInsight) => {
   const series = seriesOf(insight.result)
+  if (series !== undefined) return chart(series)
   const rows =
-    Array.isArray(insight.result) && insight.result.every(Array.isArray)
+    Array.isArray(insight.result) && insight.result.length > 0 && insight.result.every(Array.isArray)
       ? (insight.result as ReadonlyArray<ReadonlyArray<unknown>>)
       : undefined
-  const body =
-    series !== undefined
-      ? chart(series)
-      : rows !== undefined
-        ? table(insight.columns, rows)
-        : "<p>No result has been computed for this insight yet.</p>"
-  return (
-    `<!doctype html><html><head><meta charset="utf-8"><title>${title}</title></head>` +
-    `<body style="font-family:sans-serif"><h1>${title}</h1>${insight.description === "" ? "" : `<p>${escape(insight.description)}</p>`}${body}</body></html>`
+  const steps = funnelTable(insight.result)
+  if (steps !== undefined) return steps
+  if (rows !== undefined) return table(insight.columns, rows)
+  return retentionTable(insight.result) ?? "<p>No result has been computed for this insight yet.</p>"
+}
+
+const titleOf = (insight: SharedInsight) => escape(insight.name ?? insight.derived_name ?? "Insight")
+const described = (description: string) => (description === "" ? "" : `<p>${escape(description)}</p>`)
+
+const document = (title: string, body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title></head>` +
+  `<body style="font-family:sans-serif"><main>${body}</main></body></html>`
+
+export const sharedInsightPage = (insight: SharedInsight) => {
+  const title = titleOf(insight)
+  return document(title, `<h1>${title}</h1>${described(insight.description)}${resultBody(insight)}`)
+}
+
+export interface SharedDashboard {
+  readonly name: string
+  readonly description: string
+  readonly tiles: ReadonlyArray<{
+    readonly insight: SharedInsight | null
+    readonly text: { readonly body: string } | null
+  }>
+}
+
+/** Every tile in turn: an insight's name and result, or a text card's text. */
+export const sharedDashboardPage = (dashboard: SharedDashboard) => {
+  const title = escape(dashboard.name || "Dashboard")
+  const tiles = dashboard.tiles.map(({ insight, text }) =>
+    insight === null
+      ? `<section><p style="white-space:pre-wrap">${escape(text?.body ?? "")}</p></section>`
+      : `<section><h2>${titleOf(insight)}</h2>${described(insight.description)}${resultBody(insight)}</section>`
   )
+  return document(title, `<h1>${title}</h1>${described(dashboard.description)}${tiles.join("")}`)
 }
 
 export const notFoundPage =

@@ -1,12 +1,12 @@
 import { Context, type Effect, type Option } from "effect"
-import type { NewDashboard, StoredDashboard } from "../insights/dashboardEntity.js"
+import type { DashboardPatch, NewDashboard, StoredDashboard } from "../insights/dashboardEntity.js"
 import type { InsightPatch, NewInsight, StoredInsight } from "../insights/insightEntity.js"
 import type { StorageError } from "./StorageError.js"
 
 // Saved insights with what hangs off them: dashboards and their tiles, the public sharing
 // configuration, and the activity log of changes.
 
-export type { InsightPatch, NewDashboard, NewInsight, StoredDashboard, StoredInsight }
+export type { DashboardPatch, InsightPatch, NewDashboard, NewInsight, StoredDashboard, StoredInsight }
 
 export interface InsightQuery {
   readonly created_by?: number | undefined
@@ -20,11 +20,28 @@ export interface InsightQuery {
   readonly offset: number
 }
 
+/** A place on a dashboard: an insight's, or a text card's (`text`, Markdown) when `insight_id` is null. */
 export interface DashboardTile {
   readonly id: number
   readonly dashboard_id: number
-  readonly insight_id: number
+  readonly insight_id: number | null
+  readonly text: string | null
+  /** Where the tile sits per screen size (`sm`, `xs`): `{x, y, w, h}` in grid cells. */
+  readonly layouts: Record<string, unknown>
+  readonly color: string | null
   readonly deleted: boolean
+}
+
+export type NewTile = Omit<DashboardTile, "id" | "dashboard_id" | "deleted">
+/** The fields to change; those undefined stay as they are. */
+export type TilePatch = {
+  readonly [K in Exclude<keyof DashboardTile, "id" | "dashboard_id" | "insight_id">]?: DashboardTile[K] | undefined
+}
+
+/** What a sharing configuration shares: an insight or a dashboard. */
+export interface SharingTarget {
+  readonly kind: "insight" | "dashboard"
+  readonly id: number
 }
 
 export interface SharingConfiguration {
@@ -74,30 +91,45 @@ export class InsightStore extends Context.Tag("@zed/core/InsightStore")<
     /** Soft-deletes or revives every tile of the insight (it was deleted or restored). */
     readonly markTiles: (insightId: number, deleted: boolean) => Effect.Effect<void, StorageError>
 
+    /** Adds a tile to the dashboard. */
+    readonly addTile: (dashboardId: number, tile: NewTile) => Effect.Effect<DashboardTile, StorageError>
+    readonly updateTile: (
+      dashboardId: number,
+      tileId: number,
+      patch: TilePatch
+    ) => Effect.Effect<Option.Option<DashboardTile>, StorageError>
+
     readonly createDashboard: (
       projectId: number,
       dashboard: NewDashboard
     ) => Effect.Effect<StoredDashboard, StorageError>
+    /** The live ones among `ids`; deleted ones too with `includeDeleted` (restoring needs it). */
     readonly getDashboards: (
       projectId: number,
-      ids: ReadonlyArray<number>
+      ids: ReadonlyArray<number>,
+      includeDeleted?: boolean
     ) => Effect.Effect<ReadonlyArray<StoredDashboard>, StorageError>
-    /** Newest first. */
+    readonly updateDashboard: (
+      projectId: number,
+      id: number,
+      patch: DashboardPatch
+    ) => Effect.Effect<Option.Option<StoredDashboard>, StorageError>
+    /** Live dashboards, pinned first, then newest first. */
     readonly listDashboards: (
       projectId: number,
       page: { readonly limit: number; readonly offset: number }
     ) => Effect.Effect<{ readonly count: number; readonly results: ReadonlyArray<StoredDashboard> }, StorageError>
 
-    readonly sharing: (insightId: number) => Effect.Effect<Option.Option<SharingConfiguration>, StorageError>
-    /** Saves the insight's sharing configuration (one per insight); `created_at` is kept from the first save. */
+    readonly sharing: (target: SharingTarget) => Effect.Effect<Option.Option<SharingConfiguration>, StorageError>
+    /** Saves the target's sharing configuration (one per target); `created_at` is kept from the first save. */
     readonly saveSharing: (
-      insightId: number,
+      target: SharingTarget,
       sharing: { readonly enabled: boolean; readonly access_token: string }
     ) => Effect.Effect<SharingConfiguration, StorageError>
-    /** The insight an enabled configuration with this token shares. */
+    /** What an enabled configuration with this token shares, and its project. */
     readonly shared: (
       accessToken: string
-    ) => Effect.Effect<Option.Option<{ readonly project_id: number; readonly insight_id: number }>, StorageError>
+    ) => Effect.Effect<Option.Option<SharingTarget & { readonly project_id: number }>, StorageError>
 
     readonly logActivity: (projectId: number, entry: NewActivity) => Effect.Effect<void, StorageError>
     /** The entries of one item (of every item of the scope without one), newest first. */

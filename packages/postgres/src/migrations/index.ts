@@ -18,6 +18,7 @@ import accounts from "./0014_accounts.js"
 import definitions from "./0015_definitions.js"
 import annotations from "./0016_annotations.js"
 import actions from "./0017_actions.js"
+import dashboards from "./0018_dashboards.js"
 import cohortCalculation from "./0019_cohort_calculation.js"
 import experiments from "./0020_experiments.js"
 import exportedAssets from "./0023_exports.js"
@@ -41,6 +42,7 @@ const run = Migrator.make({})({
     "0015_definitions": definitions,
     "0016_annotations": annotations,
     "0017_actions": actions,
+    "0018_dashboards": dashboards,
     "0019_cohort_calculation": cohortCalculation,
     "0020_experiments": experiments,
     "0023_exports": exportedAssets

@@ -8,15 +8,18 @@ import {
   InsightInsert,
   InsightStore,
   type SharingConfiguration,
+  type SharingTarget,
   type StoredDashboard,
   type StoredInsight,
   uuidv7
 } from "@zed/core/storage"
 import { Array as Arr, Effect, Layer } from "effect"
 import { entityColumns } from "./entityColumns.js"
+import { patchSets } from "./patchSets.js"
 import { orStorageError } from "./sqlErrors.js"
 
-const TILE_COLUMNS = "id, dashboard_id, insight_id, deleted"
+const TILE_JSON = new Set(["layouts"])
+const TILE_COLUMNS = "id, dashboard_id, insight_id, text, layouts, color, deleted"
 
 export const InsightStoreSql = Layer.effect(
   InsightStore,
@@ -26,6 +29,8 @@ export const InsightStoreSql = Layer.effect(
     const dashboards = entityColumns(sql, Dashboard, DashboardInsert)
     const tileColumns = sql.literal(TILE_COLUMNS)
     const json = (v: unknown) => sql`${JSON.stringify(v)}::jsonb`
+    const targetColumn = (target: SharingTarget) =>
+      sql.literal(target.kind === "insight" ? "insight_id" : "dashboard_id")
     const counted = <A extends object>(rows: Statement.Statement<A>, total: Statement.Statement<{ total: number }>) =>
       orStorageError(Effect.all([rows, total])).pipe(
         Effect.map(([results, [count]]) => ({ count: count!.total, results }))
@@ -101,33 +106,68 @@ export const InsightStoreSql = Layer.effect(
         Effect.asVoid(
           orStorageError(sql`UPDATE dashboard_tiles SET deleted = ${deleted} WHERE insight_id = ${insightId}`)
         ),
+      addTile: (dashboardId, t) =>
+        orStorageError(sql<DashboardTile>`
+          INSERT INTO dashboard_tiles (dashboard_id, insight_id, text, layouts, color)
+          VALUES (${dashboardId}, ${t.insight_id}, ${t.text}, ${json(t.layouts)}, ${t.color})
+          RETURNING ${tileColumns}`).pipe(Effect.map((rows) => rows[0]!)),
+      updateTile: (dashboardId, tileId, patch) => {
+        const sets = patchSets(sql, patch, TILE_JSON)
+        const where = sql`dashboard_id = ${dashboardId} AND id = ${tileId}`
+        return orStorageError(
+          sets.length === 0
+            ? sql<DashboardTile>`SELECT ${tileColumns} FROM dashboard_tiles WHERE ${where}`
+            : sql<DashboardTile>`UPDATE dashboard_tiles SET ${sql.csv(sets)} WHERE ${where} RETURNING ${tileColumns}`
+        ).pipe(Effect.map(Arr.head))
+      },
       createDashboard: (projectId, d) =>
         orStorageError(sql<StoredDashboard>`
           INSERT INTO dashboards (project_id, ${dashboards.inserted}) VALUES (${projectId}, ${dashboards.values(d)})
           RETURNING ${dashboards.columns}`).pipe(Effect.map((rows) => rows[0]!)),
-      getDashboards: (projectId, ids) =>
+      getDashboards: (projectId, ids, includeDeleted = false) =>
         ids.length === 0
           ? Effect.succeed([])
           : orStorageError(sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards
-              WHERE project_id = ${projectId} AND ${sql.in("id", ids)} ORDER BY id`),
+              WHERE project_id = ${projectId} AND ${sql.in("id", ids)} ${includeDeleted ? sql`` : sql`AND NOT deleted`}
+              ORDER BY id`),
+      updateDashboard: (projectId, id, patch) => {
+        const sets = dashboards.sets(patch)
+        return sets.length === 0
+          ? orStorageError(sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards
+              WHERE project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head))
+          : orStorageError(sql<StoredDashboard>`UPDATE dashboards SET ${sql.csv(sets)}
+              WHERE project_id = ${projectId} AND id = ${id} RETURNING ${dashboards.columns}`).pipe(
+              Effect.map(Arr.head)
+            )
+      },
       listDashboards: (projectId, page) =>
         counted(
-          sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards WHERE project_id = ${projectId}
-            ORDER BY id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
-          sql<{ total: number }>`SELECT count(*)::int AS total FROM dashboards WHERE project_id = ${projectId}`
+          sql<StoredDashboard>`SELECT ${dashboards.columns} FROM dashboards WHERE project_id = ${projectId} AND NOT deleted
+            ORDER BY pinned DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`,
+          sql<{
+            total: number
+          }>`SELECT count(*)::int AS total FROM dashboards WHERE project_id = ${projectId} AND NOT deleted`
         ),
-      sharing: (insightId) =>
+      sharing: (target) =>
         orStorageError(sql<SharingConfiguration>`SELECT enabled, access_token, created_at FROM sharing_configurations
-          WHERE insight_id = ${insightId}`).pipe(Effect.map(Arr.head)),
-      saveSharing: (insightId, s) =>
+          WHERE ${targetColumn(target)} = ${target.id}`).pipe(Effect.map(Arr.head)),
+      saveSharing: (target, s) =>
         orStorageError(sql<SharingConfiguration>`
-          INSERT INTO sharing_configurations (insight_id, enabled, access_token) VALUES (${insightId}, ${s.enabled}, ${s.access_token})
-          ON CONFLICT (insight_id) DO UPDATE SET enabled = excluded.enabled, access_token = excluded.access_token
+          INSERT INTO sharing_configurations (${targetColumn(target)}, enabled, access_token)
+          VALUES (${target.id}, ${s.enabled}, ${s.access_token})
+          ON CONFLICT (${targetColumn(target)}) DO UPDATE SET enabled = excluded.enabled, access_token = excluded.access_token
           RETURNING enabled, access_token, created_at`).pipe(Effect.map((rows) => rows[0]!)),
       shared: (accessToken) =>
-        orStorageError(sql<{ project_id: number; insight_id: number }>`
-          SELECT i.project_id, i.id AS insight_id FROM sharing_configurations s JOIN insights i ON i.id = s.insight_id
-          WHERE s.access_token = ${accessToken} AND s.enabled`).pipe(Effect.map(Arr.head)),
+        orStorageError(sql<SharingTarget & { project_id: number }>`
+          SELECT coalesce(i.project_id, d.project_id) AS project_id,
+            CASE WHEN s.insight_id IS NULL THEN 'dashboard' ELSE 'insight' END AS kind,
+            coalesce(s.insight_id, s.dashboard_id) AS id
+          FROM sharing_configurations s
+          LEFT JOIN insights i ON i.id = s.insight_id
+          LEFT JOIN dashboards d ON d.id = s.dashboard_id AND NOT d.deleted
+          WHERE s.access_token = ${accessToken} AND s.enabled AND coalesce(i.project_id, d.project_id) IS NOT NULL`).pipe(
+          Effect.map(Arr.head)
+        ),
       logActivity: (projectId, a) =>
         Effect.asVoid(
           orStorageError(sql`

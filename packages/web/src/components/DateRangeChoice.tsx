@@ -2,7 +2,7 @@ import { Choice } from "./Field.js"
 
 // The date range presets of the insight builder: PostHog's relative `date_from` values.
 
-const DATE_RANGES = {
+export const DATE_RANGES = {
   "-24h": "Last 24 hours",
   "-7d": "Last 7 days",
   "-14d": "Last 14 days",

@@ -1,6 +1,5 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { queryNodeProblem } from "../../insights/queryNode.js"
-import { RefreshMode } from "../../queries/cachePolicy.js"
 import { Insight as Entity, newInsight } from "../../insights/insightEntity.js"
 import { type InsightPatch, InsightStore } from "../../services/InsightStore.js"
 import { Transactor } from "../../services/Transactor.js"
@@ -9,7 +8,7 @@ import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { environmentRoute, softDeleteOnly } from "../route.js"
-import { findInsight, Insight, InsightRef, presentInsights } from "../wire/insights.js"
+import { findInsight, Insight, InsightRef, presentInsights, Refresh } from "../wire/insights.js"
 import { check, Int4, IntFromString, IntIn } from "../../schema/fields.js"
 import { changesOf, logInsightActivity, same, shortId } from "../../activity/log.js"
 import { ActivityPage, ActivityParams, activityPage } from "../activityPage.js"
@@ -46,13 +45,6 @@ const InsightFields = Schema.partial(
     ...Struct.pick(Entity.fields, "tags", "favorited", "saved")
   })
 ).annotations({ identifier: "InsightWrite" })
-
-/** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
-const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
-  strict: false,
-  decode: (raw) => (["true", "1", "yes", ""].includes(raw.toLowerCase()) ? "force_blocking" : raw),
-  encode: (mode) => mode
-}).annotations({ description: "How to get results (default force_cache: only from the cache, never computing)." })
 
 const ReadParams = Schema.Struct({
   format: Format,

@@ -1,4 +1,5 @@
 import { Effect, Option, Schema } from "effect"
+import { createTemplateDashboard } from "../../insights/dashboardTemplate.js"
 import { generateProjectApiKey } from "../../domain/keys.js"
 import { Project, ProjectSettings } from "../../domain/models.js"
 import { isTimeZone } from "../../domain/timezone.js"
@@ -49,7 +50,8 @@ const create = apiRoute({
   path: "/api/projects",
   tag: "projects",
   summary: "Create a project",
-  description: "Each project gets its own project API key, so one install serves many sites and apps.",
+  description:
+    "Each project gets its own project API key, so one install serves many sites and apps, and a dashboard made from the template (see `use_template` on dashboards).",
   scope: "project:write",
   admin: true,
   body: ProjectCreate,
@@ -66,6 +68,8 @@ const create = apiRoute({
         timezone: timezone ?? "UTC",
         api_token: generateProjectApiKey()
       })
+      // A new project starts with a dashboard that draws what posthog-js sends out of the box.
+      yield* createTemplateDashboard(project.id, principal.user.id)
       return Object.keys(settings).length === 0
         ? project
         : Option.getOrElse(yield* projects.update(project.id, settings), () => project)

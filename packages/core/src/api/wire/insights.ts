@@ -4,7 +4,7 @@ import { UserBasic } from "../../domain/models.js"
 import { InsightCompute, NOTHING_COMPUTED } from "../../insights/compute.js"
 import { Insight as Entity } from "../../insights/insightEntity.js"
 import { withDashboardFilters } from "../../insights/queryNode.js"
-import type { RefreshMode } from "../../queries/cachePolicy.js"
+import { RefreshMode } from "../../queries/cachePolicy.js"
 import { PathId } from "../../schema/fields.js"
 import { InsightStore, type StoredInsight } from "../../services/InsightStore.js"
 import { NotFound } from "../errors.js"
@@ -112,3 +112,10 @@ export const findInsight = (projectId: number, id: number, includeDeleted = fals
       onSome: Effect.succeed
     })
   )
+
+/** `refresh` as insight reads take it: `true`, `1`, `yes` or empty mean force_blocking (PostHog). */
+export const Refresh = Schema.transform(Schema.String, Schema.typeSchema(RefreshMode), {
+  strict: false,
+  decode: (raw) => (["true", "1", "yes", ""].includes(raw.toLowerCase()) ? "force_blocking" : raw),
+  encode: (mode) => mode
+}).annotations({ description: "How to get results (default force_cache: only from the cache, never computing)." })

@@ -5,6 +5,7 @@ import {
   type DashboardTile,
   InsightStore,
   type SharingConfiguration,
+  type SharingTarget,
   type StoredDashboard,
   type StoredInsight
 } from "../InsightStore.js"
@@ -13,6 +14,11 @@ import type { Journal } from "./journal.js"
 type Owned<A> = A & { readonly project_id: number }
 
 const strip = <A>({ project_id: _, ...rest }: Owned<A>): A => rest as unknown as A
+/** The fields a patch sets (those left undefined stay as they are). */
+const defined = <A extends object>(patch: A) =>
+  Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as {
+    readonly [K in keyof A]?: Exclude<A[K], undefined>
+  }
 const page = <A>(all: ReadonlyArray<A>, p: { readonly limit: number; readonly offset: number }) => ({
   count: all.length,
   results: all.slice(p.offset, p.offset + p.limit)
@@ -22,7 +28,9 @@ export const makeMemoryInsights = (journal: Journal) => {
   const insights = new Map<number, Owned<StoredInsight>>()
   const dashboards = new Map<number, Owned<StoredDashboard>>()
   const tiles = new Map<number, DashboardTile>()
-  const sharing = new Map<number, SharingConfiguration>()
+  /** Keyed by `kind:id`. */
+  const sharing = new Map<string, SharingConfiguration>()
+  const targetKey = (t: SharingTarget) => `${t.kind}:${t.id}`
   const activity = new Map<number, Owned<ActivityEntry>>()
   const ids = { insight: 1, dashboard: 1, tile: 1, activity: 1 }
 
@@ -76,10 +84,9 @@ export const makeMemoryInsights = (journal: Journal) => {
         const insight = insights.get(id)
         if (insight === undefined || insight.project_id !== projectId) return Option.none()
         const now = new Date()
-        const defined = Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined))
         const next = {
           ...insight,
-          ...defined,
+          ...defined(patch),
           updated_at: now,
           ...(material ? {} : { last_modified_by: insight.last_modified_by }),
           last_modified_at: material ? now : insight.last_modified_at
@@ -89,7 +96,9 @@ export const makeMemoryInsights = (journal: Journal) => {
       }),
     tiles: (insightIds) =>
       Effect.sync(() =>
-        [...tiles.values()].filter((t) => insightIds.includes(t.insight_id)).sort((a, b) => a.id - b.id)
+        [...tiles.values()]
+          .filter((t) => t.insight_id !== null && insightIds.includes(t.insight_id))
+          .sort((a, b) => a.id - b.id)
       ),
     dashboardTiles: (dashboardId) =>
       Effect.sync(() => [...tiles.values()].filter((t) => t.dashboard_id === dashboardId).sort((a, b) => a.id - b.id)),
@@ -99,47 +108,79 @@ export const makeMemoryInsights = (journal: Journal) => {
         for (const tile of existing) setTile({ ...tile, deleted: !dashboardIds.includes(tile.dashboard_id) })
         for (const dashboardId of dashboardIds) {
           if (!existing.some((t) => t.dashboard_id === dashboardId))
-            setTile({ id: ids.tile++, dashboard_id: dashboardId, insight_id: insightId, deleted: false })
+            setTile({
+              id: ids.tile++,
+              dashboard_id: dashboardId,
+              insight_id: insightId,
+              text: null,
+              layouts: {},
+              color: null,
+              deleted: false
+            })
         }
       }),
     markTiles: (insightId, deleted) => Effect.sync(() => tilesOf(insightId).forEach((t) => setTile({ ...t, deleted }))),
+    addTile: (dashboardId, input) =>
+      Effect.sync(() => {
+        const tile = { ...input, id: ids.tile++, dashboard_id: dashboardId, deleted: false }
+        setTile(tile)
+        return tile
+      }),
+    updateTile: (dashboardId, tileId, patch) =>
+      Effect.sync(() => {
+        const tile = tiles.get(tileId)
+        if (tile === undefined || tile.dashboard_id !== dashboardId) return Option.none()
+        const next = { ...tile, ...defined(patch) }
+        setTile(next)
+        return Option.some(next)
+      }),
     createDashboard: (projectId, input) =>
       Effect.sync(() => {
         const dashboard = { ...input, id: ids.dashboard++, project_id: projectId, created_at: new Date() }
         journal.set(dashboards, dashboard.id, dashboard)
         return strip<StoredDashboard>(dashboard)
       }),
-    getDashboards: (projectId, wanted) =>
+    getDashboards: (projectId, wanted, includeDeleted = false) =>
       Effect.sync(() =>
         [...dashboards.values()]
-          .filter((d) => d.project_id === projectId && wanted.includes(d.id))
+          .filter((d) => d.project_id === projectId && wanted.includes(d.id) && (includeDeleted || !d.deleted))
           .sort((a, b) => a.id - b.id)
           .map(strip<StoredDashboard>)
       ),
+    updateDashboard: (projectId, id, patch) =>
+      Effect.sync(() => {
+        const dashboard = dashboards.get(id)
+        if (dashboard === undefined || dashboard.project_id !== projectId) return Option.none()
+        const next = { ...dashboard, ...defined(patch) }
+        journal.set(dashboards, id, next)
+        return Option.some(strip<StoredDashboard>(next))
+      }),
     listDashboards: (projectId, p) =>
       Effect.sync(() =>
         page(
           [...dashboards.values()]
-            .filter((d) => d.project_id === projectId)
-            .sort((a, b) => b.id - a.id)
+            .filter((d) => d.project_id === projectId && !d.deleted)
+            .sort((a, b) => Number(b.pinned) - Number(a.pinned) || b.id - a.id)
             .map(strip<StoredDashboard>),
           p
         )
       ),
-    sharing: (insightId) => Effect.sync(() => Option.fromNullable(sharing.get(insightId))),
-    saveSharing: (insightId, input) =>
+    sharing: (target) => Effect.sync(() => Option.fromNullable(sharing.get(targetKey(target)))),
+    saveSharing: (target, input) =>
       Effect.sync(() => {
-        const saved = { ...input, created_at: sharing.get(insightId)?.created_at ?? new Date() }
-        journal.set(sharing, insightId, saved)
+        const saved = { ...input, created_at: sharing.get(targetKey(target))?.created_at ?? new Date() }
+        journal.set(sharing, targetKey(target), saved)
         return saved
       }),
     shared: (accessToken) =>
       Effect.sync(() => {
         const found = [...sharing.entries()].find(([, s]) => s.enabled && s.access_token === accessToken)
-        const insight = found && insights.get(found[0])
-        return insight === undefined
+        if (found === undefined) return Option.none()
+        const [kind, id] = found[0].split(":") as ["insight" | "dashboard", string]
+        const owner = kind === "insight" ? insights.get(Number(id)) : dashboards.get(Number(id))
+        return owner === undefined || (kind === "dashboard" && owner.deleted)
           ? Option.none()
-          : Option.some({ project_id: insight.project_id, insight_id: insight.id })
+          : Option.some({ kind, id: Number(id), project_id: owner.project_id })
       }),
     logActivity: (projectId, entry) =>
       Effect.sync(() =>
