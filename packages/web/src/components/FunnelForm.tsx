@@ -1,6 +1,7 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
 import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
+import { type BreakdownDraft, BreakdownFields } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
 import { ItemList } from "./ItemList.js"
 
@@ -12,20 +13,16 @@ const ORDERS = {
   unordered: "In any order"
 } as const
 
-const BREAKDOWN_TYPES = { event: "Event property", person: "Person property" } as const
-
 const VIZ = { steps: "Steps", time_to_convert: "Time to convert" } as const
 
 const UNITS = { minute: "Minutes", hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
-export interface FunnelDraft {
+export interface FunnelDraft extends BreakdownDraft {
   readonly steps: ReadonlyArray<string>
   readonly window: string
   readonly unit: keyof typeof UNITS
   readonly order: keyof typeof ORDERS
   readonly dateFrom: DateFrom
-  readonly breakdown: string
-  readonly breakdownType: keyof typeof BREAKDOWN_TYPES
   readonly viz: keyof typeof VIZ
 }
 
@@ -95,18 +92,7 @@ export const FunnelForm = ({ draft, onChange }: DraftFormProps<FunnelDraft>) => 
       <DateRangeChoice value={draft.dateFrom} onChange={(dateFrom) => onChange({ ...draft, dateFrom })} />
     </div>
     <div className="toolbar">
-      <Choice
-        label="Breakdown type"
-        value={draft.breakdownType}
-        options={BREAKDOWN_TYPES}
-        onChange={(breakdownType) => onChange({ ...draft, breakdownType })}
-      />
-      <Field
-        label="Breakdown by"
-        value={draft.breakdown}
-        onChange={(breakdown) => onChange({ ...draft, breakdown })}
-        placeholder="$browser"
-      />
+      <BreakdownFields draft={draft} onChange={onChange} />
       <Choice label="Show" value={draft.viz} options={VIZ} onChange={(viz) => onChange({ ...draft, viz })} />
     </div>
   </>

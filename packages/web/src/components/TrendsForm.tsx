@@ -1,6 +1,7 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
 import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
+import { type BreakdownDraft, BreakdownFields } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
 import { type Interval, IntervalChoice } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
@@ -42,8 +43,6 @@ const DISPLAYS = {
   WorldMap: "World map"
 } as const
 
-const BREAKDOWN_TYPES = { event: "Event property", person: "Person property" } as const
-
 interface SeriesDraft {
   readonly event: string
   readonly math: Math
@@ -53,11 +52,9 @@ interface SeriesDraft {
 
 const BLANK_SERIES: SeriesDraft = { event: "", math: "total", property: "", filters: [] }
 
-export interface TrendsDraft {
+export interface TrendsDraft extends BreakdownDraft {
   readonly series: ReadonlyArray<SeriesDraft>
   readonly filters: ReadonlyArray<FilterDraft>
-  readonly breakdown: string
-  readonly breakdownType: keyof typeof BREAKDOWN_TYPES
   /** Top N values, the rest as "other" ("": the API's default). */
   readonly breakdownLimit: string
   readonly hideOther: boolean
@@ -174,18 +171,7 @@ export const TrendsForm = ({ draft, onChange }: DraftFormProps<TrendsDraft>) => 
       onChange={(filters) => onChange({ ...draft, filters })}
     />
     <div className="toolbar">
-      <Choice
-        label="Breakdown type"
-        value={draft.breakdownType}
-        options={BREAKDOWN_TYPES}
-        onChange={(breakdownType) => onChange({ ...draft, breakdownType })}
-      />
-      <Field
-        label="Breakdown by"
-        value={draft.breakdown}
-        onChange={(breakdown) => onChange({ ...draft, breakdown })}
-        placeholder="$browser"
-      />
+      <BreakdownFields draft={draft} onChange={onChange} />
       <Field
         label="Top values"
         type="number"
