@@ -15,7 +15,7 @@ import { PageParams, Paginated, paginated, toPage } from "../../domain/paginatio
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute, softDeleteOnly } from "../route.js"
 import { userLookup } from "../users.js"
-import { Int4, IntFromString, Text } from "../../schema/fields.js"
+import { Instant, Int4, IntFromString, Text } from "../../schema/fields.js"
 import { type Change, changesOf, logActivity } from "../../activity/log.js"
 import { logRoute } from "../logRoute.js"
 import { testRun } from "../../functions/testRun.js"
@@ -464,7 +464,7 @@ const SampleEvent = Schema.Struct({
     default: () => ({})
   }),
   uuid: Schema.optional(Schema.UUID),
-  timestamp: Schema.optional(Schema.DateFromString)
+  timestamp: Schema.optional(Instant)
 })
 
 const TestInvocation = Schema.Struct({
