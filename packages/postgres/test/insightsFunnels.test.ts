@@ -15,7 +15,10 @@ import { demoZed, mean, median } from "./demoZed.js"
 const DEMO = { events: 6000, seed: 11, end: new Date("2026-03-20T00:00:00.000Z"), days: 28 }
 const FROM = "2026-02-25T00:00:00Z"
 const TO = "2026-03-19T12:00:00Z"
-const CTX = { timezone: "UTC", now: DEMO.end, weekStartDay: 0 as const }
+// Steps are bounded by instants; conversion over time counts the project's days, here with a
+// clock change (8 March) inside the range.
+const TIME_ZONE = "America/New_York"
+const CTX = { timezone: TIME_ZONE, now: DEMO.end, weekStartDay: 0 as const }
 const STEPS = ["$pageview", "signed_up", "document_created"]
 const WINDOW_UNIT_MS = { second: 1e3, minute: 60e3, hour: 3600e3, day: 86400e3 } as const
 
@@ -195,10 +198,8 @@ const expected = (m: DemoModel, o: Options) => {
 
 const SEARCH = ["$pageview", "search_performed", "$pageview"]
 
-// Conversion over time runs over whole days: the days of FROM to TO.
-const TREND_FROM = Date.parse("2026-02-25T00:00:00Z")
-const TREND_END = Date.parse("2026-03-20T00:00:00Z")
-const DAY_MS = 86_400_000
+// Conversion over time runs over the project's whole days, 25 February to 19 March.
+const TREND_DAYS = Array.from({ length: 23 }, (_, i) => new Date(Date.UTC(2026, 1, 25 + i)))
 const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
 
 interface TrendOptions extends Options {
@@ -225,12 +226,13 @@ const trendQuery = (o: TrendOptions): FunnelsQuery => ({
  */
 const expectedTrend = (m: DemoModel, o: TrendOptions) => {
   const [fromStep, toStep] = [o.fromStep ?? 0, o.toStep ?? o.steps.length - 1]
-  const days = Array.from({ length: (TREND_END - TREND_FROM) / DAY_MS }, (_, i) => new Date(TREND_FROM + i * DAY_MS))
-  const personDays = persons(m, o, (ms) => ms >= TREND_FROM && ms < TREND_END).flatMap(({ all, events, value }) => {
+  const days = TREND_DAYS
+  const [from, end] = [m.tz.at(2026, 2, 25), m.tz.at(2026, 3, 20)]
+  const personDays = persons(m, o, (ms) => ms >= from && ms < end).flatMap(({ all, events, value }) => {
     const furthest = new Map<string, number>()
     for (const path of candidatePaths(events, o)) {
       if (excluded(all, path, o)) continue
-      const day = new Date(path[0]!).toISOString().slice(0, 10)
+      const day = m.tz.date(path[0]!)
       furthest.set(day, Math.max(furthest.get(day) ?? 0, path.length))
     }
     return [...furthest].map(([day, reached]) => ({ value, item: { day, reached } }))
@@ -302,7 +304,7 @@ const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
 ]
 
 describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
-  const demo = demoZed(name, DEMO, "UTC")
+  const demo = demoZed(name, DEMO, TIME_ZONE)
 
   it.each(SCENARIOS)("$label", async (o) => {
     const want = expected(demo.model, o)

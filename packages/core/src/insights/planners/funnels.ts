@@ -329,7 +329,7 @@ const trendsStatement = (query: FunnelsQuery, period: Period, ctx: InsightContex
 }
 
 /** A conversion rate in percent, to 2 decimals as PostHog rounds it; 0 when nobody entered. */
-export const conversionRate = (entered: number, converted: number): number =>
+const conversionRate = (entered: number, converted: number): number =>
   entered > 0 ? Math.round((converted / entered) * 10_000) / 100 : 0
 
 const shapeTrends = (
