@@ -140,6 +140,8 @@ export interface Insight {
   readonly result: unknown
   readonly zedql?: string | null
   readonly last_refresh: string | null
+  /** On a dashboard's tiles: why this insight could not be computed. */
+  readonly error?: { readonly code: string; readonly detail: string } | null
 }
 
 /** An insight's stored query node: an `InsightVizNode`, `DataVisualizationNode` or `DataTableNode` around its source. */
