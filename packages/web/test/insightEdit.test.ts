@@ -1,8 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import type { BrowserContext, Page } from "playwright-core"
-import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, startHarness } from "./harness.js"
-import { eventually, hoverLast, numbers, queryResult, type Sent, screenshots, send } from "./insightHelpers.js"
+import type { Page } from "playwright-core"
+import { axeViolations } from "./harness.js"
+import {
+  eventually,
+  insightsSession,
+  hoverLast,
+  numbers,
+  queryResult,
+  type Sent,
+  screenshots
+} from "./insightHelpers.js"
 
 // Editing a saved insight's query in the builder, in Chromium: Edit opens the stored query, the
 // result follows the changes, Save replaces the query of the same insight (its activity log says
@@ -28,30 +35,19 @@ const DAILY_VIEWS = {
   }
 }
 
-let h: Harness
-let context: BrowserContext
-let page: Page
-
-beforeAll(async () => {
-  h = await startHarness()
-  await send(h, {}, EVENTS)
-  context = await h.browser.newContext({ viewport: { width: 1280, height: 900 } })
-  page = await context.newPage()
-  await signIn(page, `${h.root}/project/1/insights`, ADMIN)
-})
-afterAll(async () => {
-  await context?.close()
-  await h?.close()
-})
+let session: Awaited<ReturnType<typeof insightsSession>>
+beforeAll(async () => void (session = await insightsSession(EVENTS)))
+afterAll(() => session?.close())
 
 const create = (name: string, query: unknown) =>
-  h.json("/api/projects/1/insights/", { method: "POST", body: JSON.stringify({ name, query, saved: true }) })
+  session.h.json("/api/projects/1/insights/", { method: "POST", body: JSON.stringify({ name, query, saved: true }) })
 
 const legendTotals = async (page: Page) =>
   numbers(await page.getByRole("list", { name: "Legend" }).locator(".legend-total").allTextContents())
 
 describe("editing a saved insight", () => {
   it("opens its query in the builder, shows the change live, saves it to the same insight, and cancels", async () => {
+    const { h, page } = session
     const insight = await create("Daily views", DAILY_VIEWS)
     const savedCount = (await h.json("/api/projects/1/insights/?saved=true")).count
     await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
@@ -122,6 +118,7 @@ describe("editing a saved insight", () => {
   })
 
   it("says when the stored query has parts the builder does not edit", async () => {
+    const { h, page } = session
     const insight = await create("Views, test accounts filtered", {
       ...DAILY_VIEWS,
       source: { ...DAILY_VIEWS.source, filterTestAccounts: true }

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import type { BrowserContext, Page } from "playwright-core"
-import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, startHarness } from "./harness.js"
-import { eventually, queryResult, type Sent, saveAs, screenshots, send } from "./insightHelpers.js"
+import type { Page } from "playwright-core"
+import { axeViolations } from "./harness.js"
+import { eventually, insightsSession, queryResult, type Sent, saveAs, screenshots } from "./insightHelpers.js"
 
 // The trends world map (`display: "WorldMap"`, a breakdown by `$geoip_country_code`) in Chromium:
 // each country's shade, label and tooltip against the counts the test sent and the query API's
@@ -20,21 +19,9 @@ const EVENTS: ReadonlyArray<Sent> = Object.entries(VIEWS).flatMap(([country, vie
 )
 const names = new Intl.DisplayNames(["en-US"], { type: "region" })
 
-let h: Harness
-let context: BrowserContext
-let page: Page
-
-beforeAll(async () => {
-  h = await startHarness()
-  await send(h, {}, EVENTS)
-  context = await h.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" })
-  page = await context.newPage()
-  await signIn(page, `${h.root}/project/1/insights`, ADMIN)
-})
-afterAll(async () => {
-  await context?.close()
-  await h?.close()
-})
+let session: Awaited<ReturnType<typeof insightsSession>>
+beforeAll(async () => void (session = await insightsSession(EVENTS)))
+afterAll(() => session?.close())
 
 /** Each shaded country's code and accessible label, and its fill's accent share (from its style). */
 const shaded = (page: Page) =>
@@ -48,6 +35,7 @@ const shaded = (page: Page) =>
 
 describe("the trends world map", () => {
   it("shades each country by its value, with exact values in tooltips, legend and table; shapes load lazily", async () => {
+    const { h, page } = session
     const scripts: Array<string> = []
     page.on("request", (request) => {
       if (request.resourceType() === "script") scripts.push(new URL(request.url()).pathname)
