@@ -45,8 +45,8 @@ export const api = async <T = unknown>(path: string, options: CallOptions = {}):
     method,
     headers,
     credentials: "same-origin",
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: options.signal
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+    signal: options.signal ?? null
   })
   const text = await response.text()
   const json: unknown = text === "" ? undefined : JSON.parse(text)

@@ -1,7 +1,8 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
-import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
-import { type BreakdownDraft, BreakdownFields } from "./BreakdownFields.js"
+import { fields, list, oneOf, text, type Fields } from "../queryFields.js"
+import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
+import { type BreakdownDraft, BreakdownFields, breakdownDraft } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
 import { type Interval, IntervalChoice } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
@@ -65,6 +66,20 @@ export const funnelsQuery = (draft: FunnelDraft): InsightQuery => ({
       : {})
   }
 })
+
+/** A stored `FunnelsQuery` as the funnel builder edits it. */
+export const funnelDraft = (source: Fields): FunnelDraft => {
+  const funnel = fields(source["funnelsFilter"])
+  return {
+    steps: list(source["series"]).map((step) => text(fields(step)["event"])),
+    window: text(funnel["funnelWindowInterval"]),
+    unit: oneOf(funnel["funnelWindowIntervalUnit"], UNITS, "day"),
+    order: oneOf(funnel["funnelOrderType"], ORDERS, "ordered"),
+    dateFrom: dateFromOf(source["dateRange"]),
+    ...breakdownDraft(source),
+    viz: oneOf(funnel["funnelVizType"], VIZ, "steps")
+  }
+}
 
 /** The funnel's steps, conversion window, order and date range. */
 export const FunnelForm = ({ draft, onChange }: DraftFormProps<FunnelDraft>) => (

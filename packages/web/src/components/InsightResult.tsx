@@ -7,10 +7,12 @@ import { type InsightPoint, InsightPersons } from "./InsightPersons.js"
 import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
 import { type Annotation, type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
+import { WorldMap } from "./WorldMap.js"
 
 // An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
-// as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
-// cohort heat map, ZedQL as a table; an insight that could not be computed (a dashboard tile) as its error.
+// as charts over their labels (or one number / a table of totals / a world map), funnels as steps,
+// retention as a cohort heat map, ZedQL as a table; an insight that could not be computed (a
+// dashboard tile) as its error.
 
 export interface TrendEntry {
   readonly label: string
@@ -44,7 +46,7 @@ const number = (value: number) => value.toLocaleString(undefined, { maximumFract
 const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`)
 
 /** Trend displays giving one aggregated value per series over the whole range. */
-const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "WorldMap"])
+const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue"])
 
 /** The time-series displays other than lines. */
 const CHART_KINDS: Record<string, ChartKind> = {
@@ -134,6 +136,7 @@ export const Trends = ({
         title={title}
       />
     )
+  if (display === "WorldMap") return <WorldMap entries={entries} title={title} />
   if (AGGREGATED.has(display))
     return (
       <table className="list" aria-label="Result">
