@@ -71,7 +71,8 @@ const DRAFTS: { [K in BuilderKind]: fc.Arbitrary<(typeof BUILDERS)[K]["initial"]
     order: fc.constantFrom("ordered", "strict", "unordered" as const),
     dateFrom,
     ...breakdown,
-    viz: fc.constantFrom("steps", "time_to_convert" as const)
+    viz: fc.constantFrom("steps", "time_to_convert", "trends" as const),
+    interval
   }),
   retention: fc.record<RetentionDraft>({
     start: name,

@@ -4,7 +4,7 @@ import { fields, list, oneOf, text, type Fields } from "../queryFields.js"
 import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
 import { type BreakdownDraft, BreakdownFields, breakdownDraft } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
-import { type Interval, IntervalChoice } from "./IntervalChoice.js"
+import { type Interval, IntervalChoice, intervalOf } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
 
 // The funnel part of the insight builder: ordered steps, the conversion window, the order type,
@@ -77,7 +77,8 @@ export const funnelDraft = (source: Fields): FunnelDraft => {
     order: oneOf(funnel["funnelOrderType"], ORDERS, "ordered"),
     dateFrom: dateFromOf(source["dateRange"]),
     ...breakdownDraft(source),
-    viz: oneOf(funnel["funnelVizType"], VIZ, "steps")
+    viz: oneOf(funnel["funnelVizType"], VIZ, "steps"),
+    interval: intervalOf(source["interval"])
   }
 }
 
