@@ -15,6 +15,8 @@ const PERSONAL_KEY = "phx_experiments_sdk_personal_0001"
 const USERS = 2000
 const RATES: Record<string, number> = { control: 0.2, test: 0.3 }
 const LIFT = RATES.test! / RATES.control! - 1
+/** How far ahead a conversion is stamped of its exposure, ms. */
+const SKEW = 250
 
 let zed: Zed
 let server: Server
@@ -63,7 +65,8 @@ describe("an experiment through posthog-node", () => {
     })
     expect(created.status, created.text).toBe(201)
 
-    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushAt: 200, flushInterval: 60_000 })
+    // Few, large batches: the ~2,500 events reach Zed in three requests.
+    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushAt: 1000, flushInterval: 60_000 })
     const random = uniform(26)
     const truth: Record<string, { n: number; converted: number }> = {
       control: { n: 0, converted: 0 },
@@ -76,18 +79,19 @@ describe("an experiment through posthog-node", () => {
       truth[variant as string]!.n++
       if (random() < RATES[variant as string]!) {
         truth[variant as string]!.converted++
-        // A few seconds after seeing the page: batches sent apart may shift by milliseconds.
+        // Just after seeing the page: batches sent apart may shift by the milliseconds between
+        // their sending and arrival (Zed corrects the clock skew from `sent_at`).
         ph.capture({
           distinctId,
           event: "purchase",
           properties: { amount: 30 },
-          timestamp: new Date(Date.now() + 2000)
+          timestamp: new Date(Date.now() + SKEW)
         })
       }
     }
     await ph.shutdown()
     // Results run up to now: let the last conversions' moment pass.
-    await new Promise((resolve) => setTimeout(resolve, 2500))
+    await new Promise((resolve) => setTimeout(resolve, SKEW + 50))
 
     // The metric names an event Zed has now seen.
     const metric = {
