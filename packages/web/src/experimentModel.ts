@@ -1,12 +1,10 @@
 import type { Paginated } from "./api.js"
+import type { Variant } from "./flagModel.js"
+
+export type { Variant }
 
 // Experiments as the API holds them, and what the pages build from a form: PostHog's
 // `ExperimentMetric`s from a metric's kind and events.
-
-export interface Variant {
-  readonly key: string
-  readonly rollout_percentage: number
-}
 
 export interface Holdout {
   readonly id: number

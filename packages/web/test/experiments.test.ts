@@ -42,11 +42,11 @@ describe("experiments", () => {
     await page.getByLabel("Name", { exact: true }).fill("Checkout button")
     await page.getByLabel("Hypothesis").fill("A green button sells more")
     await page.getByLabel("Feature flag key").fill(KEY)
-    await page.getByLabel("Variant 2: split %").fill("40")
+    await page.getByLabel("Variant 2: rollout %").fill("40")
     await page.getByRole("button", { name: "Create experiment" }).click()
     // 60/40 is not a split, and the metric names no event: the API's refusal is shown.
     await expect(page.getByRole("alert").first().textContent()).resolves.toBeTruthy()
-    await page.getByLabel("Variant 1: split %").fill("60")
+    await page.getByLabel("Variant 1: rollout %").fill("60")
     // The edit answers it: the refusal goes.
     await expect(page.getByRole("alert").count()).resolves.toBe(0)
     await page.getByLabel("Primary metric 1: steps (one event a line)").fill("purchase")

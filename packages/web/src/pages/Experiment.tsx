@@ -8,6 +8,7 @@ import { domainOf, IntervalBar } from "../components/IntervalBar.js"
 import { ItemList } from "../components/ItemList.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { SampleSize } from "../components/SampleSize.js"
+import { SplitTotal, VariantFields } from "../components/VariantsEditor.js"
 import {
   blankMetric,
   describeMetric,
@@ -162,7 +163,6 @@ const NewExperiment = ({ id }: { readonly id: string }) => {
     setDraft((current) => ({ ...current, ...patch }))
   }
   const error = create.error
-  const total = draft.variants.reduce((s, v) => s + v.rollout_percentage, 0)
   return (
     <Page title="New experiment">
       <InlineForm label="Experiment" className="stack" onSubmit={() => create.mutate()}>
@@ -209,25 +209,15 @@ const NewExperiment = ({ id }: { readonly id: string }) => {
               onChange={(variants) => set({ variants })}
             >
               {(variant, i, setVariant) => (
-                <>
-                  <Field
-                    label={`Variant ${i + 1}: key`}
-                    value={variant.key}
-                    onChange={(key) => setVariant({ ...variant, key })}
-                  />
-                  <Field
-                    label={`Variant ${i + 1}: split %`}
-                    type="number"
-                    min={0}
-                    max={100}
-                    step="any"
-                    value={String(variant.rollout_percentage)}
-                    onChange={(text) => setVariant({ ...variant, rollout_percentage: Number(text) })}
-                  />
-                </>
+                <VariantFields
+                  index={i}
+                  variant={variant}
+                  onKey={(key) => setVariant({ ...variant, key })}
+                  onSplit={(rollout_percentage) => setVariant({ ...variant, rollout_percentage })}
+                />
               )}
             </ItemList>
-            <p className={Math.abs(total - 100) < 1e-9 ? "muted" : "error"}>Split: {total}% of 100%</p>
+            <SplitTotal variants={draft.variants} />
             <FieldError error={error} attr="parameters" />
           </>
         )}

@@ -91,12 +91,13 @@ const findHoldout = (projectId: number, id: number) =>
     Option.match({ onNone: () => Effect.fail(new NotFound({ detail: "Not found." })), onSome: Effect.succeed })
   )
 
-/** The experiments using the holdout, and whether any has started (which fixes it). */
-const usersOf = (projectId: number, holdoutId: number) =>
-  Effect.map(
-    Effect.flatMap(ExperimentStore, (s) => s.ofHoldout(projectId, holdoutId)),
-    (experiments) => ({ experiments, started: experiments.find((e) => statusOf(e) !== "draft") })
-  )
+/** The holdout (404 if none), the experiments using it, and the first of them that has started (which fixes it). */
+const holdoutInUse = (projectId: number, holdoutId: number) =>
+  Effect.gen(function* () {
+    yield* findHoldout(projectId, holdoutId)
+    const experiments = yield* (yield* ExperimentStore).ofHoldout(projectId, holdoutId)
+    return { experiments, started: experiments.find((e) => statusOf(e) !== "draft") }
+  })
 
 const groups = (id: number, filters: typeof HoldoutWrite.Type.filters) =>
   filters.map((g) => ({ properties: [], rollout_percentage: g.rollout_percentage, variant: holdoutVariant(id) }))
@@ -175,9 +176,8 @@ const update = environmentRoute({
   response: Holdout,
   handler: ({ body, params, principal, project }) =>
     Effect.gen(function* () {
-      yield* findHoldout(project.id, params.id)
+      const { experiments, started } = yield* holdoutInUse(project.id, params.id)
       const filters = body.filters === undefined ? undefined : groups(params.id, body.filters)
-      const { experiments, started } = yield* usersOf(project.id, params.id)
       if (filters !== undefined && started !== undefined)
         return yield* invalid(
           `The experiment "${started.name}" using this holdout has started: its share cannot change.`,
@@ -212,8 +212,7 @@ const remove = environmentRoute({
   params: HoldoutRef,
   handler: ({ params, principal, project }) =>
     Effect.gen(function* () {
-      yield* findHoldout(project.id, params.id)
-      const { experiments, started } = yield* usersOf(project.id, params.id)
+      const { experiments, started } = yield* holdoutInUse(project.id, params.id)
       if (started !== undefined)
         return yield* invalid(
           `The experiment "${started.name}" using this holdout has started: the holdout cannot be deleted.`,
