@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -8,7 +9,8 @@ import { PostHog } from "posthog-node"
 // An experiment end to end: the published posthog-node evaluates the experiment's flag for 2,000
 // simulated users (sending `$feature_flag_called` as it does), each user then converts with a known
 // probability that depends on the variant, and the experiment's result must show that lift inside
-// its intervals.
+// its intervals. And a holdout: posthog-node, evaluating locally from Zed's definitions, holds out
+// exactly the users whose holdout hash falls within its share.
 
 const PROJECT_KEY = "phc_experiments_sdk_project_0001"
 const PERSONAL_KEY = "phx_experiments_sdk_personal_0001"
@@ -124,4 +126,38 @@ describe("an experiment through posthog-node", () => {
     expect(test.frequentist.significant).toBe(true)
     expect(test.bayesian.chance_to_win).toBeGreaterThan(0.95)
   }, 300_000)
+
+  it("holds out, evaluating locally, exactly the users within the holdout's share", async () => {
+    const holdout = await api("POST", "/api/projects/1/experiment_holdouts/", {
+      name: "A quarter",
+      filters: [{ properties: [], rollout_percentage: 25 }]
+    })
+    expect(holdout.status, holdout.text).toBe(201)
+    const created = await api("POST", "/api/projects/1/experiments/", {
+      name: "Checkout",
+      feature_flag_key: "checkout-holdout",
+      holdout_id: holdout.json.id
+    })
+    expect(created.status, created.text).toBe(201)
+    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushInterval: 60_000 })
+    // PostHog's holdout hash, as the flags tests define it.
+    const hash = (id: string) =>
+      Number(BigInt(`0x${createHash("sha1").update(`holdout-${id}`).digest("hex").slice(0, 15)}`)) / 0xfffffffffffffff
+    const ids = Array.from({ length: 200 }, (_, i) => `buyer-${i}`)
+    const got = await Promise.all(
+      ids.map((id) =>
+        ph.getFeatureFlag("checkout-holdout", id, { onlyEvaluateLocally: true, sendFeatureFlagEvents: false })
+      )
+    )
+    await ph.shutdown()
+    ids.forEach((id, i) => {
+      if (hash(id) <= 0.25) expect(got[i], id).toBe(`holdout-${holdout.json.id}`)
+      else expect(["control", "test"], id).toContain(got[i])
+    })
+    // About a quarter of 200.
+    expect(ids.filter((id) => hash(id) <= 0.25).length).toBeGreaterThan(30)
+    expect(got.filter((v) => v === `holdout-${holdout.json.id}`).length).toBe(
+      ids.filter((id) => hash(id) <= 0.25).length
+    )
+  })
 })
