@@ -7,8 +7,8 @@ import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarne
 // The experiments pages in Chromium against a real Zed: an experiment made in the page (a new flag,
 // a hypothesis, primary and secondary metrics) and launched there; posthog-node evaluates its flag
 // for simulated users and sends their purchases; the page's results (exposures, conversion, chance
-// to win, p-values) are the API's, its sample-size answer the API's; shipped and archived, the list
-// shows it.
+// to win, p-values) are the API's, its sample-size answer the API's; exposures off the split are
+// warned of; shipped and archived, the list shows it.
 
 let h: Harness
 let context: BrowserContext
@@ -146,6 +146,40 @@ describe("experiments", () => {
     await page.setViewportSize({ width: 1280, height: 900 })
   }, 120_000)
 
+  it("warns of a sample-ratio mismatch when exposures do not follow the split", async () => {
+    const skewed = await h.json("/api/projects/1/experiments/", {
+      method: "POST",
+      body: JSON.stringify({
+        name: "Skewed",
+        feature_flag_key: "skewed-exp",
+        start_date: new Date(Date.now() - 60_000).toISOString(),
+        metrics: [
+          { kind: "ExperimentMetric", metric_type: "funnel", series: [{ kind: "EventsNode", event: "purchase" }] }
+        ]
+      })
+    })
+    // A redirect losing test's visitors: 30 exposed to control, 2 to test, on a 50/50 split.
+    const node = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 100, flushInterval: 0 })
+    for (let i = 0; i < 32; i++)
+      node.capture({
+        distinctId: `skewed-${i}`,
+        event: "$feature_flag_called",
+        properties: { $feature_flag: "skewed-exp", $feature_flag_response: i < 30 ? "control" : "test" }
+      })
+    await node.shutdown()
+    const api = await h.json(`/api/projects/1/experiments/${skewed.id}/results/?refresh=force_blocking`)
+    const srm = api.primary[0].results.sample_ratio_mismatch
+    expect(srm.mismatch).toBe(true)
+    await page.goto(`${h.root}/project/1/experiments/${skewed.id}`)
+    await expect(page.getByRole("alert").textContent()).resolves.toContain(
+      `Sample-ratio mismatch (p = ${srm.p_value.toPrecision(2)})`
+    )
+    // The experiment before it had none.
+    await page.goto(experimentUrl)
+    await page.getByRole("table", { name: "Primary: Conversion: purchase: results" }).waitFor()
+    await expect(page.getByText(/Sample-ratio mismatch/).count()).resolves.toBe(0)
+  })
+
   it("ships a variant, archives it, and lists it with its status, flag and dates", async () => {
     await page.goto(experimentUrl)
     await page.getByLabel("Variant to ship").selectOption("test")
@@ -158,10 +192,12 @@ describe("experiments", () => {
     expect(stored).toMatchObject({ status: "stopped", archived: true, conclusion: "won" })
 
     await page.goto(`${h.root}/project/1/experiments`)
-    await page.getByText("No experiments match.").waitFor()
+    const rows = page.getByRole("table", { name: "Experiments" }).locator("tbody tr td:first-child")
+    // Archived ones are listed on their own.
+    await expect.poll(() => rows.allTextContents()).toEqual(["Skewed"])
     await page.getByLabel("Archived").check()
+    await expect.poll(() => rows.allTextContents()).toEqual(["Checkout button"])
     const row = page.getByRole("table", { name: "Experiments" }).locator("tbody tr")
-    await row.first().waitFor()
     const day = (d: string) => new Date(d).toLocaleDateString("en-US")
     await expect(row.first().locator("td").allTextContents()).resolves.toEqual([
       "Checkout button",
