@@ -95,6 +95,8 @@ const routeTree = rootRoute.addChildren([
     page("/cohorts/$cohortId"),
     page("/surveys"),
     page("/surveys/$surveyId"),
+    page("/experiments"),
+    page("/experiments/$experimentId"),
     page("/early_access_features"),
     page("/replay"),
     page("/replay/$sessionId"),
