@@ -2,7 +2,16 @@ import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
-import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName, windowEnd } from "./conditions.js"
+import {
+  actionIdGiven,
+  dateRangeConditions,
+  propertyConditions,
+  STEP_FIELDS,
+  stepCondition,
+  StepNode,
+  stepName,
+  windowEnd
+} from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -18,10 +27,10 @@ export const WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"]
 
 /** An event that, between two steps of a person's path, drops the person from the funnel. */
 export const FunnelExclusion = Schema.Struct({
-  ...StepNode.fields,
+  ...STEP_FIELDS,
   funnelFromStep: Schema.Int.pipe(Schema.nonNegative()),
   funnelToStep: Schema.Int.pipe(Schema.positive())
-})
+}).pipe(Schema.filter(actionIdGiven))
 export type FunnelExclusion = typeof FunnelExclusion.Type
 
 export const FunnelsFilter = Schema.Struct({
@@ -57,11 +66,11 @@ export const BREAKDOWN_OTHER = "$$_posthog_breakdown_other_$$"
 const DEFAULT_BREAKDOWN_LIMIT = 25
 
 export interface FunnelStep {
-  readonly action_id: string | null
+  readonly action_id: string | number | null
   readonly name: string
   readonly custom_name: string | null
   readonly order: number
-  readonly type: "events"
+  readonly type: "events" | "actions"
   readonly count: number
   readonly people: ReadonlyArray<never>
   readonly average_conversion_time: number | null
@@ -273,11 +282,11 @@ const shapeSteps = (query: FunnelsQuery, rows: ReadonlyArray<ReadonlyArray<unkno
   const n = query.series.length
   const steps = (row: ReadonlyArray<unknown>, breakdown: boolean): Array<FunnelStep> =>
     query.series.map((entity, k) => ({
-      action_id: entity.event ?? null,
+      action_id: entity.kind === "ActionsNode" ? entity.id! : (entity.event ?? null),
       name: stepName(entity),
       custom_name: entity.custom_name ?? null,
       order: k,
-      type: "events",
+      type: entity.kind === "ActionsNode" ? "actions" : "events",
       count: Number(row[1 + k]),
       people: [],
       average_conversion_time: k === 0 ? null : num(row[1 + n + 2 * (k - 1)]),

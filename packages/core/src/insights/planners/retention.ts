@@ -2,7 +2,7 @@ import { Effect, Schema } from "effect"
 import type { InsightContext, InsightPlan } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
-import { boundExpr, propertyConditions } from "./conditions.js"
+import { boundExpr, entityConditions, propertyConditions } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -14,12 +14,20 @@ import { NOW, planValues, ROWS, shownStatements } from "./statements.js"
 // (first time); interval j of a cohort counts its persons who did the returning event j periods
 // later, interval 0 being the cohort itself.
 
+/** The cohort's or returns' events: an event by name (`id`), or an action's (`type: "actions"`, `id` its id). */
 export const RetentionEntity = Schema.Struct({
   id: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
-  type: Schema.optional(Schema.NullOr(Schema.Literal("events"))),
+  type: Schema.optional(Schema.NullOr(Schema.Literal("events", "actions"))),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   properties: Schema.optional(Properties)
-})
+}).pipe(
+  Schema.filter(
+    (entity) =>
+      entity.type !== "actions" ||
+      (entity.id != null && Number.isInteger(Number(entity.id)) && String(entity.id).trim() !== "") ||
+      "an actions entity needs the action's id"
+  )
+)
 export type RetentionEntity = typeof RetentionEntity.Type
 
 export const RetentionPeriod = Schema.Literal("Hour", "Day", "Week", "Month")
@@ -85,7 +93,11 @@ const periodExprs = (period: RetentionPeriod, anchor: A.Expr, intervals: number,
 /** The events an entity stands for. Throws `UnsupportedFilter`. */
 const entityCondition = (entity: RetentionEntity | null | undefined): A.Expr =>
   Q.and([
-    ...(entity?.id == null ? [] : [Q.expr`event = ${String(entity.id)}`]),
+    ...entityConditions(
+      entity?.type === "actions"
+        ? { kind: "ActionsNode", id: Number(entity.id) }
+        : { event: entity?.id == null ? null : String(entity.id) }
+    ),
     ...propertyConditions(entity?.properties)
   ])
 
