@@ -228,6 +228,108 @@ describe.each(["pglite", "postgres", "chdb"])("points of insights on %s", (name)
       expect(shown(recordings), person).toEqual(expectedShown(expected.get(person!)))
   })
 
+  it("gives the recordings of a funnel's reached steps, a paths edge's, a retention cohort's and a lifecycle status' events", async () => {
+    const recordingsOfPoint = async (source: unknown, point: Record<string, unknown>) => {
+      const json = await query({
+        kind: "ActorsQuery",
+        select: ["distinct_ids"],
+        limit: 1000,
+        source: { kind: "InsightActorsQuery", source, includeRecordings: true, ...point }
+      })
+      return new Map(
+        (json.results as Array<[Array<string>, Array<Recording>]>).map(([[person], recordings]) => [
+          person!,
+          shown(recordings)
+        ])
+      )
+    }
+    const expectedOf = (persons: Iterable<string>, events: ReadonlyArray<Event>) => {
+      const recorded = recordingsOf(events)
+      return new Map([...persons].map((person) => [person, expectedShown(recorded.get(person))]))
+    }
+    // Funnel: each buyer's purchase and the latest page view within 14 days before it.
+    const funnel = {
+      kind: "FunnelsQuery",
+      series: [
+        { kind: "EventsNode", event: "$pageview" },
+        { kind: "EventsNode", event: "purchase" }
+      ],
+      dateRange: { date_from: DAYS[0], date_to: DAYS[13] }
+    }
+    const paths = EVENTS.filter((e) => e.event === "purchase").flatMap((purchase) => {
+      const before = EVENTS.filter(
+        (v) =>
+          v.event === "$pageview" &&
+          v.distinct_id === purchase.distinct_id &&
+          v.timestamp < purchase.timestamp &&
+          Date.parse(purchase.timestamp) - Date.parse(v.timestamp) <= 14 * DAY
+      ).sort((a, b) => b.timestamp.localeCompare(a.timestamp))
+      return before.length === 0 ? [] : [[before[0]!, purchase] as const]
+    })
+    const funnelExpected = expectedOf(
+      paths.map(([view]) => view.distinct_id),
+      paths.flat()
+    )
+    expect([...funnelExpected.values()].some((r) => r.length > 0)).toBe(true)
+    expect(await recordingsOfPoint(funnel, { funnelStep: 2 })).toEqual(funnelExpected)
+    // Paths: the sessions going from home to pricing, and their page view of pricing.
+    const inWeek = EVENTS.filter((e) => e.event === "$pageview" && dayOf(e) >= DAYS[7]!)
+    const toPricing = inWeek.filter((e) => {
+      const session = inWeek.filter((x) => x.properties.$session_id === e.properties.$session_id)
+      return session.length === 2 && session[0]!.properties.$current_url!.endsWith("/home") && session[1] === e
+    })
+    expect(toPricing.length).toBeGreaterThan(0)
+    const edge = {
+      kind: "PathsQuery",
+      dateRange: CURRENT,
+      pathsFilter: {
+        includeEventTypes: ["$pageview"],
+        pathStartKey: "1_https://shop.test/home",
+        pathEndKey: "2_https://shop.test/pricing"
+      }
+    }
+    expect(await recordingsOfPoint(edge, {})).toEqual(
+      expectedOf(
+        toPricing.map((e) => e.distinct_id),
+        toPricing
+      )
+    )
+    // Retention: a day's cohort and its page views that day.
+    const retention = {
+      kind: "RetentionQuery",
+      dateRange: { date_to: DAYS[13] },
+      retentionFilter: {
+        period: "Day",
+        totalIntervals: 14,
+        targetEntity: { id: "$pageview", type: "events" },
+        returningEntity: { id: "$pageview", type: "events" }
+      }
+    }
+    const cohortViews = viewsOn(DAYS[6]!)
+    expect(await recordingsOfPoint(retention, { interval: 6 })).toEqual(
+      expectedOf(
+        cohortViews.map((e) => e.distinct_id),
+        cohortViews
+      )
+    )
+    // Lifecycle: those returning on a day, and their page views that day.
+    const lifecycle = {
+      kind: "LifecycleQuery",
+      series: [{ kind: "EventsNode", event: "$pageview" }],
+      dateRange: CURRENT
+    }
+    const [day, before] = [DAYS[10]!, DAYS[9]!]
+    const yesterday = new Set(viewsOn(before).map((e) => e.distinct_id))
+    const returning = viewsOn(day).filter((e) => yesterday.has(e.distinct_id))
+    expect(returning.length).toBeGreaterThan(0)
+    expect(await recordingsOfPoint(lifecycle, { day, status: "returning" })).toEqual(
+      expectedOf(
+        returning.map((e) => e.distinct_id),
+        returning
+      )
+    )
+  })
+
   describe("actions", () => {
     let pricing: number
     let pro: number

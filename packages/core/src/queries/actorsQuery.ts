@@ -91,15 +91,11 @@ const actorsOf = (
 ): Effect.Effect<PointActors, InsightQueryInvalid> => {
   const breakdown = source.breakdown ?? source.funnelStepBreakdown
   const asText = (v: string | number | null | undefined) => (v == null ? v : String(v))
-  const idsOnly = (actors: A.SelectLike): PointActors => ({ actors })
   switch (source.source.kind) {
     case "FunnelsQuery":
-      return Effect.map(
-        funnelActors(source.source, { step: source.funnelStep ?? 1, breakdown: asText(breakdown) }),
-        idsOnly
-      )
+      return funnelActors(source.source, { step: source.funnelStep ?? 1, breakdown: asText(breakdown) })
     case "RetentionQuery":
-      return Effect.map(retentionActors(source.source, { cohort: source.interval ?? 0 }, ctx), idsOnly)
+      return retentionActors(source.source, { cohort: source.interval ?? 0 }, ctx)
     case "StickinessQuery":
       return stickinessActors(
         source.source,
@@ -107,10 +103,7 @@ const actorsOf = (
         ctx
       )
     case "LifecycleQuery":
-      return Effect.map(
-        lifecycleActors(source.source, { day: asText(source.day), status: source.status }, ctx),
-        idsOnly
-      )
+      return lifecycleActors(source.source, { day: asText(source.day), status: source.status }, ctx)
     case "PathsQuery":
       return pathsActors(source.source, ctx)
     default:
@@ -253,7 +246,7 @@ export const planActorsQuery = (
       node.source?.includeRecordings === true && !asked.some((c) => bare(c) === "matched_recordings")
         ? [...asked, "matched_recordings"]
         : asked
-    // The recordings of the events that matched the page's persons: none are known without an insight's point.
+    // The recordings of the events that matched the page's persons: there are none without an insight's point.
     const recordings =
       point?.events !== undefined && select.some((c) => bare(c) === "matched_recordings")
         ? recordingsStatement(point.events, statement)

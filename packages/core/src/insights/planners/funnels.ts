@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import {
@@ -342,14 +342,14 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
   })
 
 /**
- * The persons behind a funnel step, as a statement of their ids (`actor`): `step` k (from 1) those
- * who reached step k, -k those who reached step k - 1 and dropped before step k; in one breakdown
- * value when given.
+ * The persons behind a funnel step: `step` k (from 1) those who reached step k, -k those who
+ * reached step k - 1 and dropped before step k; in one breakdown value when given. The events of
+ * the steps each reached matched them.
  */
 export const funnelActors = (
   input: unknown,
   point: { readonly step: number; readonly breakdown?: string | null | undefined }
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
     const n = query.series.length
     const k = Math.abs(point.step)
@@ -361,7 +361,22 @@ export const funnelActors = (
         reached,
         ...(point.breakdown == null ? [] : [Q.expr`${limitedBreakdown(query)} = ${point.breakdown}`])
       ])
-      return Effect.succeed(Q.select`WITH best AS (${bestPaths(query)}) SELECT actor FROM best WHERE ${where}`)
+      const best = bestPaths(query)
+      const steps = query.series.map(stepCondition)
+      const scope = [...dateRangeConditions(query.dateRange, "-7d"), ...propertyConditions(query.properties)]
+      // A step's events: those of the step at the time the person's path reached it.
+      const stepEvents = Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp,
+        ${steps.map((s, i) => Q.alias(s, `s${i}`))} FROM events WHERE ${Q.and([...scope, Q.or(steps)])}`
+      const atStep = range(n).map(
+        (i) => Q.expr`${Q.field("ev", `s${i}`)} AND ev.timestamp = ${Q.field("points", `t${i}`)}`
+      )
+      return Effect.succeed({
+        actors: Q.select`WITH best AS (${best}) SELECT actor FROM best WHERE ${where}`,
+        events: Q.select`WITH best AS (${best})
+          SELECT ev.actor AS actor, ev.uuid AS uuid, ev.session_id AS session_id, ev.timestamp AS timestamp
+          FROM ${stepEvents} AS ev INNER JOIN (SELECT actor, ${cols("t", n)} FROM best WHERE ${where}) AS points ON ev.actor = points.actor
+          WHERE ${Q.or(atStep)}`
+      })
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
