@@ -195,6 +195,16 @@ const sessionSteps = (query: PathsQuery, ctx: InsightContext): Array<readonly [s
     row_number() OVER (PARTITION BY person_id, session ORDER BY timestamp, uuid) AS idx
     FROM ${from} WHERE NOT (next_key = concat('>', path_item) AND after_time - timestamp < ${SESSION_GAP})`
   )
+  /** Adds a stage giving each step the index of its session's first `point` (as `column`). */
+  const markFirst = (name: string, point: string, column: "s" | "e") =>
+    stage(
+      name,
+      (from) =>
+        Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, ${Q.alias(
+          Q.expr`min(if(path_item = ${point}, idx, NULL)) OVER (PARTITION BY person_id, session)`,
+          column
+        )} FROM ${from}`
+    )
   const start = trimmed(filter.startPoint)
   const end = trimmed(filter.endPoint)
   if (start === undefined && end === undefined) {
@@ -205,11 +215,7 @@ const sessionSteps = (query: PathsQuery, ctx: InsightContext): Array<readonly [s
     )
   } else if (end === undefined) {
     // From the first start point on.
-    stage(
-      "marked",
-      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${start!}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${from}`
-    )
+    markFirst("marked", start!, "s")
     stage(
       "steps",
       (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - s + 1 AS step, path_item AS node
@@ -217,11 +223,7 @@ const sessionSteps = (query: PathsQuery, ctx: InsightContext): Array<readonly [s
     )
   } else if (start === undefined) {
     // Up to the first end point, its last steps.
-    stage(
-      "marked",
-      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${end}, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${from}`
-    )
+    markFirst("marked", end, "e")
     stage(
       "steps",
       (
@@ -233,11 +235,7 @@ const sessionSteps = (query: PathsQuery, ctx: InsightContext): Array<readonly [s
     // From the first start point to the first end point after it; a longer path keeps its first
     // and last halves, the steps between them one node "...".
     const half = Math.floor(limit / 2)
-    stage(
-      "from_start",
-      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${start}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${from}`
-    )
+    markFirst("from_start", start, "s")
     stage(
       "marked",
       (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, s,
