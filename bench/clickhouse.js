@@ -28,7 +28,7 @@ import { api, median, ms, timed, withClient } from "./queryData.js"
 // queryData.js's `api` calls with this personal API key.
 const KEY = "phx_benchmark_key_00000000000000000001"
 const TOKEN = "phc_benchmark_project_token_0000000001"
-const EVENTS = Number(process.env.BENCH_CH_EVENTS ?? 10_000_000)
+export const EVENTS = Number(process.env.BENCH_CH_EVENTS ?? 10_000_000)
 const SEED = 1
 const END = "2026-03-02T00:00:00.000Z"
 const TIMEZONE = "America/New_York"

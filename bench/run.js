@@ -6,11 +6,13 @@ import * as exports from "./exports.js"
 import * as ingest from "./ingest.js"
 import * as insights from "./insights.js"
 import * as memory from "./memory.js"
+import * as paths from "./paths.js"
 import * as projectsList from "./projects-list.js"
 import * as query from "./query.js"
 import * as recordings from "./recordings.js"
 import * as transformations from "./transformations.js"
 import * as web from "./web.js"
+import * as webAnalytics from "./webAnalytics.js"
 
 const only = process.argv[2]
 for (const [name, bench] of Object.entries({
@@ -19,6 +21,8 @@ for (const [name, bench] of Object.entries({
   decide,
   query,
   insights,
+  paths,
+  webAnalytics,
   dashboards,
   recordings,
   transformations,

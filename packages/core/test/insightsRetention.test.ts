@@ -18,7 +18,7 @@ const node = (filter: Partial<RetentionQuery["retentionFilter"]>, dateTo?: strin
 })
 
 describe("RetentionQuery", () => {
-  it("takes PostHog's node and refuses unknown periods and actions", () => {
+  it("takes PostHog's node and refuses unknown periods and actions without an id", () => {
     const posthog = {
       kind: "RetentionQuery",
       dateRange: { date_from: "-7d", date_to: null },
@@ -33,9 +33,13 @@ describe("RetentionQuery", () => {
     }
     expect(Either.isRight(decode(posthog))).toBe(true)
     expect(Either.isLeft(decode({ ...posthog, retentionFilter: { period: "Fortnight" } }))).toBe(true)
-    expect(Either.isLeft(decode({ ...posthog, retentionFilter: { targetEntity: { id: 3, type: "actions" } } }))).toBe(
+    // An action by its id; an action without one is refused.
+    expect(Either.isRight(decode({ ...posthog, retentionFilter: { targetEntity: { id: 3, type: "actions" } } }))).toBe(
       true
     )
+    expect(
+      Either.isLeft(decode({ ...posthog, retentionFilter: { targetEntity: { id: "signed_up", type: "actions" } } }))
+    ).toBe(true)
   })
 })
 

@@ -175,6 +175,11 @@ const expectedEdges = (events: ReadonlyArray<Event>, filter: PathsFilter): Array
     .filter((e) => e.value >= (filter.minEdgeWeight ?? 0) && e.value <= (filter.maxEdgeWeight ?? Infinity))
     .sort((a, b) => b.value - a.value || bytes(a.source, b.source) || bytes(a.target, b.target))
     .slice(0, filter.edgeLimit ?? 50)
+  return reachableEdges(kept)
+}
+
+/** The edges reachable from a first step (`1_…`) through the edges given. */
+const reachableEdges = (kept: ReadonlyArray<Edge>): Array<Edge> => {
   const next = new Map<string, Array<string>>()
   for (const e of kept) next.set(e.source, [...(next.get(e.source) ?? []), e.target])
   const seen = new Set<string>()
@@ -398,6 +403,33 @@ describe.each(["pglite", "chdb"])("paths through the query API on %s", (name) =>
     same(saved.result, expectedEdges(EVENTS, source.pathsFilter))
     const bare = await send({ query: source })
     expect(bare.json).toMatchObject({ results: saved.result, is_cached: true, zedql: saved.zedql })
+  })
+
+  it("shows ZedQL that, sent back as a ZedQL query, gives the same edges", async () => {
+    const filter = {
+      localPathCleaningFilters: [...WITHOUT_HOST, { regex: "^/pricing$", alias: "/plans" }],
+      pathGroupings: ["/product/*"],
+      excludeEvents: ["/cart"],
+      startPoint: "/home",
+      endPoint: "/checkout",
+      stepLimit: 6,
+      minEdgeWeight: 1
+    }
+    const json = await paths(filter)
+    const expected = expectedEdges(EVENTS, filter)
+    expect(expected.length).toBeGreaterThan(3)
+    same(json.results, expected)
+    // Stages one after another, not subqueries nested deep.
+    expect(json.zedql).toMatch(/^WITH path_events AS \(SELECT/)
+    const again = await send({ query: { kind: "HogQLQuery", query: json.zedql }, refresh: "force_blocking" })
+    expect(again.status, again.text).toBe(200)
+    const rows = again.json.results.map(([source, target, value, seconds]: [string, string, number, number]) => ({
+      source,
+      target,
+      value: Number(value),
+      average_conversion_time: Number(seconds) * 1000
+    }))
+    same(reachableEdges(rows), expected)
   })
 
   it("refuses what it cannot run with a 400 naming the field", async () => {

@@ -38,3 +38,12 @@ export interface InsightPlan {
       ) => Readonly<Record<string, unknown>>)
     | undefined
 }
+
+/**
+ * The persons behind one point of an insight: a statement of their ids (`actor`) and, where the
+ * planner knows them, one of the events that put them there (`actor, uuid, session_id, timestamp`).
+ */
+export interface PointActors {
+  readonly actors: SelectLike
+  readonly events?: SelectLike | undefined
+}

@@ -1,9 +1,9 @@
 import { Effect, Schema } from "effect"
 import { PropertyFilter } from "../filters/property.js"
-import type { InsightContext, InsightPlan } from "../insights/plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../insights/plan.js"
 import type { InsightQueryInvalid } from "../insights/planners/decode.js"
 import { funnelActors } from "../insights/planners/funnels.js"
-import { planValues, shownStatements } from "../insights/planners/statements.js"
+import { planValues, ROWS, shownStatements } from "../insights/planners/statements.js"
 import { lifecycleActors } from "../insights/planners/lifecycle.js"
 import { pathsActors } from "../insights/planners/paths.js"
 import { retentionActors } from "../insights/planners/retention.js"
@@ -43,13 +43,16 @@ export const InsightActorsQueryNode = Schema.Struct({
   /** A funnel's step from 1; negative: dropped before that step. */
   funnelStep: Schema.optional(Schema.NullOr(Schema.Int)),
   funnelStepBreakdown: Schema.optional(Schema.NullOr(Value)),
+  /** A trend's or stickiness' period: `previous`, the one it is compared with. */
+  compare: Schema.optional(Schema.NullOr(Schema.Literal("current", "previous"))),
   includeRecordings: Schema.optional(Schema.NullOr(Schema.Boolean)),
   ...PASSED_FIELDS
 }).annotations({ identifier: "InsightActorsQuery", parseOptions: Strict })
 export type InsightActorsQueryNode = typeof InsightActorsQueryNode.Type
 
 /** The columns a person row can show. */
-const COLUMN = /^(person|person_display_name|id|created_at|is_identified|distinct_ids|properties\.[^\s]+)$/
+const COLUMN =
+  /^(person|person_display_name|id|created_at|is_identified|distinct_ids|matched_recordings|properties\.[^\s]+)$/
 
 export const ActorsQueryNode = Schema.Struct({
   kind: Schema.Literal("ActorsQuery"),
@@ -62,7 +65,7 @@ export const ActorsQueryNode = Schema.Struct({
             (column: string) => COLUMN.test(bare(column)),
             "unsupported_column",
             (column: string) =>
-              `Column "${column}" is not supported: person, person_display_name, id, created_at, is_identified, distinct_ids or properties.<key>.`
+              `Column "${column}" is not supported: person, person_display_name, id, created_at, is_identified, distinct_ids, matched_recordings or properties.<key>.`
           )
         )
       )
@@ -81,11 +84,11 @@ export type ActorsQueryNode = typeof ActorsQueryNode.Type
 const DEFAULT_SELECT = ["person", "id", "created_at"]
 const DEFAULT_LIMIT = 100
 
-/** The statement of the persons behind an insight's point (`actor` ids). */
+/** The persons behind an insight's point (`actor` ids), and the events that matched them where known. */
 const actorsOf = (
   source: InsightActorsQueryNode,
   ctx: InsightContext
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> => {
+): Effect.Effect<PointActors, InsightQueryInvalid> => {
   const breakdown = source.breakdown ?? source.funnelStepBreakdown
   const asText = (v: string | number | null | undefined) => (v == null ? v : String(v))
   switch (source.source.kind) {
@@ -94,7 +97,11 @@ const actorsOf = (
     case "RetentionQuery":
       return retentionActors(source.source, { cohort: source.interval ?? 0 }, ctx)
     case "StickinessQuery":
-      return stickinessActors(source.source, { series: source.series ?? 0, intervals: Number(source.day ?? 1) }, ctx)
+      return stickinessActors(
+        source.source,
+        { series: source.series ?? 0, intervals: Number(source.day ?? 1), compare: source.compare },
+        ctx
+      )
     case "LifecycleQuery":
       return lifecycleActors(source.source, { day: asText(source.day), status: source.status }, ctx)
     case "PathsQuery":
@@ -102,10 +109,39 @@ const actorsOf = (
     default:
       return trendActors(
         source.source,
-        { series: source.series ?? 0, day: asText(source.day), breakdown: asText(breakdown) },
+        { series: source.series ?? 0, day: asText(source.day), breakdown: asText(breakdown), compare: source.compare },
         ctx
       )
   }
+}
+
+/**
+ * The recorded sessions of the matched events of a page of persons (`page`, ids first):
+ * `actor, session_id, uuid, timestamp` rows, by person and time.
+ */
+const recordingsStatement = (events: A.SelectLike, page: A.SelectLike): A.SelectLike =>
+  Q.select`SELECT actor, session_id, uuid, timestamp FROM ${events}
+    WHERE session_id IN (SELECT session_id FROM session_replay_events) AND actor IN (SELECT id FROM ${page})
+    ORDER BY actor, timestamp, uuid LIMIT ${ROWS}`
+
+/** A matched event, as PostHog lists it under its recording. */
+interface MatchedEvent {
+  readonly uuid: unknown
+  readonly timestamp: unknown
+}
+
+/** Each person's recordings (`matched_recordings`), from the rows of `recordingsStatement`, sessions in order of their first match. */
+const recordingsByActor = (rows: ReadonlyArray<ReadonlyArray<unknown>>) => {
+  const byActor = new Map<string, Map<string, Array<MatchedEvent>>>()
+  for (const [actor, session, uuid, timestamp] of rows) {
+    const sessions = byActor.get(String(actor)) ?? new Map<string, Array<MatchedEvent>>()
+    byActor.set(String(actor), sessions)
+    const events = sessions.get(String(session)) ?? []
+    sessions.set(String(session), events)
+    events.push({ uuid, timestamp })
+  }
+  return (actor: unknown) =>
+    [...(byActor.get(String(actor)) ?? [])].map(([session_id, events]) => ({ session_id, events }))
 }
 
 /** Property filters over `persons`, where a person's properties are the table's own. */
@@ -134,8 +170,12 @@ const parsed = (properties: unknown): Record<string, unknown> =>
     ? (JSON.parse(properties) as Record<string, unknown>)
     : ((properties ?? {}) as Record<string, unknown>)
 
-/** A column of a person row, as PostHog shows it. */
-const cell = (column: string, [id, createdAt, rawProperties, ids, identified]: PersonRow): unknown => {
+/** A column of a person row, as PostHog shows it; `recordings` their matched recordings. */
+const cell = (
+  column: string,
+  [id, createdAt, rawProperties, ids, identified]: PersonRow,
+  recordings: (actor: unknown) => unknown
+): unknown => {
   const properties = parsed(rawProperties)
   const distinctIds = (ids ?? []) as ReadonlyArray<string>
   switch (column) {
@@ -155,6 +195,8 @@ const cell = (column: string, [id, createdAt, rawProperties, ids, identified]: P
       return identified
     case "distinct_ids":
       return distinctIds
+    case "matched_recordings":
+      return recordings(id)
     default:
       return properties[column.slice("properties.".length)] ?? null
   }
@@ -167,7 +209,8 @@ const TYPES: Readonly<Record<string, string>> = {
   id: "UUID",
   created_at: "DateTime",
   is_identified: "Bool",
-  distinct_ids: "Array(String)"
+  distinct_ids: "Array(String)",
+  matched_recordings: "Array(Tuple(String, Array(Tuple(UUID, DateTime))))"
 }
 
 /** The statement and shape of an ActorsQuery. */
@@ -176,7 +219,8 @@ export const planActorsQuery = (
   ctx: InsightContext
 ): Effect.Effect<InsightPlan, InsightQueryInvalid | UnsupportedFilter> =>
   Effect.gen(function* () {
-    const actors = node.source ? yield* actorsOf(node.source, ctx) : undefined
+    const point = node.source ? yield* actorsOf(node.source, ctx) : undefined
+    const actors = point?.actors
     const search = node.search?.trim() ? node.search.trim() : undefined
     const pattern = search === undefined ? "" : containing(search)
     const filters = yield* personFilters([...(node.properties ?? []), ...(node.fixedProperties ?? [])])
@@ -196,14 +240,29 @@ export const planActorsQuery = (
       node.orderBy?.[0] === "created_at ASC"
         ? Q.select`SELECT id, any(created_at) AS created, any(properties), groupArray(pdi.distinct_id), any(is_identified) FROM persons WHERE ${where} GROUP BY id ORDER BY created ASC, id LIMIT ${limit + 1} OFFSET ${offset}`
         : Q.select`SELECT id, any(created_at) AS created, any(properties), groupArray(pdi.distinct_id), any(is_identified) FROM persons WHERE ${where} GROUP BY id ORDER BY created DESC, id LIMIT ${limit + 1} OFFSET ${offset}`
-    const select = node.select ?? DEFAULT_SELECT
+    const asked = node.select ?? DEFAULT_SELECT
+    // Asked for recordings, the persons come with the column of them.
+    const select =
+      node.source?.includeRecordings === true && !asked.some((c) => bare(c) === "matched_recordings")
+        ? [...asked, "matched_recordings"]
+        : asked
+    // The recordings of the events that matched the page's persons: there are none without an insight's point.
+    const recordings =
+      point?.events !== undefined && select.some((c) => bare(c) === "matched_recordings")
+        ? recordingsStatement(point.events, statement)
+        : undefined
+    const queries = recordings === undefined ? [statement] : [statement, recordings]
     const values = planValues(ctx)
     return {
-      queries: [statement],
+      queries,
       values,
-      zedql: shownStatements([statement], values, ""),
-      shape: ([rows = []]) =>
-        rows.slice(0, limit).map((row) => select.map((column) => cell(bare(column), row as unknown as PersonRow))),
+      zedql: shownStatements(queries, values, ";\n"),
+      shape: ([rows = [], recorded = []]) => {
+        const recordingsOf = recordingsByActor(recorded)
+        return rows
+          .slice(0, limit)
+          .map((row) => select.map((column) => cell(bare(column), row as unknown as PersonRow, recordingsOf)))
+      },
       fields: ([rows = []]) => ({
         columns: select,
         types: select.map((column) => TYPES[bare(column)] ?? "String"),

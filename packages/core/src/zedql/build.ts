@@ -126,6 +126,24 @@ export const or = (conditions: ReadonlyArray<A.Expr>): A.Expr =>
       ? conditions[0]!
       : { node: "Or", exprs: conditions }
 
+/**
+ * `WITH name AS (…), … SELECT …`: named statements before a statement, each able to read those
+ * before it, so that a pipeline of steps reads as a list rather than subqueries nested deep.
+ */
+export const withStatements = (
+  named: ReadonlyArray<readonly [name: string, query: A.SelectLike]>,
+  query: A.SelectLike
+): A.SelectQuery => {
+  if (query.node !== "SelectQuery") throw new Error("WITH goes before a SELECT, not a UNION")
+  return {
+    ...query,
+    ctes: [
+      ...named.map(([name, expr]): A.CTE => ({ node: "CTE", name, expr, cte_type: "subquery" })),
+      ...(query.ctes ?? [])
+    ]
+  }
+}
+
 /** Statements one after another, their rows together. */
 export const unionAll = (first: A.SelectLike, ...rest: ReadonlyArray<A.SelectLike>): A.SelectLike =>
   rest.length === 0

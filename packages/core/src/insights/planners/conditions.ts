@@ -9,15 +9,39 @@ import { NOW } from "./statements.js"
 // ZedQL conditions of the funnel and retention planners: a step (an EventsNode without math), a
 // date range as bounds on `timestamp`, as trees.
 
-export const StepNode = Schema.Struct({
-  kind: Schema.optional(Schema.Literal("EventsNode")),
+/** An ActionsNode names its action. */
+export const actionIdGiven = (node: { readonly kind?: string | undefined; readonly id?: number | undefined }) =>
+  node.kind !== "ActionsNode" || node.id !== undefined || "an ActionsNode needs the action's id"
+
+const StepFields = Schema.Struct({
+  kind: Schema.optional(Schema.Literal("EventsNode", "ActionsNode")),
   /** null: any event. */
   event: Schema.optional(Schema.NullOr(Schema.String)),
+  /** An ActionsNode's action. */
+  id: Schema.optional(Schema.Int),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   custom_name: Schema.optional(Schema.NullOr(Schema.String)),
   properties: Schema.optional(Properties)
 })
+/** A funnel step (or exclusion): an event by name, or the events an action matches. */
+export const StepNode = StepFields.pipe(Schema.filter(actionIdGiven))
 export type StepNode = typeof StepNode.Type
+export const STEP_FIELDS = StepFields.fields
+
+/** What names an event or action node's events. */
+export interface EntityRef {
+  readonly kind?: "EventsNode" | "ActionsNode" | undefined
+  readonly event?: string | null | undefined
+  readonly id?: number | undefined
+}
+
+/** The events a node names: those of its event (none: any event), or those its action matches. */
+export const entityConditions = (node: EntityRef): Array<A.Expr> =>
+  node.kind === "ActionsNode"
+    ? [Q.call("matchesAction", [Q.constant(node.id!)])]
+    : node.event == null
+      ? []
+      : [Q.expr`event = ${node.event}`]
 
 /** Property filters as a list of conditions (none or one). Throws `UnsupportedFilter`. */
 export const propertyConditions = (properties: Properties | undefined): Array<A.Expr> => {
@@ -27,7 +51,7 @@ export const propertyConditions = (properties: Properties | undefined): Array<A.
 
 /** The events a step stands for. Throws `UnsupportedFilter`. */
 export const stepCondition = (step: StepNode): A.Expr =>
-  Q.and([...(step.event == null ? [] : [Q.expr`event = ${step.event}`]), ...propertyConditions(step.properties)])
+  Q.and([...entityConditions(step), ...propertyConditions(step.properties)])
 
 /** The end of a conversion window of `interval` units from a start. */
 export const windowEnd = (interval: number, unit: string) => {
@@ -35,7 +59,9 @@ export const windowEnd = (interval: number, unit: string) => {
   return (start: A.Expr): A.Expr => Q.expr`${start} + ${window}`
 }
 
-export const stepName = (step: StepNode): string => step.name ?? step.event ?? "All events"
+/** A step's or series' name as PostHog shows it, before its custom name. */
+export const stepName = (step: EntityRef & { readonly name?: string | null | undefined }): string =>
+  step.name ?? (step.kind === "ActionsNode" ? `Action ${step.id}` : (step.event ?? "All events"))
 
 const withNow = (expr: A.Expr, now: A.Expr): A.Expr => {
   switch (expr.node) {

@@ -271,6 +271,23 @@ export const comparedPeriods = (
     : [])
 ]
 
+/**
+ * The period of an insight's point: its date range's, or with `compare: "previous"` the period it
+ * is compared with.
+ */
+export const pointPeriod = (
+  query: {
+    readonly dateRange?: DateRange | null | undefined
+    readonly interval?: Interval | null | undefined
+    readonly compareFilter?: typeof CompareFilter.Type | null | undefined
+  },
+  compare: "current" | "previous" | null | undefined,
+  ctx: InsightContext
+): Period => {
+  const current = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+  return compare === "previous" ? previousPeriod(current, query.compareFilter?.compare_to, ctx) : current
+}
+
 /** The previous period to compare with: the same number of buckets before, or shifted by `compare_to` (`-1y`). */
 export const previousPeriod = (period: Period, compareTo: string | null | undefined, ctx: InsightContext): Period => {
   const first = period.buckets[0]

@@ -1,8 +1,17 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
-import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName, windowEnd } from "./conditions.js"
+import {
+  actionIdGiven,
+  dateRangeConditions,
+  propertyConditions,
+  STEP_FIELDS,
+  stepCondition,
+  StepNode,
+  stepName,
+  windowEnd
+} from "./conditions.js"
 import { bucketKeyExpr, bucketsFrom, DateRange, Interval, type Period, resolvePeriod, timeBounds } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -20,10 +29,10 @@ export const WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"]
 
 /** An event that, between two steps of a person's path, drops the person from the funnel. */
 export const FunnelExclusion = Schema.Struct({
-  ...StepNode.fields,
+  ...STEP_FIELDS,
   funnelFromStep: Schema.Int.pipe(Schema.nonNegative()),
   funnelToStep: Schema.Int.pipe(Schema.positive())
-})
+}).pipe(Schema.filter(actionIdGiven))
 export type FunnelExclusion = typeof FunnelExclusion.Type
 
 export const FunnelsFilter = Schema.Struct({
@@ -61,11 +70,11 @@ export const BREAKDOWN_OTHER = "$$_posthog_breakdown_other_$$"
 const DEFAULT_BREAKDOWN_LIMIT = 25
 
 export interface FunnelStep {
-  readonly action_id: string | null
+  readonly action_id: string | number | null
   readonly name: string
   readonly custom_name: string | null
   readonly order: number
-  readonly type: "events"
+  readonly type: "events" | "actions"
   readonly count: number
   readonly people: ReadonlyArray<never>
   readonly average_conversion_time: number | null
@@ -368,11 +377,11 @@ const shapeSteps = (query: FunnelsQuery, rows: ReadonlyArray<ReadonlyArray<unkno
   const n = query.series.length
   const steps = (row: ReadonlyArray<unknown>, breakdown: boolean): Array<FunnelStep> =>
     query.series.map((entity, k) => ({
-      action_id: entity.event ?? null,
+      action_id: entity.kind === "ActionsNode" ? entity.id! : (entity.event ?? null),
       name: stepName(entity),
       custom_name: entity.custom_name ?? null,
       order: k,
-      type: "events",
+      type: entity.kind === "ActionsNode" ? "actions" : "events",
       count: Number(row[1 + k]),
       people: [],
       average_conversion_time: k === 0 ? null : num(row[1 + n + 2 * (k - 1)]),
@@ -436,14 +445,14 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
   })
 
 /**
- * The persons behind a funnel step, as a statement of their ids (`actor`): `step` k (from 1) those
- * who reached step k, -k those who reached step k - 1 and dropped before step k; in one breakdown
- * value when given.
+ * The persons behind a funnel step: `step` k (from 1) those who reached step k, -k those who
+ * reached step k - 1 and dropped before step k; in one breakdown value when given. The events of
+ * the steps each reached matched them.
  */
 export const funnelActors = (
   input: unknown,
   point: { readonly step: number; readonly breakdown?: string | null | undefined }
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
     const n = query.series.length
     const k = Math.abs(point.step)
@@ -455,7 +464,22 @@ export const funnelActors = (
         reached,
         ...(point.breakdown == null ? [] : [Q.expr`${limitedBreakdown(query)} = ${point.breakdown}`])
       ])
-      return Effect.succeed(Q.select`WITH best AS (${bestPaths(query)}) SELECT actor FROM best WHERE ${where}`)
+      const best = bestPaths(query)
+      const steps = query.series.map(stepCondition)
+      const scope = [...dateRangeConditions(query.dateRange, "-7d"), ...propertyConditions(query.properties)]
+      // A step's events: those of the step at the time the person's path reached it.
+      const stepEvents = Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp,
+        ${steps.map((s, i) => Q.alias(s, `s${i}`))} FROM events WHERE ${Q.and([...scope, Q.or(steps)])}`
+      const atStep = range(n).map(
+        (i) => Q.expr`${Q.field("ev", `s${i}`)} AND ev.timestamp = ${Q.field("points", `t${i}`)}`
+      )
+      return Effect.succeed({
+        actors: Q.select`WITH best AS (${best}) SELECT actor FROM best WHERE ${where}`,
+        events: Q.select`WITH best AS (${best})
+          SELECT ev.actor AS actor, ev.uuid AS uuid, ev.session_id AS session_id, ev.timestamp AS timestamp
+          FROM ${stepEvents} AS ev INNER JOIN (SELECT actor, ${cols("t", n)} FROM best WHERE ${where}) AS points ON ev.actor = points.actor
+          WHERE ${Q.or(atStep)}`
+      })
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error

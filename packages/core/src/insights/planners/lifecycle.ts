@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import { bucketStartExpr, DateRange, instantOf, Interval, resolvePeriod, shift, timeBounds } from "./dateRange.js"
 import { decodeNode, invalid, type InsightQueryInvalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -61,22 +61,30 @@ const statuses = (query: LifecycleQuery, ctx: InsightContext) => {
   const active = Q.select`SELECT person_id, formatDateTime(period, ${fmt}) AS bucket, multiIf(created = period, 'new', prev = ${previous(periodColumn)}, 'returning', 'resurrecting') AS status FROM activity`
   const dormant = Q.select`SELECT person_id, formatDateTime(${next(periodColumn)}, ${fmt}) AS bucket, 'dormant' AS status FROM activity WHERE isNull(following) OR following != ${next(periodColumn)}`
   const rows = Q.select`WITH activity AS (SELECT person_id, period, created, lagInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS prev, leadInFrame(period) OVER (PARTITION BY person_id ORDER BY period) AS following FROM ${activity}) SELECT person_id, bucket, status FROM ${Q.unionAll(active, dormant)}`
-  return Effect.succeed({ period, node, rows })
+  const bucketOf = (x: A.Expr) => Q.call("formatDateTime", [start(x), Q.constant(fmt)])
+  return Effect.succeed({ period, node, rows, where, bucketOf })
 }
 
-/** The persons behind a lifecycle point, as a statement of their ids (`actor`): `status` in bucket `day`. */
+/**
+ * The persons behind a lifecycle point: `status` in bucket `day`; their events of the series in that
+ * bucket matched them (the dormant have none there).
+ */
 export const lifecycleActors = (
   input: unknown,
   point: { readonly day?: string | null | undefined; readonly status?: string | null | undefined },
   ctx: InsightContext
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(LifecycleQuery, input), (query) =>
-    Effect.map(statuses(query, ctx), ({ rows }) => {
-      const where = Q.and([
-        ...(point.day == null ? [] : [Q.expr`bucket = ${point.day}`]),
-        ...(point.status == null ? [] : [Q.expr`status = ${point.status}`])
-      ])
-      return Q.select`SELECT DISTINCT person_id AS actor FROM ${rows} WHERE ${where}`
+    Effect.map(statuses(query, ctx), ({ bucketOf, rows, where }) => {
+      const day = point.day == null ? [] : [Q.expr`${bucketOf(Q.expr`timestamp`)} = ${point.day}`]
+      const matched = Q.and([where, ...day, ...(point.status === "dormant" ? [Q.constant(false)] : [])])
+      return {
+        actors: Q.select`SELECT DISTINCT person_id AS actor FROM ${rows} WHERE ${Q.and([
+          ...(point.day == null ? [] : [Q.expr`bucket = ${point.day}`]),
+          ...(point.status == null ? [] : [Q.expr`status = ${point.status}`])
+        ])}`,
+        events: Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp FROM events WHERE ${matched}`
+      }
     })
   )
 

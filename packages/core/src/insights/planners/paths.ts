@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { check, IntIn } from "../../schema/fields.js"
@@ -88,22 +88,22 @@ export type PathsQuery = typeof PathsQuery.Type
 /** A grouping (`/product/*`) as the pattern of the nodes it stands for: `*` any text, the rest literal. */
 const groupingPattern = (grouping: string) => grouping.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replaceAll("\\*", ".*")
 
-/** The node an event is, cleaned, before the groupings. */
+/** The node an event is, before the cleaning rules and the groupings. */
 const nodeOf = (filter: PathsFilter): A.Expr => {
   const types = filter.includeEventTypes ?? []
   // With no types asked for, every event is in the paths, as a page, a screen or by its name.
   const queried = (type: string) =>
     types.length === 0 ? !(filter.excludeEvents ?? []).includes(type) : types.includes(type as never)
-  let node: A.Expr = Q.expr`event`
-  if (queried("$pageview"))
-    node = Q.expr`if(event = '$pageview', replaceRegexpAll(ifNull(properties.$current_url, ''), ${"(.)/$"}, ${"\\1"}), ${node})`
-  if (queried("$screen")) node = Q.expr`if(event = '$screen', properties.$screen_name, ${node})`
-  node = Q.expr`ifNull(${node}, '')`
-  for (const rule of filter.localPathCleaningFilters ?? []) {
-    if (rule.regex == null) continue
-    node = Q.expr`replaceRegexpAll(${node}, ${rule.regex}, ${rule.alias ?? ""})`
-  }
-  return node
+  const cases = [
+    ...(queried("$pageview")
+      ? [
+          Q.expr`event = '$pageview'`,
+          Q.expr`replaceRegexpAll(ifNull(properties.$current_url, ''), ${"(.)/$"}, ${"\\1"})`
+        ]
+      : []),
+    ...(queried("$screen") ? [Q.expr`event = '$screen'`, Q.expr`properties.$screen_name`] : [])
+  ]
+  return Q.expr`ifNull(${cases.length === 0 ? Q.expr`event` : Q.call("multiIf", [...cases, Q.expr`event`])}, '')`
 }
 
 /** A node under the first grouping that matches anywhere in it, if any does. */
@@ -131,75 +131,143 @@ const eventConditions = (query: PathsQuery, ctx: InsightContext): Array<A.Expr> 
 }
 
 /**
- * Every step of every session path: per row the person (`person_id`), the session (`session`),
- * the step (`step`, from 1), its node (`node`) and time, the previous step's node (`previous`) and
- * time (`previous_time`), the session path's last step (`last_step`), and the event (`uuid`,
- * `session_id`). Throws `UnsupportedFilter`.
+ * Every step of every session path, as statements named in a WITH, the last (`path_steps`) with per
+ * row the person (`person_id`), the session (`session`), the step (`step`, from 1), its node
+ * (`node`) and time, the previous step's node (`previous`) and time (`previous_time`), the session
+ * path's last step (`last_step`), and the event (`uuid`, `session_id`). Stages rather than nested
+ * subqueries, so that the ZedQL shown can be sent back and parsed. Throws `UnsupportedFilter`.
  */
-const sessionSteps = (query: PathsQuery, ctx: InsightContext): A.SelectLike => {
+const sessionSteps = (query: PathsQuery, ctx: InsightContext): Array<readonly [string, A.SelectLike]> => {
   const filter: PathsFilter = query.pathsFilter ?? {}
   const limit = filter.stepLimit ?? DEFAULT_STEP_LIMIT
   const excluded = (filter.excludeEvents ?? []).map((e) => Q.expr`path_item != ${e}`)
   const where = Q.and(eventConditions(query, ctx))
   const groupings = filter.pathGroupings ?? []
-  const events =
-    groupings.length === 0
-      ? Q.select`SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS path_item FROM events WHERE ${where}`
-      : Q.select`SELECT person_id, timestamp, uuid, session_id, ${grouped(groupings, Q.field("ungrouped"))} AS path_item FROM (
-          SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS ungrouped FROM events WHERE ${where})`
-  const items =
-    excluded.length === 0
-      ? events
-      : Q.select`SELECT person_id, timestamp, uuid, session_id, path_item FROM ${events} WHERE ${Q.and(excluded)}`
+  const stages: Array<readonly [string, A.SelectLike]> = []
+  /** Adds a stage, built from the name of the one before it (`from`). */
+  const stage = (name: string, build: (from: A.Field) => A.SelectLike) => {
+    stages.push([name, build(Q.field(stages.at(-1)?.[0] ?? "events"))])
+  }
+  // The node, then each cleaning rule and the groupings, a stage each: kept flat, the statement
+  // shown parses in a moment (the grammar's parser slows down a lot with each level of nesting).
+  stage(
+    "path_events",
+    () =>
+      Q.select`SELECT person_id, timestamp, uuid, \`$session_id\` AS session_id, ${nodeOf(filter)} AS path_item FROM events WHERE ${where}`
+  )
+  const rules = (filter.localPathCleaningFilters ?? []).filter((rule) => rule.regex != null)
+  rules.forEach((rule, i) =>
+    stage(
+      `cleaned_${i + 1}`,
+      (from) =>
+        Q.select`SELECT person_id, timestamp, uuid, session_id, replaceRegexpAll(${Q.field(from.chain[0] as string, "path_item")}, ${rule.regex!}, ${rule.alias ?? ""}) AS path_item FROM ${from}`
+    )
+  )
+  if (groupings.length > 0)
+    stage(
+      "grouped",
+      (from) =>
+        Q.select`SELECT person_id, timestamp, uuid, session_id, ${grouped(groupings, Q.field(from.chain[0] as string, "path_item"))} AS path_item FROM ${from}`
+    )
+  if (excluded.length > 0)
+    stage(
+      "kept_items",
+      (from) => Q.select`SELECT person_id, timestamp, uuid, session_id, path_item FROM ${from} WHERE ${Q.and(excluded)}`
+    )
   // The times around each event of a person, and the node after it.
-  const around = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item,
+  stage(
+    "around",
+    (from) => Q.select`SELECT person_id, timestamp, uuid, session_id, path_item,
     lagInFrame(timestamp, 1, timestamp) OVER w AS before_time, leadInFrame(timestamp, 1, timestamp) OVER w AS after_time,
     leadInFrame(concat('>', path_item), 1, '') OVER w AS next_key
-    FROM ${items} WINDOW w AS (PARTITION BY person_id ORDER BY timestamp, uuid)`
-  const sessions = Q.select`SELECT person_id, timestamp, uuid, session_id, path_item, next_key, after_time,
+    FROM ${from} WINDOW w AS (PARTITION BY person_id ORDER BY timestamp, uuid)`
+  )
+  stage(
+    "sessions_cut",
+    (from) => Q.select`SELECT person_id, timestamp, uuid, session_id, path_item, next_key, after_time,
     sum(if(timestamp - before_time >= ${SESSION_GAP}, 1, 0)) OVER (PARTITION BY person_id ORDER BY timestamp, uuid ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS session
-    FROM ${around}`
+    FROM ${from}`
+  )
   // A node followed at once by itself, in the same session, is not a step of its own.
-  const indexed = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item,
+  stage(
+    "indexed",
+    (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item,
     row_number() OVER (PARTITION BY person_id, session ORDER BY timestamp, uuid) AS idx
-    FROM ${sessions} WHERE NOT (next_key = concat('>', path_item) AND after_time - timestamp < ${SESSION_GAP})`
+    FROM ${from} WHERE NOT (next_key = concat('>', path_item) AND after_time - timestamp < ${SESSION_GAP})`
+  )
+  /** Adds a stage giving each step the index of its session's first `point` (as `column`). */
+  const markFirst = (name: string, point: string, column: "s" | "e") =>
+    stage(
+      name,
+      (from) =>
+        Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, ${Q.alias(
+          Q.expr`min(if(path_item = ${point}, idx, NULL)) OVER (PARTITION BY person_id, session)`,
+          column
+        )} FROM ${from}`
+    )
   const start = trimmed(filter.startPoint)
   const end = trimmed(filter.endPoint)
-  let steps: A.SelectLike
   if (start === undefined && end === undefined) {
-    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx AS step, path_item AS node
-      FROM ${indexed} WHERE idx <= ${limit}`
+    stage(
+      "steps",
+      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx AS step, path_item AS node
+      FROM ${from} WHERE idx <= ${limit}`
+    )
   } else if (end === undefined) {
     // From the first start point on.
-    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${start!}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${indexed}`
-    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - s + 1 AS step, path_item AS node
-      FROM ${marked} WHERE isNotNull(s) AND idx >= s AND idx - s < ${limit}`
+    markFirst("marked", start!, "s")
+    stage(
+      "steps",
+      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - s + 1 AS step, path_item AS node
+      FROM ${from} WHERE isNotNull(s) AND idx >= s AND idx - s < ${limit}`
+    )
   } else if (start === undefined) {
     // Up to the first end point, its last steps.
-    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${end}, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${indexed}`
-    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - greatest(e - ${limit}, 0) AS step, path_item AS node
-      FROM ${marked} WHERE isNotNull(e) AND idx <= e AND idx + ${limit} > e`
+    markFirst("marked", end, "e")
+    stage(
+      "steps",
+      (
+        from
+      ) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, idx - greatest(e - ${limit}, 0) AS step, path_item AS node
+      FROM ${from} WHERE isNotNull(e) AND idx <= e AND idx + ${limit} > e`
+    )
   } else {
     // From the first start point to the first end point after it; a longer path keeps its first
     // and last halves, the steps between them one node "...".
     const half = Math.floor(limit / 2)
-    const fromStart = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx,
-      min(if(path_item = ${start}, idx, NULL)) OVER (PARTITION BY person_id, session) AS s FROM ${indexed}`
-    const marked = Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, s,
-      min(if(path_item = ${end} AND idx >= s, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${fromStart}`
-    const long = Q.expr`e - s + 1 > ${limit}`
-    steps = Q.select`SELECT person_id, session, timestamp, uuid, session_id,
-      if(${long} AND idx - s > ${half}, idx - e + ${2 * half + 1}, idx - s + 1) AS step,
-      if(${long} AND idx - s = ${half}, ${ELLIPSIS}, path_item) AS node
-      FROM ${marked} WHERE isNotNull(e) AND idx >= s AND idx <= e AND (NOT ${long} OR idx - s <= ${half} OR e - idx < ${half})`
+    markFirst("from_start", start, "s")
+    stage(
+      "marked",
+      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, s,
+      min(if(path_item = ${end} AND idx >= s, idx, NULL)) OVER (PARTITION BY person_id, session) AS e FROM ${from}`
+    )
+    // Where each step stands between the points, and whether the path is longer than the limit.
+    stage(
+      "spans",
+      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, path_item, idx, e,
+      idx - s AS after_start, e - idx AS before_end, e - s + 1 > ${limit} AS long
+      FROM ${from} WHERE isNotNull(e) AND idx >= s AND idx <= e`
+    )
+    stage(
+      "steps",
+      (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id,
+      if(long AND after_start > ${half}, idx - e + ${2 * half + 1}, after_start + 1) AS step,
+      if(long AND after_start = ${half}, ${ELLIPSIS}, path_item) AS node
+      FROM ${from} WHERE NOT long OR after_start <= ${half} OR before_end < ${half}`
+    )
   }
-  return Q.select`SELECT person_id, session, timestamp, uuid, session_id, step, node,
+  stage(
+    PATH_STEPS,
+    (from) => Q.select`SELECT person_id, session, timestamp, uuid, session_id, step, node,
     lagInFrame(node, 1, '') OVER v AS previous, lagInFrame(timestamp, 1, timestamp) OVER v AS previous_time,
     max(step) OVER (PARTITION BY person_id, session) AS last_step
-    FROM ${steps} WINDOW v AS (PARTITION BY person_id, session ORDER BY step)`
+    FROM ${from} WINDOW v AS (PARTITION BY person_id, session ORDER BY step)`
+  )
+  return stages
 }
+
+/** The last stage of the session paths: their steps. */
+const PATH_STEPS = "path_steps"
 
 /** A point as PostHog compares it: without its trailing slash. */
 const trimmed = (point: string | null | undefined) =>
@@ -247,10 +315,13 @@ export const planPaths = (input: unknown, ctx: InsightContext): Effect.Effect<In
           ...(filter.minEdgeWeight ? [Q.expr`value >= ${filter.minEdgeWeight}`] : []),
           ...(filter.maxEdgeWeight ? [Q.expr`value <= ${filter.maxEdgeWeight}`] : [])
         ]
-        const edges = Q.select`SELECT concat(toString(step - 1), '_', previous) AS source, concat(toString(step), '_', node) AS target,
+        const edges = Q.withStatements(
+          steps,
+          Q.select`SELECT concat(toString(step - 1), '_', previous) AS source, concat(toString(step), '_', node) AS target,
           count() AS value, avg(timestamp - previous_time) AS seconds
-          FROM ${steps} WHERE step > 1 GROUP BY source, target HAVING ${Q.and(weights)}
+          FROM ${Q.field(PATH_STEPS)} WHERE step > 1 GROUP BY source, target HAVING ${Q.and(weights)}
           ORDER BY value DESC, source, target LIMIT ${filter.edgeLimit ?? DEFAULT_EDGE_LIMIT}`
+        )
         const values = planValues(ctx)
         return {
           queries: [edges],
@@ -271,11 +342,11 @@ export const planPaths = (input: unknown, ctx: InsightContext): Effect.Effect<In
   )
 
 /**
- * The persons behind an edge of a paths insight, as a statement of their ids (`actor`): those
- * whose session paths take the edge from `pathStartKey` to `pathEndKey` (either alone: any edge
- * from or to it), or end at `pathDropoffKey`.
+ * The persons behind an edge of a paths insight: those whose session paths take the edge from
+ * `pathStartKey` to `pathEndKey` (either alone: any edge from or to it), or end at
+ * `pathDropoffKey`; the events of those steps matched them.
  */
-export const pathsActors = (input: unknown, ctx: InsightContext): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+export const pathsActors = (input: unknown, ctx: InsightContext): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(PathsQuery, input), (query) =>
     withFilters(() => {
       const steps = sessionSteps(query, ctx)
@@ -290,6 +361,16 @@ export const pathsActors = (input: unknown, ctx: InsightContext): Effect.Effect<
                 : []),
               ...(filter.pathEndKey != null ? [Q.expr`${key} = ${filter.pathEndKey}`] : [])
             ]
-      return Q.select`SELECT DISTINCT person_id AS actor FROM ${steps} WHERE ${Q.and(conditions)}`
+      const where = Q.and(conditions)
+      return {
+        actors: Q.withStatements(
+          steps,
+          Q.select`SELECT DISTINCT person_id AS actor FROM ${Q.field(PATH_STEPS)} WHERE ${where}`
+        ),
+        events: Q.withStatements(
+          steps,
+          Q.select`SELECT person_id AS actor, uuid, session_id, timestamp FROM ${Q.field(PATH_STEPS)} WHERE ${where}`
+        )
+      }
     })
   )

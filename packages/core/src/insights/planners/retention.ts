@@ -1,8 +1,8 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
-import { boundExpr, propertyConditions } from "./conditions.js"
+import { boundExpr, entityConditions, propertyConditions } from "./conditions.js"
 import { DateRange } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
@@ -14,12 +14,20 @@ import { NOW, planValues, ROWS, shownStatements } from "./statements.js"
 // (first time); interval j of a cohort counts its persons who did the returning event j periods
 // later, interval 0 being the cohort itself.
 
+/** The cohort's or returns' events: an event by name (`id`), or an action's (`type: "actions"`, `id` its id). */
 export const RetentionEntity = Schema.Struct({
   id: Schema.optional(Schema.NullOr(Schema.Union(Schema.String, Schema.Number))),
-  type: Schema.optional(Schema.NullOr(Schema.Literal("events"))),
+  type: Schema.optional(Schema.NullOr(Schema.Literal("events", "actions"))),
   name: Schema.optional(Schema.NullOr(Schema.String)),
   properties: Schema.optional(Properties)
-})
+}).pipe(
+  Schema.filter(
+    (entity) =>
+      entity.type !== "actions" ||
+      (entity.id != null && Number.isInteger(Number(entity.id)) && String(entity.id).trim() !== "") ||
+      "an actions entity needs the action's id"
+  )
+)
 export type RetentionEntity = typeof RetentionEntity.Type
 
 export const RetentionPeriod = Schema.Literal("Hour", "Day", "Week", "Month")
@@ -85,7 +93,11 @@ const periodExprs = (period: RetentionPeriod, anchor: A.Expr, intervals: number,
 /** The events an entity stands for. Throws `UnsupportedFilter`. */
 const entityCondition = (entity: RetentionEntity | null | undefined): A.Expr =>
   Q.and([
-    ...(entity?.id == null ? [] : [Q.expr`event = ${String(entity.id)}`]),
+    ...entityConditions(
+      entity?.type === "actions"
+        ? { kind: "ActionsNode", id: Number(entity.id) }
+        : { event: entity?.id == null ? null : String(entity.id) }
+    ),
     ...propertyConditions(entity?.properties)
   ])
 
@@ -122,7 +134,7 @@ const cellsOf = (query: RetentionQuery, ctx: InsightContext) => {
     SELECT actor, c, arrayConcat([0], arrayFilter(x -> x > 0, arrayMap(r -> r - c, rs))) AS js FROM (
       SELECT person_id AS actor, ${cohorts} AS cs, ${returns} AS rs FROM events WHERE ${relevant} GROUP BY actor
     ) ARRAY JOIN cs AS c) ARRAY JOIN js AS j`
-  return { intervals, period, p, cells }
+  return { intervals, period, p, cells, target, returning, index }
 }
 
 const plan = (query: RetentionQuery, ctx: InsightContext): InsightPlan => {
@@ -158,22 +170,31 @@ export const planRetention = (input: unknown, ctx: InsightContext): Effect.Effec
   })
 
 /**
- * The persons behind a retention cell, as a statement of their ids (`actor`): cohort `cohort`
- * (from 0), at `interval` (0: the cohort itself) when given.
+ * The persons behind a retention cell: cohort `cohort` (from 0), at `interval` (0: the cohort
+ * itself) when given; their target events of the cohort's period matched them, and at a later
+ * interval their returning events of that period too.
  */
 export const retentionActors = (
   input: unknown,
   point: { readonly cohort: number; readonly interval?: number | null | undefined },
   ctx: InsightContext
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(RetentionQuery, input), (query) => {
     try {
-      const { cells } = cellsOf(query, ctx)
+      const { cells, index, returning, target } = cellsOf(query, ctx)
       const where = Q.and([
         Q.expr`c = ${point.cohort}`,
         ...(point.interval == null ? [] : [Q.expr`j = ${point.interval}`])
       ])
-      return Effect.succeed(Q.select`SELECT DISTINCT actor FROM ${cells} WHERE ${where}`)
+      const later = point.interval == null || point.interval === 0 ? [] : [point.cohort + point.interval]
+      const matched = Q.or([
+        Q.and([target, Q.expr`${index} = ${point.cohort}`]),
+        ...later.map((i) => Q.and([returning, Q.expr`${index} = ${i}`]))
+      ])
+      return Effect.succeed({
+        actors: Q.select`SELECT DISTINCT actor FROM ${cells} WHERE ${where}`,
+        events: Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp FROM events WHERE ${matched}`
+      })
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error

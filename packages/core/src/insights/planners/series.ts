@@ -1,5 +1,6 @@
 import { Effect, Schema } from "effect"
 import { type InsightQueryInvalid, invalid } from "./decode.js"
+import { actionIdGiven, entityConditions, stepName } from "./conditions.js"
 import { Properties, propertiesCondition } from "./properties.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
@@ -44,9 +45,7 @@ export const EventsNode = Schema.Struct({
       (node.math_property ?? "") !== "" ||
       `math "${node.math}" needs a math_property`
   ),
-  Schema.filter(
-    (node) => node.kind !== "ActionsNode" || node.id !== undefined || "an ActionsNode needs the action's id"
-  )
+  Schema.filter(actionIdGiven)
 )
 export type EventsNode = typeof EventsNode.Type
 
@@ -101,17 +100,12 @@ export const aggregation = (node: EventsNode): Aggregation => {
 
 /** The series' own conditions: its event, its properties (and the query's). */
 export const seriesConditions = (node: EventsNode, queryProperties: Properties | undefined): Array<A.Expr> => [
-  ...(node.kind === "ActionsNode"
-    ? [Q.call("matchesAction", [Q.constant(node.id!)])]
-    : node.event == null
-      ? []
-      : [Q.expr`event = ${node.event}`]),
+  ...entityConditions(node),
   ...[node.properties, node.fixedProperties, queryProperties].map(propertiesCondition).filter((c) => c !== undefined)
 ]
 
 /** The series' name as PostHog shows it. */
-export const seriesName = (node: EventsNode): string =>
-  node.custom_name ?? node.name ?? (node.kind === "ActionsNode" ? `Action ${node.id}` : (node.event ?? "All events"))
+export const seriesName = (node: EventsNode): string => node.custom_name ?? stepName(node)
 
 /** PostHog's `action` echo on each result. */
 export const actionOf = (node: EventsNode, order: number, days: ReadonlyArray<string>) => ({

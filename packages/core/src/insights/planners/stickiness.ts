@@ -1,8 +1,9 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import {
   bucketKeyExpr,
   comparedPeriods,
+  pointPeriod,
   CompareFilter,
   DateRange,
   Interval,
@@ -53,9 +54,13 @@ export type StickinessQuery = typeof StickinessQuery.Type
  * Per person (`person_id`), the number of intervals (`intervals`) of the period in which their
  * events of the series meet the criteria. Throws `UnsupportedFilter`.
  */
+/** The series' events in the period. Throws `UnsupportedFilter`. */
+const seriesEvents = (query: StickinessQuery, node: EventsNode, period: Period) =>
+  Q.and([...seriesConditions(node, query.properties), ...timeBounds(period)])
+
 const intervalsPerPerson = (query: StickinessQuery, node: EventsNode, period: Period, ctx: InsightContext) => {
   const criteria = query.stickinessFilter?.stickinessCriteria
-  const where = Q.and([...seriesConditions(node, query.properties), ...timeBounds(period)])
+  const where = seriesEvents(query, node, period)
   const bucket = bucketKeyExpr(Q.expr`timestamp`, query.interval ?? "day", ctx.weekStartDay)
   const active = criteria
     ? Q.select`SELECT person_id, ${bucket} AS bucket FROM events WHERE ${where} GROUP BY person_id, bucket HAVING ${{
@@ -69,25 +74,32 @@ const intervalsPerPerson = (query: StickinessQuery, node: EventsNode, period: Pe
 }
 
 /**
- * The persons behind a stickiness point, as a statement of their ids (`actor`): of series
- * `series`, those active in exactly `intervals` intervals (at least that many when cumulative).
+ * The persons behind a stickiness point: of series `series`, those active in exactly `intervals`
+ * intervals (at least that many when cumulative), in the date range or the period it is compared
+ * with; the series' events there matched them.
  */
 export const stickinessActors = (
   input: unknown,
-  point: { readonly series: number; readonly intervals: number },
+  point: {
+    readonly series: number
+    readonly intervals: number
+    readonly compare?: "current" | "previous" | null | undefined
+  },
   ctx: InsightContext
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(StickinessQuery, input), (query) =>
     Effect.flatMap(seriesAt(query.series, point.series), (node) => {
-      const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+      const period = pointPeriod(query, point.compare, ctx)
       if (period.from === null) return invalid('A stickiness insight needs a date range with a start (not "all")')
       try {
         const perPerson = intervalsPerPerson(query, node, period, ctx)
-        return Effect.succeed(
-          query.stickinessFilter?.computedAs === "cumulative"
-            ? Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals >= ${point.intervals}`
-            : Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals = ${point.intervals}`
-        )
+        return Effect.succeed({
+          actors:
+            query.stickinessFilter?.computedAs === "cumulative"
+              ? Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals >= ${point.intervals}`
+              : Q.select`SELECT person_id AS actor FROM ${perPerson} WHERE intervals = ${point.intervals}`,
+          events: Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp FROM events WHERE ${seriesEvents(query, node, period)}`
+        })
       } catch (error) {
         if (error instanceof UnsupportedFilter) return invalid(error.message)
         throw error

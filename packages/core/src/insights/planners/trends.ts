@@ -1,5 +1,5 @@
 import { Effect, Schema } from "effect"
-import type { InsightContext, InsightPlan } from "../plan.js"
+import type { InsightContext, InsightPlan, PointActors } from "../plan.js"
 import {
   type Bucket,
   bucketKeyExpr,
@@ -10,6 +10,7 @@ import {
   type Period,
   comparedPeriods,
   CompareFilter,
+  pointPeriod,
   resolvePeriod,
   shift,
   timeBounds
@@ -291,25 +292,29 @@ const sortBreakdowns = <
   )
 }
 
-/** Which point of a trend: its series (by order), its bucket (as `days` lists it), its breakdown value. */
+/**
+ * Which point of a trend: its series (by order), its bucket (as `days` lists it), its breakdown
+ * value, and its period (`previous`: the compared one, whose `days` are its own).
+ */
 export interface TrendPoint {
   readonly series: number
+  readonly compare?: "current" | "previous" | null | undefined
   readonly day?: string | null | undefined
   readonly breakdown?: string | null | undefined
 }
 
 /**
- * The persons behind one point of a trend, as a statement of their ids (`actor`): those with an
- * event of the series in the point's bucket and breakdown value, within the range.
+ * The persons behind one point of a trend: those with an event of the series in the point's bucket
+ * and breakdown value, within the range; those events matched them.
  */
 export const trendActors = (
   input: unknown,
   point: TrendPoint,
   ctx: InsightContext
-): Effect.Effect<A.SelectLike, InsightQueryInvalid> =>
+): Effect.Effect<PointActors, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(TrendsQuery, input), (query) =>
     Effect.flatMap(seriesAt(query.series, point.series), (node) => {
-      const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
+      const period = pointPeriod(query, point.compare, ctx)
       try {
         const conditions = [...seriesConditions(node, query.properties), ...timeBounds(period)]
         const breakdown = breakdownOf(query, conditions)
@@ -321,7 +326,10 @@ export const trendActors = (
             : [Q.expr`${bucketKeyExpr(Q.expr`timestamp`, period.interval, ctx.weekStartDay)} = ${point.day}`]),
           ...(breakdown === undefined || value == null ? [] : [Q.expr`${breakdown} = ${value}`])
         ])
-        return Effect.succeed(Q.select`SELECT DISTINCT person_id AS actor FROM events WHERE ${where}`)
+        return Effect.succeed({
+          actors: Q.select`SELECT DISTINCT person_id AS actor FROM events WHERE ${where}`,
+          events: Q.select`SELECT person_id AS actor, uuid, \`$session_id\` AS session_id, timestamp FROM events WHERE ${where}`
+        })
       } catch (error) {
         if (error instanceof UnsupportedFilter) return invalid(error.message)
         throw error
