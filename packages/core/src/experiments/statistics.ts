@@ -86,6 +86,23 @@ export interface FrequentistResult {
   readonly significant: boolean
 }
 
+/** The interval of test / control − 1. With both estimates positive, on the log of the ratio
+ * (Katz et al. 1978): the ratio's sampling distribution is skewed, and a symmetric interval around
+ * it reaches below −100 % and disagrees with the test on small samples. Otherwise the delta
+ * method on the ratio itself. */
+const relativeInterval = (t: Estimate, c: Estimate, critical: number): Interval | null => {
+  if (c.value === 0) return null
+  if (t.value > 0 && c.value > 0) {
+    const logSe = Math.sqrt(t.variance / t.value ** 2 + c.variance / c.value ** 2)
+    const log = Math.log(t.value / c.value)
+    if (!Number.isFinite(logSe)) return null
+    return { lower: Math.exp(log - critical * logSe) - 1, upper: Math.exp(log + critical * logSe) - 1 }
+  }
+  const relative = t.value / c.value - 1
+  const se = Math.sqrt(t.variance / c.value ** 2 + (t.value ** 2 * c.variance) / c.value ** 4)
+  return Number.isFinite(se) ? { lower: relative - critical * se, upper: relative + critical * se } : null
+}
+
 /** Each test variant against control (the first of `variants`), Bonferroni-corrected over the test variants. */
 export const frequentist = (
   model: MetricModel,
@@ -125,18 +142,12 @@ export const frequentist = (
     }
     if (!Number.isFinite(p)) p = 1
     const relative = c.value !== 0 ? t.value / c.value - 1 : null
-    // Delta method for the ratio of the two estimates.
-    const relativeSe =
-      c.value !== 0 ? Math.sqrt(t.variance / c.value ** 2 + (t.value ** 2 * c.variance) / c.value ** 4) : NaN
     return {
       key: test.key,
       difference,
       difference_interval: { lower: difference - critical * se, upper: difference + critical * se },
       relative_effect: relative,
-      relative_interval:
-        relative === null || !Number.isFinite(relativeSe)
-          ? null
-          : { lower: relative - critical * relativeSe, upper: relative + critical * relativeSe },
+      relative_interval: relativeInterval(t, c, critical),
       statistic,
       degrees_of_freedom: df,
       p_value: p,
