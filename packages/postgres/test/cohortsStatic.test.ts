@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type Zed } from "@zed/core"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { CSV_CHUNK } from "../../core/src/flags/staticCohortSources.js"
 import { backends } from "./backends.js"
 
 // Static cohorts from a CSV upload (multipart `csv`, as PostHog's app sends it: distinct ids, e-mails
@@ -114,6 +115,29 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
     expect(more.status, more.text).toBe(200)
     expect(more.json.count).toBe(byUuid.length + 2)
     expect(await members(uuids.json.id)).toEqual(ids((p) => p.i >= 20 || p.i === 0 || p.i === 2))
+  })
+
+  it("looks a long CSV up a chunk at a time, persons in every chunk found", async () => {
+    // Unknown ids pad the file so the persons named fall into three chunks, one of them at a chunk's edge.
+    const named = PEOPLE.filter((p) => p.i % 5 === 2)
+    const lines = Array.from({ length: CSV_CHUNK * 2 + 7 }, (_, i) => `missing-${i}`)
+    const at = [0, CSV_CHUNK - 1, CSV_CHUNK, CSV_CHUNK + 500, CSV_CHUNK * 2 + 3]
+    expect(named.length).toBe(at.length)
+    named.forEach((p, k) => {
+      lines[at[k]!] = `u${p.i}`
+    })
+    const res = await upload("POST", "/cohorts/", { name: "Long", is_static: "true" }, lines.join("\n"))
+    expect(res.status, res.text).toBe(201)
+    expect(res.json.count).toBe(named.length)
+    expect(await members(res.json.id)).toEqual(ids((p) => p.i % 5 === 2))
+    const byEmail = await upload(
+      "POST",
+      "/cohorts/",
+      { name: "Long e-mails", is_static: "true" },
+      ["email", ...lines.map((l) => (l.startsWith("u") ? `p${l.slice(1)}@x.test` : `${l}@x.test`))].join("\n")
+    )
+    expect(byEmail.status, byEmail.text).toBe(201)
+    expect(await members(byEmail.json.id)).toEqual(ids((p) => p.i % 5 === 2))
   })
 
   it("refuses a CSV for a dynamic cohort", async () => {
