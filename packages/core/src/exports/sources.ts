@@ -12,13 +12,12 @@ import type { StorageError } from "../services/StorageError.js"
 import type { SelectLike } from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
 
-// Where an export's rows come from, a page at a time, so that no run holds more than a page: a
-// ZedQL query paged by LIMIT/OFFSET in its own order, an events table or persons list node paged
-// through its planner, the persons list (its filters as the list takes them), or an insight's
-// result (computed whole: an insight's result is a summary, small by nature).
-
-/** Rows read at a time. */
-export const EXPORT_PAGE = 10_000
+// Where an export's rows come from, a page at a time, so that no run holds more than a page: the
+// persons list (its filters as the list takes them) by keyset, each page starting after the last
+// person read (created_at, id: the list's order), so every page costs the same; a ZedQL query, an
+// events table or an actors node by LIMIT/OFFSET in the query's own order (an arbitrary order of
+// expressions the caller wrote, whose rows need not carry a unique key to resume from); or an
+// insight's result (computed whole: an insight's result is a summary, small by nature).
 
 export type ExportSource =
   | { readonly _tag: "ZedQL"; readonly node: ZedQLQueryNode; readonly tree: SelectLike }
@@ -65,27 +64,28 @@ const ownRange = (tree: SelectLike) =>
     : { limit: null, offset: 0 }
 
 /**
- * Pages from `offset` until `limit` rows (all when null) or a short page: `read(limit, offset)`
- * gives one page.
+ * Pages of `page` rows from `offset` until `limit` rows (all when null) or a short page:
+ * `read(limit, offset)` gives one page.
  */
 const paged = <E, R>(
   range: { readonly limit: number | null; readonly offset: number },
+  page: number,
   read: (limit: number, offset: number) => Effect.Effect<RowPage, E, R>,
   emit: Emit
 ) =>
   Effect.gen(function* () {
     let done = 0
     for (;;) {
-      const want = range.limit === null ? EXPORT_PAGE : Math.min(EXPORT_PAGE, range.limit - done)
-      const page = yield* read(want, range.offset + done)
-      yield* emit(page)
-      done += page.rows.length
-      if (page.rows.length < want || want === 0) return
+      const want = range.limit === null ? page : Math.min(page, range.limit - done)
+      const rows = yield* read(want, range.offset + done)
+      yield* emit(rows)
+      done += rows.rows.length
+      if (rows.rows.length < want || want === 0) return
     }
   })
 
 /** A person as a row: the list's fields, then each person property known to the project. */
-const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" }, emit: Emit) =>
+const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" }, page: number, emit: Emit) =>
   Effect.gen(function* () {
     const keys = (yield* (yield* PropertyDefinitions).list(project.id))
       .filter((d) => d.owner === "person")
@@ -93,21 +93,22 @@ const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" 
       .sort()
     const columns = ["id", "distinct_ids", "created_at", "is_identified", ...keys.map((k) => `properties.${k}`)]
     const persons = yield* PersonStore
-    yield* paged(
-      { limit: null, offset: 0 },
-      (limit, offset) =>
-        Effect.map(persons.list(project.id, { ...filters.filters, limit, offset }), ({ results }) => ({
-          columns,
-          rows: results.map((p) => [
-            p.uuid,
-            p.distinct_ids,
-            p.created_at.toISOString(),
-            p.is_identified,
-            ...keys.map((k) => p.properties[k] ?? null)
-          ])
-        })),
-      emit
-    )
+    let beyond: { readonly created_at: Date; readonly id: number } | undefined
+    for (;;) {
+      const { results } = yield* persons.list(project.id, { ...filters.filters, limit: page, offset: 0, beyond })
+      yield* emit({
+        columns,
+        rows: results.map((p) => [
+          p.uuid,
+          p.distinct_ids,
+          p.created_at.toISOString(),
+          p.is_identified,
+          ...keys.map((k) => p.properties[k] ?? null)
+        ])
+      })
+      if (results.length < page) return
+      beyond = results[results.length - 1]!
+    }
   })
 
 /**
@@ -135,8 +136,8 @@ export const resultTable = (result: unknown, columns: ReadonlyArray<string> | nu
   return { columns: ["result"], rows: items.map((item) => [item]) }
 }
 
-/** Reads the source's rows a page at a time, giving each to `emit`. */
-export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
+/** Reads the source's rows `page` at a time, giving each page to `emit`. */
+export const readRows = (project: Project, source: ExportSource, page: number, emit: Emit) =>
   Effect.gen(function* () {
     const runner = yield* QueryRunner
     switch (source._tag) {
@@ -144,6 +145,7 @@ export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
         const options = { values: placeholderValues(source.node), filters: source.node.filters ?? undefined }
         return yield* paged(
           ownRange(source.tree),
+          page,
           (limit, offset) => runner.table(project, zedqlPage(source.tree, limit, offset), options),
           emit
         )
@@ -151,6 +153,7 @@ export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
       case "Planned":
         return yield* paged(
           source,
+          page,
           (limit, offset) =>
             Effect.gen(function* () {
               const plan = yield* source.plan(limit, offset)
@@ -165,7 +168,7 @@ export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
           emit
         )
       case "Persons":
-        return yield* personRows(project, source, emit)
+        return yield* personRows(project, source, page, emit)
       case "Insight": {
         const computed = yield* (yield* InsightCompute).read(project, source.query, "blocking")
         return yield* emit(resultTable(computed.result, computed.columns))
