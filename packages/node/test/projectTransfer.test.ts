@@ -365,7 +365,9 @@ describe("zed export / zed import", () => {
         [['{"hello":1}'], "line 1: not a zed-project stream"],
         [[JSON.stringify({ ...HEADER, version: TRANSFER_VERSION + 1 })], "line 1: format version 2 is newer"],
         [[JSON.stringify(HEADER), "", '{"type":"nonsense","data":{}}'], "line 3: a record is"],
-        [[JSON.stringify(HEADER), '{"type":"flag","data":{"key":7}}'], "line 2: "]
+        [[JSON.stringify(HEADER), '{"type":"flag","data":{"key":7}}'], "line 2: "],
+        [[JSON.stringify(HEADER), '{"type":"person","data":{"uuid":"x","distinct_ids":[]}}'], "line 2: "],
+        [[JSON.stringify(HEADER), "{not json"], "line 2: not JSON"]
       ] as const) {
         await expect(importProjectFrom(zed, fromLines(lines))).rejects.toThrow(message)
       }

@@ -1,11 +1,12 @@
-import { Effect, Option, ParseResult, Schema, Stream } from "effect"
+import { Effect, Option, ParseResult, Schema, Stream, Struct } from "effect"
 import { ActionInsert } from "../actions/actionEntity.js"
 import { AnnotationInsert } from "../annotations/annotationEntity.js"
 import { generateProjectApiKey } from "../domain/keys.js"
 import type { Project } from "../domain/models.js"
 import { isObject } from "../domain/json.js"
-import { CohortInsert } from "../flags/cohortEntity.js"
-import { FlagInsert } from "../flags/flagEntity.js"
+import { PropertyDefinitionRecord } from "../definitions/definitionEntity.js"
+import { CohortInsert, type NewCohort } from "../flags/cohortEntity.js"
+import { FlagInsert, type NewFlag } from "../flags/flagEntity.js"
 import { isRecordedKey } from "../ingest/propertyTypes.js"
 import { DashboardInsert } from "../insights/dashboardEntity.js"
 import { InsightInsert } from "../insights/insightEntity.js"
@@ -81,8 +82,8 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
     const dashboardIds = new Map<number, number>()
     // Cohorts and flags may refer to ones later in the stream: their filters are remapped again at the end.
     const referring: Array<{ kind: "cohort" | "flag"; id: number; filters: unknown; stored: string }> = []
-    let personBatch: Array<Data> = []
-    let eventBatch: Array<Data> = []
+    let personBatch: Array<typeof PersonRecord.Type> = []
+    let eventBatch: Array<StoredEvent> = []
     let cohortPersons: Array<{ cohort: number; person: string }> = []
 
     const fail = (detail: string) => new TransferError({ line: lineNo, detail })
@@ -119,22 +120,22 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
             const known = new Set(
               (yield* persons.getMany(
                 p.id,
-                batch.map((b) => String(b["uuid"]))
+                batch.map((b) => b.uuid)
               )).map((x) => x.uuid)
             )
-            const ids = batch.flatMap((b) => b["distinct_ids"] as Array<string>)
+            const ids = batch.flatMap((b) => b.distinct_ids)
             const owned = new Set((yield* persons.load(p.id, ids)).flatMap((x) => x.distinct_ids))
             const drafts: Array<PersonDraft> = batch
-              .filter((b) => !known.has(String(b["uuid"])))
+              .filter((b) => !known.has(b.uuid))
               .map((b) => ({
                 id: undefined,
-                uuid: String(b["uuid"]),
-                properties: (b["properties"] ?? {}) as Record<string, unknown>,
-                is_identified: b["is_identified"] === true,
-                created_at: date(b["created_at"]) ?? new Date(),
+                uuid: b.uuid,
+                properties: { ...b.properties },
+                is_identified: b.is_identified,
+                created_at: b.created_at,
                 version: 0,
                 // A distinct id the target gave another person already stays that person's.
-                distinct_ids: (b["distinct_ids"] as Array<string>).filter((d) => !owned.has(d)),
+                distinct_ids: b.distinct_ids.filter((d) => !owned.has(d)),
                 changed: true,
                 merged: false,
                 stored_ids: new Set()
@@ -155,16 +156,7 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
     const writeEvents = (p: Project) =>
       Effect.gen(function* () {
         if (eventBatch.length === 0) return
-        const batch: Array<StoredEvent> = eventBatch.map((e) => ({
-          uuid: String(e["uuid"]),
-          event: String(e["event"]),
-          distinct_id: String(e["distinct_id"]),
-          person_id: String(e["person_id"]),
-          properties: (e["properties"] ?? {}) as Record<string, unknown>,
-          timestamp: date(e["timestamp"]) ?? new Date(),
-          created_at: date(e["created_at"]) ?? new Date(),
-          groups: (e["groups"] ?? []) as Array<string | null>
-        }))
+        const batch = eventBatch
         eventBatch = []
         stored += (yield* events.insert(p.id, batch)).size
         // The properties seen with each event name, as ingestion links them.
@@ -207,10 +199,7 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
             return
           }
           case "property_definition": {
-            const owner = data["owner"] as "event" | "person" | "group"
-            const key = String(data["key"])
-            const groupTypeIndex = (data["groupTypeIndex"] ?? null) as number | null
-            const propertyType = data["propertyType"] as "String"
+            const { groupTypeIndex, key, owner, propertyType } = yield* decode(PropertyKey, data)
             yield* definitions.record(p.id, [{ owner, key, propertyType, groupTypeIndex }])
             const found = (yield* definitions.list(p.id)).find(
               (d) => d.owner === owner && d.key === key && d.groupTypeIndex === groupTypeIndex
@@ -220,11 +209,11 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
             return
           }
           case "person":
-            personBatch.push(data)
+            personBatch.push(yield* decode(PersonRecord, data))
             if (personBatch.length >= BATCH) yield* writePersons(p)
             return
           case "event":
-            eventBatch.push(data)
+            eventBatch.push(yield* decode(EventRecord, data))
             if (eventBatch.length >= BATCH) yield* writeEvents(p)
             return
           case "action": {
@@ -341,11 +330,39 @@ export const importProject = <E, R>(target: ImportTarget, lines: Stream.Stream<s
     for (const { kind, id, filters, stored } of referring) {
       const remapped = remapIds(filters, maps)
       if (JSON.stringify(remapped) === stored) continue
-      if (kind === "cohort") yield* cohorts.update(p.id, id, { properties: remapped as never })
-      else yield* flags.update(p.id, id, { filters: remapped as never, last_modified_by: null })
+      if (kind === "cohort") yield* cohorts.update(p.id, id, { properties: remapped as NewCohort["properties"] })
+      else yield* flags.update(p.id, id, { filters: remapped as NewFlag["filters"], last_modified_by: null })
     }
     return { project: p, read, events: stored } satisfies ImportSummary
   })
+
+const Properties = Schema.Record({ key: Schema.String, value: Schema.Unknown })
+
+/** A person as the stream has it. */
+const PersonRecord = Schema.Struct({
+  uuid: Schema.UUID,
+  distinct_ids: Schema.Array(Schema.String),
+  properties: Properties,
+  is_identified: Schema.Boolean,
+  created_at: Schema.Date
+})
+
+/** An event as the stream has it: as stored. */
+const EventRecord = Schema.Struct({
+  uuid: Schema.UUID,
+  event: Schema.String,
+  distinct_id: Schema.String,
+  person_id: Schema.UUID,
+  properties: Properties,
+  timestamp: Schema.Date,
+  created_at: Schema.Date,
+  groups: Schema.Array(Schema.NullOr(Schema.String))
+})
+
+/** What identifies a property definition. */
+const PropertyKey = Schema.Struct(
+  Struct.pick(PropertyDefinitionRecord.fields, "owner", "key", "propertyType", "groupTypeIndex")
+)
 
 /** What users describe a definition by, as the record has it. */
 const described = (data: Data) => ({
