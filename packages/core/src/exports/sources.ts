@@ -5,6 +5,7 @@ import { InsightCompute } from "../insights/compute.js"
 import type { InsightPlan } from "../insights/plan.js"
 import type { QueryRunError } from "../queries/runner.js"
 import { QueryRunner } from "../queries/runner.js"
+import type { EventsQueryNode } from "../queries/eventsQuery.js"
 import { placeholderValues, type ZedQLQueryNode } from "../queries/request.js"
 import { PersonStore, type PersonQuery } from "../services/PersonStore.js"
 import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
@@ -28,6 +29,11 @@ export type ExportSource =
       /** Rows the node asks for in all (its own `limit`), and from where; every row when null. */
       readonly limit: number | null
       readonly offset: number
+    }
+  | {
+      readonly _tag: "Keyed"
+      /** The plan of `limit` rows after `after` (from the first when null), each ending with its key (see keyedEvents). */
+      readonly plan: (limit: number, after: EventKey | null) => Effect.Effect<InsightPlan, QueryRunError>
     }
   | { readonly _tag: "Persons"; readonly filters: Omit<PersonQuery, "limit" | "offset"> }
   | { readonly _tag: "Insight"; readonly query: unknown }
@@ -56,6 +62,43 @@ export const zedqlPage = (tree: SelectLike, limit: number, offset: number): Sele
         limit: Q.constant(limit),
         offset: Q.constant(offset)
       }
+
+/** Where a page of events resumes: after the event with this time and uuid, as the rows give them. */
+export interface EventKey {
+  readonly timestamp: string
+  readonly uuid: string
+}
+
+const KEY_COLUMNS = ["timestamp", "toString(uuid)"]
+
+/**
+ * An events table in its default order (newest first, no `orderBy` but that) and with no `limit` or
+ * `offset` of its own, as pages read by keyset: ordered by time then uuid, its key selected after
+ * its own columns, and each page after the last key read. Null for another table (its order is the
+ * caller's, so it is paged by offset).
+ */
+export const keyedEvents = (node: EventsQueryNode) => {
+  const order = node.orderBy ?? []
+  if (node.limit != null || node.offset != null) return null
+  if (order.length > 1 || (order.length === 1 && !/^\s*timestamp\s+desc\s*$/i.test(order[0]!))) return null
+  return (limit: number, after: EventKey | null): EventsQueryNode => {
+    // The key comes from the store's own rows; it is checked all the same before it is written into ZedQL.
+    if (after !== null && !(/^[\d\-:.T +Z]+$/.test(after.timestamp) && /^[\da-f-]{36}$/i.test(after.uuid)))
+      throw new Error(`not an event key: ${JSON.stringify(after)}`)
+    const at = after === null ? "" : `toDateTime('${after.timestamp}')`
+    return {
+      ...node,
+      select: [...node.select, ...KEY_COLUMNS],
+      orderBy: KEY_COLUMNS.map((c) => `${c} DESC`),
+      where: [
+        ...(node.where ?? []),
+        ...(after === null ? [] : [`timestamp < ${at} OR (timestamp = ${at} AND toString(uuid) < '${after.uuid}')`])
+      ],
+      limit,
+      offset: 0
+    }
+  }
+}
 
 /** What a ZedQL statement asks for in all: its own LIMIT (a plain number) and OFFSET. */
 const ownRange = (tree: SelectLike) =>
@@ -136,6 +179,19 @@ export const resultTable = (result: unknown, columns: ReadonlyArray<string> | nu
   return { columns: ["result"], rows: items.map((item) => [item]) }
 }
 
+/** A plan's rows, shaped as the query API answers them, with its columns. */
+const planRows = (project: Project, plan: InsightPlan) =>
+  Effect.gen(function* () {
+    const runner = yield* QueryRunner
+    const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+    for (const query of plan.queries) results.push((yield* runner.table(project, query, plan)).rows)
+    const fields = plan.fields?.(results, [])
+    return {
+      columns: (fields?.["columns"] as ReadonlyArray<string> | undefined) ?? [],
+      rows: plan.shape(results) as ReadonlyArray<ReadonlyArray<unknown>>
+    }
+  })
+
 /** Reads the source's rows `page` at a time, giving each page to `emit`. */
 export const readRows = (project: Project, source: ExportSource, page: number, emit: Emit) =>
   Effect.gen(function* () {
@@ -154,19 +210,21 @@ export const readRows = (project: Project, source: ExportSource, page: number, e
         return yield* paged(
           source,
           page,
-          (limit, offset) =>
-            Effect.gen(function* () {
-              const plan = yield* source.plan(limit, offset)
-              const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
-              for (const query of plan.queries) results.push((yield* runner.table(project, query, plan)).rows)
-              const fields = plan.fields?.(results, [])
-              return {
-                columns: (fields?.["columns"] as ReadonlyArray<string> | undefined) ?? [],
-                rows: plan.shape(results) as ReadonlyArray<ReadonlyArray<unknown>>
-              }
-            }),
+          (limit, offset) => Effect.flatMap(source.plan(limit, offset), (plan) => planRows(project, plan)),
           emit
         )
+      case "Keyed": {
+        let after: EventKey | null = null
+        for (;;) {
+          const plan: InsightPlan = yield* source.plan(page, after)
+          const { columns, rows }: RowPage = yield* planRows(project, plan)
+          const own = columns.length - KEY_COLUMNS.length
+          yield* emit({ columns: columns.slice(0, own), rows: rows.map((row) => row.slice(0, own)) })
+          if (rows.length < page) return
+          const key: ReadonlyArray<unknown> = rows[rows.length - 1]!.slice(own)
+          after = { timestamp: String(key[0]), uuid: String(key[1]) }
+        }
+      }
       case "Persons":
         return yield* personRows(project, source, page, emit)
       case "Insight": {
