@@ -13,12 +13,13 @@ import type { StorageError } from "../services/StorageError.js"
 import type { SelectLike } from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
 
-// Where an export's rows come from, a page at a time, so that no run holds more than a page: the
-// persons list (its filters as the list takes them) by keyset, each page starting after the last
-// person read (created_at, id: the list's order), so every page costs the same; a ZedQL query, an
-// events table or an actors node by LIMIT/OFFSET in the query's own order (an arbitrary order of
-// expressions the caller wrote, whose rows need not carry a unique key to resume from); or an
-// insight's result (computed whole: an insight's result is a summary, small by nature).
+// Where an export's rows come from, a page at a time, so that no run holds more than a page. Where
+// the order is Zed's own, by keyset, each page starting after the last row read, so every page costs
+// the same: the persons list (its filters as the list takes them; created_at, id) and an events
+// table in its default order (time, uuid; see keyedEvents). By LIMIT/OFFSET in the query's own order
+// otherwise: a ZedQL query, another events table or an actors node (an arbitrary order of
+// expressions the caller wrote, whose rows need not carry a unique key to resume from). An insight's
+// result is computed whole (a summary, small by nature).
 
 export type ExportSource =
   | { readonly _tag: "ZedQL"; readonly node: ZedQLQueryNode; readonly tree: SelectLike }
