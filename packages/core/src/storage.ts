@@ -28,6 +28,8 @@ export {
   type NewExperiment,
   type StoredExperiment
 } from "./services/ExperimentStore.js"
+export { Holdout, HoldoutInsert } from "./experiments/holdoutEntity.js"
+export { type HoldoutPatch, HoldoutStore, type NewHoldout, type StoredHoldout } from "./services/HoldoutStore.js"
 export { Annotation, AnnotationInsert } from "./annotations/annotationEntity.js"
 export {
   type AnnotationOwner,

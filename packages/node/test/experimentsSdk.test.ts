@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto"
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
@@ -8,13 +9,16 @@ import { PostHog } from "posthog-node"
 // An experiment end to end: the published posthog-node evaluates the experiment's flag for 2,000
 // simulated users (sending `$feature_flag_called` as it does), each user then converts with a known
 // probability that depends on the variant, and the experiment's result must show that lift inside
-// its intervals.
+// its intervals. And a holdout: posthog-node, evaluating locally from Zed's definitions, holds out
+// exactly the users whose holdout hash falls within its share.
 
 const PROJECT_KEY = "phc_experiments_sdk_project_0001"
 const PERSONAL_KEY = "phx_experiments_sdk_personal_0001"
 const USERS = 2000
 const RATES: Record<string, number> = { control: 0.2, test: 0.3 }
 const LIFT = RATES.test! / RATES.control! - 1
+/** How far ahead a conversion is stamped of its exposure, ms. */
+const SKEW = 250
 
 let zed: Zed
 let server: Server
@@ -63,7 +67,8 @@ describe("an experiment through posthog-node", () => {
     })
     expect(created.status, created.text).toBe(201)
 
-    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushAt: 200, flushInterval: 60_000 })
+    // Few, large batches: the ~2,500 events reach Zed in three requests.
+    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushAt: 1000, flushInterval: 60_000 })
     const random = uniform(26)
     const truth: Record<string, { n: number; converted: number }> = {
       control: { n: 0, converted: 0 },
@@ -76,18 +81,19 @@ describe("an experiment through posthog-node", () => {
       truth[variant as string]!.n++
       if (random() < RATES[variant as string]!) {
         truth[variant as string]!.converted++
-        // A few seconds after seeing the page: batches sent apart may shift by milliseconds.
+        // Just after seeing the page: batches sent apart may shift by the milliseconds between
+        // their sending and arrival (Zed corrects the clock skew from `sent_at`).
         ph.capture({
           distinctId,
           event: "purchase",
           properties: { amount: 30 },
-          timestamp: new Date(Date.now() + 2000)
+          timestamp: new Date(Date.now() + SKEW)
         })
       }
     }
     await ph.shutdown()
     // Results run up to now: let the last conversions' moment pass.
-    await new Promise((resolve) => setTimeout(resolve, 2500))
+    await new Promise((resolve) => setTimeout(resolve, SKEW + 50))
 
     // The metric names an event Zed has now seen.
     const metric = {
@@ -120,4 +126,38 @@ describe("an experiment through posthog-node", () => {
     expect(test.frequentist.significant).toBe(true)
     expect(test.bayesian.chance_to_win).toBeGreaterThan(0.95)
   }, 300_000)
+
+  it("holds out, evaluating locally, exactly the users within the holdout's share", async () => {
+    const holdout = await api("POST", "/api/projects/1/experiment_holdouts/", {
+      name: "A quarter",
+      filters: [{ properties: [], rollout_percentage: 25 }]
+    })
+    expect(holdout.status, holdout.text).toBe(201)
+    const created = await api("POST", "/api/projects/1/experiments/", {
+      name: "Checkout",
+      feature_flag_key: "checkout-holdout",
+      holdout_id: holdout.json.id
+    })
+    expect(created.status, created.text).toBe(201)
+    const ph = new PostHog(PROJECT_KEY, { host, personalApiKey: PERSONAL_KEY, flushInterval: 60_000 })
+    // PostHog's holdout hash, as the flags tests define it.
+    const hash = (id: string) =>
+      Number(BigInt(`0x${createHash("sha1").update(`holdout-${id}`).digest("hex").slice(0, 15)}`)) / 0xfffffffffffffff
+    const ids = Array.from({ length: 200 }, (_, i) => `buyer-${i}`)
+    const got = await Promise.all(
+      ids.map((id) =>
+        ph.getFeatureFlag("checkout-holdout", id, { onlyEvaluateLocally: true, sendFeatureFlagEvents: false })
+      )
+    )
+    await ph.shutdown()
+    ids.forEach((id, i) => {
+      if (hash(id) <= 0.25) expect(got[i], id).toBe(`holdout-${holdout.json.id}`)
+      else expect(["control", "test"], id).toContain(got[i])
+    })
+    // About a quarter of 200.
+    expect(ids.filter((id) => hash(id) <= 0.25).length).toBeGreaterThan(30)
+    expect(got.filter((v) => v === `holdout-${holdout.json.id}`).length).toBe(
+      ids.filter((id) => hash(id) <= 0.25).length
+    )
+  })
 })

@@ -168,6 +168,7 @@ describe("zed serve on PostgreSQL", () => {
         "event_definitions",
         "event_properties",
         "events",
+        "experiment_holdouts",
         "experiments",
         "exported_asset_chunks",
         "exported_assets",

@@ -38,6 +38,7 @@ import { PropertyDefinitionsSql } from "./stores/PropertyDefinitionsSql.js"
 import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
 import { ActionStoreSql } from "./stores/ActionStoreSql.js"
 import { ExperimentStoreSql } from "./stores/ExperimentStoreSql.js"
+import { HoldoutStoreSql } from "./stores/HoldoutStoreSql.js"
 import { ExportStoreSql } from "./stores/ExportStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
@@ -78,6 +79,7 @@ const stores = (options: SqlStorageOptions) =>
     AnnotationStoreSql,
     ActionStoreSql,
     ExperimentStoreSql,
+    HoldoutStoreSql,
     ExportStoreSql,
     HeatmapStoreSql,
     ZedFunctionStoreSql,

@@ -13,6 +13,7 @@ const NAV = [
   { to: "/project/$id/persons", label: "Persons", key: "p" },
   { to: "/project/$id/cohorts", label: "Cohorts", key: "c" },
   { to: "/project/$id/feature_flags", label: "Flags", key: "f" },
+  { to: "/project/$id/experiments", label: "Experiments", key: "x" },
   { to: "/project/$id/surveys", label: "Surveys", key: "v" },
   { to: "/project/$id/early_access_features", label: "Early access", key: "a" },
   { to: "/project/$id/replay", label: "Replay", key: "r" },

@@ -71,6 +71,11 @@ export const pages = {
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
   },
+  "/insights/$shortId/edit": {
+    load: () => import("./pages/InsightBuilder.js"),
+    component: "InsightEditPage",
+    firstCall: (id, shortId) => insightPath(id, shortId)
+  },
   "/dashboards": {
     load: () => import("./pages/Dashboards.js"),
     component: "DashboardsPage",
@@ -88,6 +93,8 @@ export const pages = {
   "/cohorts/$cohortId": { load: () => import("./pages/Cohort.js"), component: "CohortPage" },
   "/surveys": { load: () => import("./pages/Surveys.js"), component: "SurveysPage" },
   "/surveys/$surveyId": { load: () => import("./pages/Survey.js"), component: "SurveyPage" },
+  "/experiments": { load: () => import("./pages/Experiments.js"), component: "ExperimentsPage" },
+  "/experiments/$experimentId": { load: () => import("./pages/Experiment.js"), component: "ExperimentPage" },
   "/early_access_features": { load: () => import("./pages/EarlyAccess.js"), component: "EarlyAccessPage" },
   "/replay": { load: () => import("./pages/Replay.js"), component: "ReplayPage" },
   "/replay/$sessionId": { load: () => import("./pages/Recording.js"), component: "RecordingPage" },

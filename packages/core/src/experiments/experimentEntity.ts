@@ -14,7 +14,11 @@ const Json = Schema.Unknown
 const given = {
   name: Schema.String,
   description: Schema.String,
+  /** Zed's own (PostHog has none): what the experiment sets out to show, apart from the description. */
+  hypothesis: Schema.NullOr(Schema.String),
   feature_flag_id: Schema.Int,
+  /** The holdout whose persons get `holdout-<id>` instead of a variant. */
+  holdout_id: Schema.NullOr(Schema.Int),
   /** `feature_flag_variants`, `minimum_detectable_effect`, … as PostHog keeps them. */
   parameters: Json,
   /** PostHog's legacy insight filters: kept as given. */
@@ -45,6 +49,8 @@ export type StoredExperiment = typeof Experiment.Type
 /** Creating an experiment: a draft (no start date) unless given one, the rest PostHog's default. */
 export const ExperimentInsert = withDefaults(given, {
   description: () => "",
+  hypothesis: () => null,
+  holdout_id: () => null,
   parameters: () => ({}),
   filters: () => ({}),
   metrics: () => [],

@@ -4,10 +4,14 @@ import { ExperimentStore } from "../services/ExperimentStore.js"
 import { statusOf } from "./experimentEntity.js"
 
 // While an experiment runs, its flag must keep serving the same variants in the same split to the
-// same keys: a change of key, variants or split, deactivating or deleting it would break the result.
+// same keys: a change of key, variants or split (its holdout included), deactivating or deleting it
+// would break the result.
 
 const split = (flag: Pick<StoredFlag, "filters">) =>
-  JSON.stringify((flag.filters.multivariate?.variants ?? []).map((v) => [v.key, v.rollout_percentage]))
+  JSON.stringify([
+    (flag.filters.multivariate?.variants ?? []).map((v) => [v.key, v.rollout_percentage]),
+    flag.filters.holdout ?? null
+  ])
 
 /** Why the change would break a running experiment on the flag (the field and the reason), if it would. */
 export const experimentLock = (projectId: number, flag: StoredFlag, patch: FlagPatch) =>
@@ -22,6 +26,6 @@ export const experimentLock = (projectId: number, flag: StoredFlag, patch: FlagP
     if (patch.deleted === true) return { attr: "deleted", detail: `The flag cannot be deleted: ${why}.` }
     if (patch.active === false) return { attr: "active", detail: `The flag cannot be deactivated: ${why}.` }
     if (patch.filters !== undefined && split({ filters: patch.filters }) !== split(flag))
-      return { attr: "filters", detail: `The variants and their split cannot change: ${why}.` }
+      return { attr: "filters", detail: `The variants, their split and the holdout cannot change: ${why}.` }
     return undefined
   })

@@ -4,6 +4,8 @@ import { answerPlanned } from "../queries/planned.js"
 import type { QueryRequest } from "../queries/request.js"
 import { ExperimentStore, type StoredExperiment } from "../services/ExperimentStore.js"
 import { FlagStore } from "../services/FlagStore.js"
+import { HoldoutStore } from "../services/HoldoutStore.js"
+import { exclusionOf, holdoutVariant } from "./holdoutEntity.js"
 import { QueryFailed } from "../services/QueryExecutor.js"
 import {
   type ExposureCriteria,
@@ -27,6 +29,23 @@ export const controlFirst = (variants: ReadonlyArray<Variant>): ReadonlyArray<Va
 ]
 
 const num = (v: unknown) => (v == null ? 0 : Number(v))
+
+/**
+ * The groups an experiment's results compare, control first: its variants, each with its share of
+ * everyone, then its holdout's persons (`holdout-<id>`) as a group of their own.
+ */
+export const experimentArms = (projectId: number, experiment: StoredExperiment) =>
+  Effect.gen(function* () {
+    const variants = controlFirst(variantsOf(experiment.parameters))
+    if (experiment.holdout_id === null) return variants
+    const holdout = Option.getOrUndefined(yield* (yield* HoldoutStore).get(projectId, experiment.holdout_id))
+    if (holdout === undefined) return variants
+    const held = exclusionOf(holdout)
+    return [
+      ...variants.map((v) => ({ ...v, rollout_percentage: (v.rollout_percentage * (100 - held)) / 100 })),
+      { key: holdoutVariant(holdout.id), name: holdout.name, rollout_percentage: held }
+    ]
+  })
 
 /** The metric's result from the statements' rows. */
 export const shapeResult = (
@@ -108,7 +127,7 @@ export const answerExperimentMetric = (
     if (experiment.start_date === null) {
       return yield* Effect.fail(new QueryFailed({ message: "The experiment has not started: it has no results yet." }))
     }
-    const variants = controlFirst(variantsOf(experiment.parameters))
+    const variants = yield* experimentArms(project.id, experiment)
     const criteria = exposureCriteriaOf(experiment.exposure_criteria)
     const scope: ExperimentScope = {
       flagKey: flag.key,

@@ -6,6 +6,7 @@ import type { CohortStore } from "./CohortStore.js"
 import type { EarlyAccessFeatureStore } from "./EarlyAccessFeatureStore.js"
 import type { EventStore } from "./EventStore.js"
 import type { ExperimentStore } from "./ExperimentStore.js"
+import type { HoldoutStore } from "./HoldoutStore.js"
 import type { ExportStore } from "./ExportStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
@@ -41,6 +42,7 @@ export type StorageServices =
   | CohortStore
   | EarlyAccessFeatureStore
   | ExperimentStore
+  | HoldoutStore
   | EventStore
   | ExportStore
   | FlagInputs

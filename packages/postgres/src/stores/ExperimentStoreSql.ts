@@ -31,6 +31,7 @@ export const ExperimentStoreSql = Layer.effect(
       },
       get: (projectId, id) => select(sql`project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head)),
       ofFlag: (projectId, flagId) => select(sql`project_id = ${projectId} AND feature_flag_id = ${flagId}`),
+      ofHoldout: (projectId, holdoutId) => select(sql`project_id = ${projectId} AND holdout_id = ${holdoutId}`),
       create: (projectId, e) =>
         orStorageError(sql<StoredExperiment>`
           INSERT INTO experiments (project_id, ${experiments.inserted}) VALUES (${projectId}, ${experiments.values(e)})

@@ -4,11 +4,11 @@ import { Array as Arr, Effect, Layer } from "effect"
 import { orStorageError } from "./sqlErrors.js"
 
 // The columns are the entity's fields. The API calls them evaluation contexts, the table keeps
-// PostHog's column name; experiments are not kept, so no flag has one.
+// PostHog's column name; `has_experiment` is whether a live, unarchived experiment uses the flag.
 const column = (field: string) => (field === "evaluation_contexts" ? "evaluation_tags" : field)
 const selected = (field: string) =>
   field === "has_experiment"
-    ? "false AS has_experiment"
+    ? "EXISTS (SELECT 1 FROM experiments e WHERE e.feature_flag_id = feature_flags.id AND NOT e.deleted AND NOT e.archived) AS has_experiment"
     : column(field) === field
       ? field
       : `${column(field)} AS ${field}`

@@ -59,6 +59,38 @@ export const PayloadField = ({
   )
 }
 
+/** A variant's key and its share of the rollout. */
+export const VariantFields = ({
+  index,
+  variant,
+  onKey,
+  onSplit
+}: {
+  readonly index: number
+  readonly variant: Variant
+  readonly onKey: (key: string) => void
+  readonly onSplit: (percentage: number) => void
+}) => (
+  <>
+    <Field label={`Variant ${index + 1}: key`} value={variant.key} onChange={onKey} />
+    <Field
+      label={`Variant ${index + 1}: rollout %`}
+      type="number"
+      min={0}
+      max={100}
+      step="any"
+      value={String(variant.rollout_percentage)}
+      onChange={(text) => onSplit(Number(text))}
+    />
+  </>
+)
+
+/** The variants' split, marked unless it sums to 100. */
+export const SplitTotal = ({ variants }: { readonly variants: ReadonlyArray<Variant> }) => {
+  const total = variants.reduce((sum, variant) => sum + variant.rollout_percentage, 0)
+  return <p className={Math.abs(total - 100) < 1e-9 ? "muted" : "error"}>Split: {total}% of 100%</p>
+}
+
 /** A multivariate flag's variants: key, rollout split (summing to 100) and JSON payload each. */
 export const VariantsEditor = ({
   variants,
@@ -71,7 +103,6 @@ export const VariantsEditor = ({
   readonly onChange: (variants: ReadonlyArray<Variant>, payloads: Readonly<Record<string, string>>) => void
   readonly error: unknown
 }) => {
-  const total = variants.reduce((sum, variant) => sum + variant.rollout_percentage, 0)
   return (
     <>
       <ItemList
@@ -85,10 +116,10 @@ export const VariantsEditor = ({
         {(variant, i, set) => (
           <div className="stack">
             <div className="toolbar">
-              <Field
-                label={`Variant ${i + 1}: key`}
-                value={variant.key}
-                onChange={(key) => {
+              <VariantFields
+                index={i}
+                variant={variant}
+                onKey={(key) => {
                   // The payload follows its variant's key.
                   const { [variant.key]: payload, ...rest } = payloads
                   onChange(
@@ -96,15 +127,7 @@ export const VariantsEditor = ({
                     payload === undefined ? rest : { ...rest, [key]: payload }
                   )
                 }}
-              />
-              <Field
-                label={`Variant ${i + 1}: rollout %`}
-                type="number"
-                min={0}
-                max={100}
-                step="any"
-                value={String(variant.rollout_percentage)}
-                onChange={(text) => set({ ...variant, rollout_percentage: Number(text) })}
+                onSplit={(rollout_percentage) => set({ ...variant, rollout_percentage })}
               />
             </div>
             <FieldError error={error} attr={`filters__multivariate__variants__${i}`} />
@@ -118,9 +141,7 @@ export const VariantsEditor = ({
           </div>
         )}
       </ItemList>
-      {variants.length > 0 && (
-        <p className={Math.abs(total - 100) < 1e-9 ? "muted" : "error"}>Split: {total}% of 100%</p>
-      )}
+      {variants.length > 0 && <SplitTotal variants={variants} />}
       <FieldError error={error} attr="filters__multivariate" exact />
     </>
   )

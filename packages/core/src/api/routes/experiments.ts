@@ -1,7 +1,8 @@
+import { ArchivedSearchQuery, archivedFilter } from "../archivedSearchQuery.js"
 import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
-import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
+import { Paginated, paginated, toPage } from "../../domain/pagination.js"
 import {
   ExposureCriteria,
   Metric,
@@ -12,7 +13,8 @@ import {
   variantsOf
 } from "../../experiments/definition.js"
 import { Experiment as Entity, newExperiment, statusOf } from "../../experiments/experimentEntity.js"
-import { answerExperimentMetric, controlFirst } from "../../experiments/results.js"
+import { flagHoldoutFilters } from "../../experiments/holdoutEntity.js"
+import { answerExperimentMetric, experimentArms } from "../../experiments/results.js"
 import { sampleSize } from "../../experiments/statistics.js"
 import { FlagDefinitions } from "../../flags/definitions.js"
 import { newFlag } from "../../flags/flagEntity.js"
@@ -21,11 +23,14 @@ import type { QueryAnswer } from "../../queries/runner.js"
 import { check, Instant, PathId } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { ExperimentStore, type StoredExperiment } from "../../services/ExperimentStore.js"
+import { HoldoutStore } from "../../services/HoldoutStore.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import { PropertyDefinitions } from "../../services/PropertyDefinitions.js"
 import { Transactor } from "../../services/Transactor.js"
 import { NotFound } from "../errors.js"
 import { createFlag, FlagKey, updateFlag } from "../flagWrites.js"
+import { setFlagHoldout } from "../holdoutFlags.js"
+import { Holdout, holdoutFor, presentHoldouts } from "./experimentHoldouts.js"
 import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
 import { queryFailure } from "../queryReplies.js"
 import { Reply } from "../reply.js"
@@ -55,6 +60,12 @@ const ExperimentWrite = Schema.Struct({
     )
   ),
   description: Schema.optional(Schema.NullOr(Schema.String)),
+  hypothesis: Schema.optional(Schema.NullOr(Schema.String)).annotations({
+    description: "Zed's own: what the experiment sets out to show (PostHog keeps it in the description)."
+  }),
+  holdout_id: Schema.optional(Schema.NullOr(Schema.Int)).annotations({
+    description: "A holdout (`/experiment_holdouts/`) whose persons get `holdout-<id>`; set while a draft."
+  }),
   parameters: Schema.optional(Schema.NullOr(Parameters)),
   filters: Schema.optional(Schema.NullOr(Schema.Record({ key: Schema.String, value: Schema.Unknown }))),
   metrics: Schema.optional(Schema.NullOr(Schema.Array(Metric))),
@@ -84,13 +95,13 @@ const ExperimentUpdate = Schema.Struct({
 }).annotations({ identifier: "ExperimentUpdate" })
 
 const Experiment = Schema.Struct({
-  ...Struct.pick(Entity.fields, "id", "name", "description"),
+  ...Struct.pick(Entity.fields, "id", "name", "description", "hypothesis"),
   start_date: Schema.NullOr(Schema.Date),
   end_date: Schema.NullOr(Schema.Date),
   feature_flag_key: Schema.String,
   feature_flag: Schema.NullOr(MinimalFlag),
-  holdout: Schema.Null,
-  holdout_id: Schema.Null,
+  holdout: Schema.NullOr(Holdout),
+  holdout_id: Schema.NullOr(Schema.Int),
   exposure_cohort: Schema.Null,
   ...Struct.pick(Entity.fields, "parameters", "filters", "archived", "deleted"),
   secondary_metrics: Schema.Array(Schema.Unknown),
@@ -116,14 +127,19 @@ const present = (projectId: number, experiments: ReadonlyArray<StoredExperiment>
   Effect.gen(function* () {
     const flags = yield* flagsById(projectId)
     const user = yield* userLookup(experiments.map((e) => e.created_by))
+    const store = yield* HoldoutStore
+    const used = [...new Set(experiments.flatMap((e) => (e.holdout_id === null ? [] : [e.holdout_id])))]
+    const found = yield* Effect.forEach(used, (id) => store.get(projectId, id))
+    const holdouts = new Map(
+      (yield* presentHoldouts(found.flatMap((h) => (Option.isSome(h) ? [h.value] : [])))).map((h) => [h.id, h])
+    )
     return experiments.map((e): typeof Experiment.Type => {
       const flag = flags.get(e.feature_flag_id)
       return {
         ...e,
         feature_flag_key: flag?.key ?? "",
         feature_flag: minimalFlag(projectId, flag),
-        holdout: null,
-        holdout_id: null,
+        holdout: e.holdout_id === null ? null : (holdouts.get(e.holdout_id) ?? null),
         exposure_cohort: null,
         secondary_metrics: [],
         saved_metrics: [],
@@ -217,20 +233,13 @@ const list = environmentRoute({
   summary: "List experiments",
   description: "Newest first; `archived` and `search` (part of the name) filter.",
   scope: "experiment:read",
-  query: PageParams.pipe(
-    Schema.extend(
-      Schema.Struct({
-        archived: Schema.optional(Schema.Literal("true", "false")),
-        search: Schema.optional(Schema.String)
-      })
-    )
-  ),
+  query: ArchivedSearchQuery,
   response: Paginated(Experiment, "PaginatedExperimentList"),
   handler: ({ project, query, request }) =>
     Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* ExperimentStore).list(project.id, {
-        archived: query.archived === undefined ? undefined : query.archived === "true",
+        archived: archivedFilter(query.archived),
         search: query.search,
         ...page
       })
@@ -252,6 +261,7 @@ const create = environmentRoute({
   handler: ({ body, principal, project }) =>
     Effect.gen(function* () {
       yield* checkMetricEvents(project, body)
+      const holdout = body.holdout_id == null ? null : yield* holdoutFor(project.id, body.holdout_id, "holdout_id")
       const flags = yield* FlagStore
       const created = yield* (yield* Transactor).transaction(
         Effect.gen(function* () {
@@ -260,6 +270,7 @@ const create = environmentRoute({
           let flag: StoredFlag
           if (existing !== undefined) {
             flag = existing
+            if (holdout !== null) yield* setFlagHoldout(project, flag.id, holdout, principal.user.id)
           } else {
             const variants = given ?? DEFAULT_VARIANTS
             flag = yield* createFlag(
@@ -269,7 +280,8 @@ const create = environmentRoute({
                 name: `Feature Flag for Experiment ${body.name}`,
                 filters: {
                   groups: [{ properties: [], rollout_percentage: 100, variant: null }],
-                  multivariate: { variants: variants.map((v) => ({ ...v, name: v.name ?? null })) }
+                  multivariate: { variants: variants.map((v) => ({ ...v, name: v.name ?? null })) },
+                  ...(holdout === null ? {} : flagHoldoutFilters(holdout))
                 },
                 created_by: principal.user.id
               })
@@ -289,6 +301,7 @@ const create = environmentRoute({
               ...after,
               description: body.description ?? undefined,
               feature_flag_id: flag.id,
+              holdout_id: holdout?.id ?? null,
               parameters: { ...body.parameters, feature_flag_variants: variants },
               filters: body.filters ?? undefined,
               metrics: body.metrics ?? undefined,
@@ -347,6 +360,11 @@ const update = environmentRoute({
           "The variants of an experiment that has started cannot change.",
           "parameters__feature_flag_variants"
         )
+      const holdoutChange = body.holdout_id !== undefined && body.holdout_id !== before.holdout_id
+      if (holdoutChange && statusOf(before) !== "draft")
+        return yield* invalid("The holdout of an experiment that has started cannot change.", "holdout_id")
+      const holdout =
+        holdoutChange && body.holdout_id != null ? yield* holdoutFor(project.id, body.holdout_id, "holdout_id") : null
       const updated = yield* (yield* Transactor).transaction(
         Effect.gen(function* () {
           if (variants !== undefined) {
@@ -359,6 +377,7 @@ const update = environmentRoute({
               }
             })
           }
+          if (holdoutChange) yield* setFlagHoldout(project, flag.id, holdout, principal.user.id)
           const saved = yield* (yield* ExperimentStore).update(project.id, params.id, {
             ...body,
             ...after,
@@ -377,6 +396,8 @@ const update = environmentRoute({
           })
         })
       )
+      // Archiving or deleting it changes its flag's `has_experiment`.
+      yield* (yield* FlagDefinitions).invalidate(project.id)
       return yield* presentOne(project.id, updated)
     })
 })
@@ -468,7 +489,7 @@ const results = environmentRoute({
       return Reply.json(running ? 202 : 200, {
         experiment_id: experiment.id,
         status: statusOf(experiment),
-        variants: controlFirst(variantsOf(experiment.parameters)),
+        variants: yield* experimentArms(project.id, experiment),
         primary: primary.map((a) => a.body),
         secondary: secondary.map((a) => a.body)
       })

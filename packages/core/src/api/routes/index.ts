@@ -12,6 +12,7 @@ import { dashboardRoutes } from "./dashboards.js"
 import { definitionRoutes } from "./definitions.js"
 import { earlyAccessFeatureRoutes } from "./earlyAccessFeatures.js"
 import { eventRoutes } from "./events.js"
+import { experimentHoldoutRoutes } from "./experimentHoldouts.js"
 import { experimentRoutes } from "./experiments.js"
 import { exportRoutes } from "./exports.js"
 import { featureFlagRoutes } from "./featureFlags.js"
@@ -77,6 +78,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...surveyRoutes,
   ...earlyAccessFeatureRoutes,
   ...experimentRoutes,
+  ...experimentHoldoutRoutes,
   ...heatmapRoutes,
   ...captureRouteList,
   ...recordingCaptureRoutes,

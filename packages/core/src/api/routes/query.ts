@@ -7,6 +7,7 @@ import { answerWebOverview, answerWebStatsTable } from "../../queries/webAnalyti
 import { answerExperimentQuery } from "../../queries/experimentQuery.js"
 import type { ExperimentStore } from "../../services/ExperimentStore.js"
 import type { FlagStore } from "../../services/FlagStore.js"
+import type { HoldoutStore } from "../../services/HoldoutStore.js"
 import { type QueryAnswer, type QueryRunError, QueryRunner } from "../../queries/runner.js"
 import { check } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
@@ -35,7 +36,7 @@ const create = environmentRoute({
     const answer: Effect.Effect<
       QueryAnswer,
       QueryRunError,
-      QueryRunner | InsightCompute | ExperimentStore | FlagStore
+      QueryRunner | InsightCompute | ExperimentStore | FlagStore | HoldoutStore
     > = isZedQL(query)
       ? Effect.flatMap(QueryRunner, (runner) => runner.run(project, { ...body, query }))
       : isInsight(query)

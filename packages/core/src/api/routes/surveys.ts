@@ -1,3 +1,4 @@
+import { ArchivedSearchQuery, archivedFilter } from "../archivedSearchQuery.js"
 import { Effect, Option, Schema, Struct } from "effect"
 import type { Project } from "../../domain/models.js"
 import { UserBasic } from "../../domain/models.js"
@@ -29,7 +30,7 @@ import { NotFound } from "../errors.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { createFlag, FlagFiltersSchema, updateFlag } from "../flagWrites.js"
 import { flagsById, MinimalFlag, minimalFlag } from "../minimalFlag.js"
-import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
+import { Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { publicJson, tokenProject } from "../projectToken.js"
 import { Reply } from "../reply.js"
 import { environmentRoute, publicRoute } from "../route.js"
@@ -244,20 +245,13 @@ const list = environmentRoute({
   summary: "List surveys",
   description: "Newest first; `archived` and `search` (name or description) filter.",
   scope: "survey:read",
-  query: PageParams.pipe(
-    Schema.extend(
-      Schema.Struct({
-        archived: Schema.optional(Schema.Literal("true", "false")),
-        search: Schema.optional(Schema.String)
-      })
-    )
-  ),
+  query: ArchivedSearchQuery,
   response: Paginated(Survey, "PaginatedSurveyList"),
   handler: ({ project, query, request }) =>
     Effect.gen(function* () {
       const page = toPage(query)
       const { count, results } = yield* (yield* SurveyStore).list(project.id, {
-        archived: query.archived === undefined ? undefined : query.archived === "true",
+        archived: archivedFilter(query.archived),
         search: query.search,
         ...page
       })

@@ -1,18 +1,16 @@
 import { Effect, Option } from "effect"
 import { ExperimentStore, type StoredExperiment } from "../ExperimentStore.js"
 import type { Journal } from "./journal.js"
-
-type Owned = StoredExperiment & { readonly project_id: number }
-
-const strip = ({ project_id: _, ...rest }: Owned): StoredExperiment => rest
+import { makeOwnedTable } from "./ownedTable.js"
 
 export const makeMemoryExperiments = (journal: Journal) => {
-  const experiments = new Map<number, Owned>()
-  let next = 1
-  const live = (projectId: number) =>
-    [...experiments.values()].filter((e) => e.project_id === projectId && !e.deleted).sort((a, b) => b.id - a.id)
+  const table = makeOwnedTable<StoredExperiment, { project_id: number }>(journal, ["project_id"])
+  const live = (projectId: number) => table.live((e) => e.project_id === projectId)
   const find = (projectId: number, id: number) => live(projectId).find((e) => e.id === id)
-  return ExperimentStore.of({
+  /** Whether a live, unarchived experiment runs on the flag: the flags store's `has_experiment`. */
+  const onFlag = (projectId: number, flagId: number) =>
+    live(projectId).some((e) => e.feature_flag_id === flagId && !e.archived)
+  const store = ExperimentStore.of({
     list: (projectId, q) =>
       Effect.sync(() => {
         const search = q.search?.toLowerCase()
@@ -21,40 +19,24 @@ export const makeMemoryExperiments = (journal: Journal) => {
             (search === undefined || e.name.toLowerCase().includes(search)) &&
             (q.archived === undefined || e.archived === q.archived)
         )
-        return { count: selected.length, results: selected.slice(q.offset, q.offset + q.limit).map(strip) }
+        return { count: selected.length, results: selected.slice(q.offset, q.offset + q.limit).map(table.strip) }
       }),
-    get: (projectId, id) => Effect.sync(() => Option.fromNullable(find(projectId, id)).pipe(Option.map(strip))),
+    get: (projectId, id) => Effect.sync(() => Option.fromNullable(find(projectId, id)).pipe(Option.map(table.strip))),
     ofFlag: (projectId, flagId) =>
       Effect.sync(() =>
         live(projectId)
           .filter((e) => e.feature_flag_id === flagId)
-          .map(strip)
+          .map(table.strip)
       ),
-    create: (projectId, input) =>
-      Effect.sync(() => {
-        const now = new Date()
-        const experiment: Owned = {
-          ...input,
-          id: next++,
-          project_id: projectId,
-          deleted: false,
-          created_at: now,
-          updated_at: now
-        }
-        journal.set(experiments, experiment.id, experiment)
-        return strip(experiment)
-      }),
+    ofHoldout: (projectId, holdoutId) =>
+      Effect.sync(() =>
+        live(projectId)
+          .filter((e) => e.holdout_id === holdoutId)
+          .map(table.strip)
+      ),
+    create: (projectId, input) => Effect.sync(() => table.insert(input, { project_id: projectId })),
     update: (projectId, id, patch) =>
-      Effect.sync(() => {
-        const experiment = find(projectId, id)
-        if (experiment === undefined) return Option.none()
-        const changed: Owned = {
-          ...experiment,
-          ...Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)),
-          updated_at: new Date()
-        }
-        journal.set(experiments, id, changed)
-        return Option.some(strip(changed))
-      })
+      Effect.sync(() => Option.map(Option.fromNullable(find(projectId, id)), (e) => table.patch(e, patch)))
   })
+  return { store, onFlag }
 }

@@ -3,7 +3,8 @@ import { FlagStore, type StoredFlag } from "../FlagStore.js"
 import { StorageError } from "../StorageError.js"
 import type { Journal } from "./journal.js"
 
-export const makeMemoryFlags = (journal: Journal) => {
+/** `hasExperiment`: whether a live, unarchived experiment uses the flag (the experiments store knows). */
+export const makeMemoryFlags = (journal: Journal, hasExperiment: (projectId: number, flagId: number) => boolean) => {
   const flags = new Map<number, StoredFlag & { readonly project_id: number }>()
   let nextId = 1
   const live = (projectId: number) => [...flags.values()].filter((f) => f.project_id === projectId && !f.deleted)
@@ -12,7 +13,10 @@ export const makeMemoryFlags = (journal: Journal) => {
   // What the SQL store's unique index reports: a conflict.
   const keyTaken = (key: string) =>
     Effect.fail(new StorageError({ message: `a flag with key ${key} exists`, conflict: true }))
-  const strip = ({ project_id: _, ...flag }: StoredFlag & { project_id: number }): StoredFlag => flag
+  const strip = ({ project_id, ...flag }: StoredFlag & { project_id: number }): StoredFlag => ({
+    ...flag,
+    has_experiment: hasExperiment(project_id, flag.id)
+  })
   const newestFirst = (a: StoredFlag, b: StoredFlag) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
 
   return FlagStore.of({

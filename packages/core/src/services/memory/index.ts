@@ -44,6 +44,8 @@ import { makeMemoryPropertyDefinitions } from "./propertyDefinitions.js"
 import { makeMemoryAnnotations } from "./annotations.js"
 import { makeMemoryActions } from "./actions.js"
 import { makeMemoryExperiments } from "./experiments.js"
+import { makeMemoryHoldouts } from "./holdouts.js"
+import { HoldoutStore } from "../HoldoutStore.js"
 import { ExperimentStore } from "../ExperimentStore.js"
 import { makeMemoryExports } from "./exports.js"
 import { makeMemoryQueryCache, makeMemoryQueryStatuses, memoryQueryExecutor } from "./queries.js"
@@ -62,6 +64,7 @@ export const memoryStorage = (): ZedStorage =>
       const persons = makeMemoryPersons(journal)
       const groups = makeMemoryGroups(journal)
       const cohorts = makeMemoryCohorts(journal, persons.store)
+      const experiments = makeMemoryExperiments(journal)
       const flagInputs = makeMemoryFlagInputs({
         ...persons,
         persons: persons.store,
@@ -74,7 +77,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(EventStore, makeMemoryEvents(journal)),
           Layer.succeed(PersonStore, persons.store),
           Layer.succeed(GroupStore, groups),
-          Layer.succeed(FlagStore, makeMemoryFlags(journal)),
+          Layer.succeed(FlagStore, makeMemoryFlags(journal, experiments.onFlag)),
           Layer.succeed(CohortStore, cohorts.store),
           Layer.succeed(InsightStore, makeMemoryInsights(journal)),
           Layer.succeed(RecordingStore, makeMemoryRecordings(journal)),
@@ -83,7 +86,8 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(EarlyAccessFeatureStore, makeMemoryEarlyAccessFeatures(journal)),
           Layer.succeed(AnnotationStore, makeMemoryAnnotations(journal)),
           Layer.succeed(ActionStore, makeMemoryActions(journal)),
-          Layer.succeed(ExperimentStore, makeMemoryExperiments(journal)),
+          Layer.succeed(ExperimentStore, experiments.store),
+          Layer.succeed(HoldoutStore, makeMemoryHoldouts(journal)),
           Layer.succeed(ExportStore, makeMemoryExports(journal)),
           Layer.succeed(HeatmapStore, makeMemoryHeatmaps(journal)),
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
