@@ -30,3 +30,6 @@ export {
   type ZedLimits
 } from "./services/ZedConfig.js"
 export { VERSION } from "./version.js"
+export { exportProjectTo, importProjectFrom } from "./transfer/projectTransfer.js"
+export { TRANSFER_FORMAT, TRANSFER_VERSION, TransferError } from "./transfer/format.js"
+export type { ImportSummary } from "./transfer/importProject.js"

@@ -1,5 +1,7 @@
-import { writeFileSync } from "node:fs"
+import { once } from "node:events"
+import { createReadStream, createWriteStream, writeFileSync } from "node:fs"
 import { join } from "node:path"
+import { createInterface } from "node:readline"
 import { parseArgs } from "node:util"
 import { migrateEvents } from "@zed/clickhouse"
 import {
@@ -7,7 +9,9 @@ import {
   DEFAULT_DEMO_DAYS,
   DEFAULT_DEMO_SEED,
   DEFAULT_LIMITS,
+  exportProjectTo,
   generatePassword,
+  importProjectFrom,
   loadDemoData,
   openApiDocument,
   VERSION
@@ -36,6 +40,12 @@ const usage = `Usage:
                                               write the API reference (stdout when no file is given)
   zed demo --events <n> [--seed <n>] [--end <YYYY-MM-DD>] [--project <id>]
                                               load generated demo events (${DEFAULT_DEMO_DAYS} days up to --end, default today UTC)
+  zed export [--project <id>] [--output <file>]
+                                              write a whole project (default 1) in the transfer format, to stdout
+                                              when no file is given (see docs/operations.md)
+  zed import [--input <file>] [--project <id>]
+                                              read a transfer stream (stdin when no file is given) into a new
+                                              project, or into project --project; events keep their uuids
   zed migrate-events [--batch-size <n>]       copy events, persons and groups from Postgres to ClickHouse (CLICKHOUSE_URL
                                               or ZED_EVENTS=chdb) with Zed stopped; run it again to resume`
 
@@ -144,23 +154,8 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
       values.seed === undefined ? DEFAULT_DEMO_SEED : integerArg("--seed", values.seed, Number.MIN_SAFE_INTEGER)
     const project = values.project === undefined ? 1 : integerArg("--project", values.project, 1)
     const end = values.end === undefined ? startOfUtcDay(new Date()) : dayArg(values.end)
-    const config = await loadConfig()
-    // A fresh store is set up as `zed serve` would set it up, so the data has a project to go to.
-    const zed = await onDatabase(config, () =>
-      createZed({
-        storage: storageFor(config),
-        bootstrap: {
-          projectApiKey: Option.getOrUndefined(config.projectApiKey),
-          personalApiKey: Option.getOrUndefined(config.personalApiKey),
-          ...bootstrapAdmin(config)
-        }
-      })
-    )
+    const zed = await openStore(await loadConfig())
     try {
-      if (zed.bootstrap.created)
-        console.error(
-          `Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`
-        )
       const started = performance.now()
       const rate = (loaded: number) => `${Math.round(loaded / ((performance.now() - started) / 1000))} events/s`
       let reported = 0
@@ -178,6 +173,42 @@ const commands: Record<string, (args: Array<string>) => Promise<void>> = {
       const seconds = (performance.now() - started) / 1000
       console.log(
         `Loaded ${loaded} demo events (seed ${seed}, up to ${end.toISOString().slice(0, 10)}) into project ${project} in ${seconds.toFixed(1)} s, ${rate(loaded)}`
+      )
+    } finally {
+      await zed.close()
+    }
+  },
+
+  export: async (args) => {
+    const { values } = parseArgs({ args, options: { project: { type: "string" }, output: { type: "string" } } })
+    const project = values.project === undefined ? 1 : integerArg("--project", values.project, 1)
+    const config = await loadConfig()
+    const zed = await onDatabase(config, () => createZed({ storage: storageFor(config), bootstrap: false }))
+    const out = values.output === undefined ? process.stdout : createWriteStream(values.output)
+    try {
+      await exportProjectTo(zed, project, (text) =>
+        // Waits while the output's buffer is full, so a slow disk or pipe holds the export back.
+        out.write(text) ? Promise.resolve() : once(out, "drain").then(() => undefined)
+      )
+    } finally {
+      await zed.close()
+      if (out !== process.stdout) await new Promise<void>((resolve) => out.end(() => resolve()))
+    }
+  },
+
+  import: async (args) => {
+    const { values } = parseArgs({ args, options: { project: { type: "string" }, input: { type: "string" } } })
+    const project = values.project === undefined ? undefined : integerArg("--project", values.project, 1)
+    const zed = await openStore(await loadConfig())
+    try {
+      const input = values.input === undefined ? process.stdin : createReadStream(values.input)
+      const started = performance.now()
+      // The iterator is made at once: readline drops the lines it reads before one exists.
+      const lines = createInterface({ input, crlfDelay: Infinity })[Symbol.asyncIterator]()
+      const summary = await importProjectFrom(zed, { [Symbol.asyncIterator]: () => lines }, { project })
+      const counts = Object.entries(summary.read).map(([type, n]) => `${n} ${type}`)
+      console.log(
+        `Imported into project ${summary.project.id} ("${summary.project.name}") in ${((performance.now() - started) / 1000).toFixed(1)} s: ${counts.join(", ") || "nothing"}; ${summary.events} events new`
       )
     } finally {
       await zed.close()
@@ -297,6 +328,25 @@ const resetPassword = async (api: ApiClient, email: string, password: string) =>
     200,
     "password refused"
   )
+}
+
+/** Zed on the configured store; a fresh store is set up as `zed serve` would, so data has a project to go to. */
+const openStore = async (config: ServerConfig) => {
+  const zed = await onDatabase(config, () =>
+    createZed({
+      storage: storageFor(config),
+      bootstrap: {
+        projectApiKey: Option.getOrUndefined(config.projectApiKey),
+        personalApiKey: Option.getOrUndefined(config.personalApiKey),
+        ...bootstrapAdmin(config)
+      }
+    })
+  )
+  if (zed.bootstrap.created)
+    console.error(
+      `Set up a new install; its credentials are in ${writeCredentials(config.dataDir, zed.bootstrap.credentials)}`
+    )
+  return zed
 }
 
 /** Opens storage with `open`; a PostgreSQL that cannot be used is reported in one line saying what to do. */

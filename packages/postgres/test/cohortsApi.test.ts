@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, type Zed } from "@zed/core"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import type { Zed } from "@zed/core"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY, postQuery, zedqlRequest } from "../../core/test/support.js"
-import { backends } from "./backends.js"
+import { apiSuite } from "./apiSuite.js"
 
 // A cohort's persons through the API: dynamic cohorts list the persons matching their filters now
 // (nested groups, negation, nested dynamic and static cohorts), paged newest first, with the count on
@@ -35,16 +35,11 @@ const expected = (member: (p: Made) => boolean) =>
     .map((p) => `u${p.i}`)
 
 describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (name) => {
+  const suite = apiSuite("cohorts-api", name)
+  const { send } = suite
   let zed: Zed
-  let cleanup: () => Promise<void>
   const cohort: Record<"a" | "b" | "c" | "empty", number> = { a: 0, b: 0, c: 0, empty: 0 }
 
-  const send = (method: string, path: string, body?: unknown) =>
-    call(zed, `/api/projects/1${path}`, {
-      method,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      key: ADMIN_KEY
-    })
   const make = async (body: unknown) => {
     const res = await send("POST", "/cohorts/", body)
     expect(res.status, res.text).toBe(201)
@@ -59,12 +54,7 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (na
     page.results.map((p) => p.distinct_ids[0])
 
   beforeAll(async () => {
-    const backend = await backends("cohorts-api")[name]!()
-    cleanup = backend.cleanup
-    zed = await createZed({
-      storage: backend.storage,
-      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY, adminPassword: null }
-    })
+    zed = suite.zed
     await importEvents(
       zed,
       PROJECT_KEY,
@@ -114,10 +104,6 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s cohort persons", (na
         }
       }
     })
-  })
-  afterAll(async () => {
-    await zed?.close()
-    await cleanup?.()
   })
 
   it("lists the persons matching a dynamic cohort, with its count", async () => {

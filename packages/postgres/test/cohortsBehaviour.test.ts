@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, type Zed } from "@zed/core"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import type { Zed } from "@zed/core"
 import fc from "fast-check"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY, postQuery, zedqlRequest } from "../../core/test/support.js"
-import { backends } from "./backends.js"
+import { apiSuite } from "./apiSuite.js"
 
 // Behavioural cohorts through the API: each kind of behavioural filter, nested cohorts, negation and
 // person properties, calculated in the background and served by `…/persons/`, IN COHORT and flags.
@@ -84,16 +84,11 @@ const expected = (member: (p: Made) => boolean) =>
     .sort()
 
 describe.each(["pglite", "postgres", "chdb"])("%s behavioural cohorts", (name) => {
+  const suite = apiSuite("cohorts-behaviour", name)
+  const { send } = suite
   let zed: Zed
-  let cleanup: () => Promise<void>
   const ids: Record<string, number> = {}
 
-  const send = (method: string, path: string, body?: unknown) =>
-    call(zed, `/api/projects/1${path}`, {
-      method,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      key: ADMIN_KEY
-    })
   const make = async (cohortName: string, filters: unknown) => {
     const res = await send("POST", "/cohorts/", { name: cohortName, filters })
     expect(res.status, res.text).toBe(201)
@@ -110,14 +105,7 @@ describe.each(["pglite", "postgres", "chdb"])("%s behavioural cohorts", (name) =
       await new Promise((resolve) => setTimeout(resolve, 200))
     }
   }
-  const members = async (id: number) => {
-    const res = await send("GET", `/cohorts/${id}/persons/?limit=1000`)
-    expect(res.status, res.text).toBe(200)
-    return {
-      count: res.json.count as number,
-      ids: (res.json.results as Array<{ distinct_ids: Array<string> }>).map((p) => p.distinct_ids[0]!).sort()
-    }
-  }
+  const { members } = suite
   const distinctIdsWhere = async (where: string) => {
     const res = await postQuery(
       zed,
@@ -131,12 +119,7 @@ describe.each(["pglite", "postgres", "chdb"])("%s behavioural cohorts", (name) =
   }
 
   beforeAll(async () => {
-    const backend = await backends("cohorts-behaviour")[name]!()
-    cleanup = backend.cleanup
-    zed = await createZed({
-      storage: backend.storage,
-      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY, adminPassword: null }
-    })
+    zed = suite.zed
     await importEvents(
       zed,
       PROJECT_KEY,
@@ -173,10 +156,6 @@ describe.each(["pglite", "postgres", "chdb"])("%s behavioural cohorts", (name) =
     )
     for (const id of Object.values(ids)) await calculated(id, before - 1000)
   }, 600_000)
-  afterAll(async () => {
-    await zed?.close()
-    await cleanup?.()
-  })
 
   it("lists each behavioural cohort's persons as the histories say, with the count", async () => {
     for (const [key, member] of [...Object.entries(RULES), ["nested", nested] as const]) {

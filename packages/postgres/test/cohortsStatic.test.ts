@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
-import { createZed, type Zed } from "@zed/core"
-import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
-import { backends } from "./backends.js"
+import { beforeAll, describe, expect, it } from "@effect/vitest"
+import type { Zed } from "@zed/core"
+import { ADMIN_KEY, importEvents, PROJECT_KEY } from "../../core/test/support.js"
+import { CSV_CHUNK } from "../../core/src/flags/staticCohortSources.js"
+import { apiSuite } from "./apiSuite.js"
 
 // Static cohorts from a CSV upload (multipart `csv`, as PostHog's app sends it: distinct ids, e-mails
 // or person ids) and from an insight's persons ("save as cohort"). The members expected are worked
@@ -12,16 +13,11 @@ const T0 = Date.parse(`${DAY}T10:00:00Z`)
 const PEOPLE = Array.from({ length: 24 }, (_, i) => ({ i, email: `p${i}@x.test`, buys: i % 3 === 0 }))
 
 describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (name) => {
+  const suite = apiSuite("cohorts-static", name)
+  const { send } = suite
   let zed: Zed
-  let cleanup: () => Promise<void>
   const uuidOf = new Map<string, string>()
 
-  const send = (method: string, path: string, body?: unknown) =>
-    call(zed, `/api/projects/1${path}`, {
-      method,
-      body: body === undefined ? undefined : JSON.stringify(body),
-      key: ADMIN_KEY
-    })
   /** A multipart request with the CSV as a file, as PostHog's app uploads it. */
   const upload = async (method: string, path: string, fields: Record<string, string>, csv: string) => {
     const form = new FormData()
@@ -38,10 +34,9 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
     return { status: response.status, text, json: JSON.parse(text) }
   }
   const members = async (id: number) => {
-    const res = await send("GET", `/cohorts/${id}/persons/?limit=1000`)
-    expect(res.status, res.text).toBe(200)
-    expect(res.json.count).toBe(res.json.results.length)
-    return (res.json.results as Array<{ distinct_ids: Array<string> }>).map((p) => p.distinct_ids[0]!).sort()
+    const { count, ids } = await suite.members(id)
+    expect(count).toBe(ids.length)
+    return ids
   }
   const ids = (pick: (p: (typeof PEOPLE)[number]) => boolean) =>
     PEOPLE.filter(pick)
@@ -49,12 +44,7 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
       .sort()
 
   beforeAll(async () => {
-    const backend = await backends("cohorts-static")[name]!()
-    cleanup = backend.cleanup
-    zed = await createZed({
-      storage: backend.storage,
-      bootstrap: { personalApiKey: ADMIN_KEY, projectApiKey: PROJECT_KEY, adminPassword: null }
-    })
+    zed = suite.zed
     await importEvents(
       zed,
       PROJECT_KEY,
@@ -74,10 +64,6 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
     for (const p of listed.json.results as Array<{ uuid: string; distinct_ids: Array<string> }>)
       uuidOf.set(p.distinct_ids[0]!, p.uuid)
     expect(uuidOf.size).toBe(PEOPLE.length)
-  })
-  afterAll(async () => {
-    await zed?.close()
-    await cleanup?.()
   })
 
   it("lists the persons of a CSV of distinct ids without a header, unknown ones left out", async () => {
@@ -114,6 +100,29 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
     expect(more.status, more.text).toBe(200)
     expect(more.json.count).toBe(byUuid.length + 2)
     expect(await members(uuids.json.id)).toEqual(ids((p) => p.i >= 20 || p.i === 0 || p.i === 2))
+  })
+
+  it("looks a long CSV up a chunk at a time, persons in every chunk found", async () => {
+    // Unknown ids pad the file so the persons named fall into three chunks, one of them at a chunk's edge.
+    const named = PEOPLE.filter((p) => p.i % 5 === 2)
+    const lines = Array.from({ length: CSV_CHUNK * 2 + 7 }, (_, i) => `missing-${i}`)
+    const at = [0, CSV_CHUNK - 1, CSV_CHUNK, CSV_CHUNK + 500, CSV_CHUNK * 2 + 3]
+    expect(named.length).toBe(at.length)
+    named.forEach((p, k) => {
+      lines[at[k]!] = `u${p.i}`
+    })
+    const res = await upload("POST", "/cohorts/", { name: "Long", is_static: "true" }, lines.join("\n"))
+    expect(res.status, res.text).toBe(201)
+    expect(res.json.count).toBe(named.length)
+    expect(await members(res.json.id)).toEqual(ids((p) => p.i % 5 === 2))
+    const byEmail = await upload(
+      "POST",
+      "/cohorts/",
+      { name: "Long e-mails", is_static: "true" },
+      ["email", ...lines.map((l) => (l.startsWith("u") ? `p${l.slice(1)}@x.test` : `${l}@x.test`))].join("\n")
+    )
+    expect(byEmail.status, byEmail.text).toBe(201)
+    expect(await members(byEmail.json.id)).toEqual(ids((p) => p.i % 5 === 2))
   })
 
   it("refuses a CSV for a dynamic cohort", async () => {

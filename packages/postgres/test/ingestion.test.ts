@@ -230,6 +230,53 @@ describe.each(Object.keys(backends))("%s ingestion", (name) => {
     )
   })
 
+  it("pages events and persons by keyset as by offset, and finds persons by many distinct ids or e-mails", async () => {
+    const events = await run(Effect.flatMap(EventStore, (s) => s.list(1, { limit: 1000, offset: 0 })))
+    const persons = (
+      await run(Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit: 1000, offset: 0 })))
+    ).results
+    for (const limit of [1, 3, 7]) {
+      const keyed: Array<string> = []
+      let beyond: { timestamp: Date; uuid: string } | undefined
+      for (;;) {
+        const page = await run(Effect.flatMap(EventStore, (s) => s.list(1, { limit, offset: 0, beyond })))
+        keyed.push(...page.map((e) => e.uuid))
+        if (page.length < limit) break
+        beyond = page.at(-1)!
+      }
+      expect(keyed).toEqual(events.map((e) => e.uuid))
+      const people: Array<number> = []
+      let after: { created_at: Date; id: number } | undefined
+      for (;;) {
+        const { results } = await run(
+          Effect.flatMap(PersonStore, (s) => s.list(1, { properties: [], limit, offset: 0, beyond: after }))
+        )
+        people.push(...results.map((p) => p.id))
+        if (results.length < limit) break
+        after = results.at(-1)!
+      }
+      expect(people).toEqual(persons.map((p) => p.id))
+    }
+    const ids = persons.flatMap((p) => p.distinct_ids).filter((_, i) => i % 3 === 0)
+    const byIds = await run(
+      Effect.flatMap(PersonStore, (s) =>
+        s.list(1, { distinct_ids: [...ids, "nobody"], properties: [], limit: 1000, offset: 0 })
+      )
+    )
+    expect(byIds.results.map((p) => p.id)).toEqual(
+      persons.filter((p) => p.distinct_ids.some((d) => ids.includes(d))).map((p) => p.id)
+    )
+    const emailOf = (p: (typeof persons)[number]) => p.properties["email"]
+    const emails = [...new Set(persons.map(emailOf).filter((e): e is string => typeof e === "string"))]
+    expect(emails.length).toBeGreaterThan(0)
+    const byEmails = await run(
+      Effect.flatMap(PersonStore, (s) => s.list(1, { emails, properties: [], limit: 1000, offset: 0 }))
+    )
+    expect(byEmails.results.map((p) => p.id)).toEqual(
+      persons.filter((p) => emails.includes(emailOf(p) as string)).map((p) => p.id)
+    )
+  })
+
   it("knows each flag's last call, and finds persons by uuid", async () => {
     const calls = await run(Effect.flatMap(EventStore, (s) => s.lastFlagCalls(1, ["beta", "color", "gamma", "never"])))
     expect(calls).toEqual(

@@ -122,6 +122,11 @@ export const EventStoreClickHouse = Layer.effect(
           ...(q.person_id === undefined ? [] : [`person_id = ${p.bind(q.person_id, "UUID")}`]),
           ...(q.after === undefined ? [] : [`timestamp > ${p.bind(utcText(q.after), "DateTime64(6, 'UTC')")}`]),
           ...(q.before === undefined ? [] : [`timestamp < ${p.bind(utcText(q.before), "DateTime64(6, 'UTC')")}`]),
+          ...(q.beyond === undefined
+            ? []
+            : [
+                `(timestamp, toString(uuid)) < (${p.bind(utcText(q.beyond.timestamp), "DateTime64(6, 'UTC')")}, ${p.bind(q.beyond.uuid, "String")})`
+              ]),
           ...(q.properties ?? []).map(propertyCondition(p, "properties"))
         ]
         return Effect.map(

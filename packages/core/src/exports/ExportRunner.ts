@@ -5,6 +5,7 @@ import { QueryRunner, type QueryRunError, userMessage } from "../queries/runner.
 import { ExportStore, type StoredExport } from "../services/ExportStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
+import { ZedConfig } from "../services/ZedConfig.js"
 import { WRITERS } from "./formats.js"
 import { type ExportSource, readRows, type RowPage } from "./sources.js"
 
@@ -29,6 +30,7 @@ export const ExportRunnerLive = Layer.scoped(
       ExportStore | QueryRunner | InsightCompute | PersonStore | PropertyDefinitions
     >()
     const store = yield* ExportStore
+    const config = yield* ZedConfig
     const running = yield* FiberSet.make()
 
     const write = (project: Project, asset: StoredExport, source: ExportSource) =>
@@ -52,7 +54,7 @@ export const ExportRunnerLive = Layer.scoped(
           for (const row of page.rows) text += writer.row(columns, row, rows++ === 0)
           return text === "" ? Effect.void : flush(text)
         }
-        yield* readRows(project, source, emit)
+        yield* readRows(project, source, config.limits.exportPageRows, emit)
         if (columns === null) yield* emit({ columns: [], rows: [] })
         const end = writer.close(rows > 0)
         if (end !== "") yield* flush(end)

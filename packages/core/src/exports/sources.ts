@@ -5,6 +5,7 @@ import { InsightCompute } from "../insights/compute.js"
 import type { InsightPlan } from "../insights/plan.js"
 import type { QueryRunError } from "../queries/runner.js"
 import { QueryRunner } from "../queries/runner.js"
+import type { EventsQueryNode } from "../queries/eventsQuery.js"
 import { placeholderValues, type ZedQLQueryNode } from "../queries/request.js"
 import { PersonStore, type PersonQuery } from "../services/PersonStore.js"
 import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
@@ -12,13 +13,13 @@ import type { StorageError } from "../services/StorageError.js"
 import type { SelectLike } from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
 
-// Where an export's rows come from, a page at a time, so that no run holds more than a page: a
-// ZedQL query paged by LIMIT/OFFSET in its own order, an events table or persons list node paged
-// through its planner, the persons list (its filters as the list takes them), or an insight's
-// result (computed whole: an insight's result is a summary, small by nature).
-
-/** Rows read at a time. */
-export const EXPORT_PAGE = 10_000
+// Where an export's rows come from, a page at a time, so that no run holds more than a page. Where
+// the order is Zed's own, by keyset, each page starting after the last row read, so every page costs
+// the same: the persons list (its filters as the list takes them; created_at, id) and an events
+// table in its default order (time, uuid; see keyedEvents). By LIMIT/OFFSET in the query's own order
+// otherwise: a ZedQL query, another events table or an actors node (an arbitrary order of
+// expressions the caller wrote, whose rows need not carry a unique key to resume from). An insight's
+// result is computed whole (a summary, small by nature).
 
 export type ExportSource =
   | { readonly _tag: "ZedQL"; readonly node: ZedQLQueryNode; readonly tree: SelectLike }
@@ -29,6 +30,11 @@ export type ExportSource =
       /** Rows the node asks for in all (its own `limit`), and from where; every row when null. */
       readonly limit: number | null
       readonly offset: number
+    }
+  | {
+      readonly _tag: "Keyed"
+      /** The plan of `limit` rows after `after` (from the first when null), each ending with its key (see keyedEvents). */
+      readonly plan: (limit: number, after: EventKey | null) => Effect.Effect<InsightPlan, QueryRunError>
     }
   | { readonly _tag: "Persons"; readonly filters: Omit<PersonQuery, "limit" | "offset"> }
   | { readonly _tag: "Insight"; readonly query: unknown }
@@ -58,6 +64,43 @@ export const zedqlPage = (tree: SelectLike, limit: number, offset: number): Sele
         offset: Q.constant(offset)
       }
 
+/** Where a page of events resumes: after the event with this time and uuid, as the rows give them. */
+export interface EventKey {
+  readonly timestamp: string
+  readonly uuid: string
+}
+
+const KEY_COLUMNS = ["timestamp", "toString(uuid)"]
+
+/**
+ * An events table in its default order (newest first, no `orderBy` but that) and with no `limit` or
+ * `offset` of its own, as pages read by keyset: ordered by time then uuid, its key selected after
+ * its own columns, and each page after the last key read. Null for another table (its order is the
+ * caller's, so it is paged by offset).
+ */
+export const keyedEvents = (node: EventsQueryNode) => {
+  const order = node.orderBy ?? []
+  if (node.limit != null || node.offset != null) return null
+  if (order.length > 1 || (order.length === 1 && !/^\s*timestamp\s+desc\s*$/i.test(order[0]!))) return null
+  return (limit: number, after: EventKey | null): EventsQueryNode => {
+    // The key comes from the store's own rows; it is checked all the same before it is written into ZedQL.
+    if (after !== null && !(/^[\d\-:.T +Z]+$/.test(after.timestamp) && /^[\da-f-]{36}$/i.test(after.uuid)))
+      throw new Error(`not an event key: ${JSON.stringify(after)}`)
+    const at = after === null ? "" : `toDateTime('${after.timestamp}')`
+    return {
+      ...node,
+      select: [...node.select, ...KEY_COLUMNS],
+      orderBy: KEY_COLUMNS.map((c) => `${c} DESC`),
+      where: [
+        ...(node.where ?? []),
+        ...(after === null ? [] : [`timestamp < ${at} OR (timestamp = ${at} AND toString(uuid) < '${after.uuid}')`])
+      ],
+      limit,
+      offset: 0
+    }
+  }
+}
+
 /** What a ZedQL statement asks for in all: its own LIMIT (a plain number) and OFFSET. */
 const ownRange = (tree: SelectLike) =>
   tree.node === "SelectQuery"
@@ -65,27 +108,28 @@ const ownRange = (tree: SelectLike) =>
     : { limit: null, offset: 0 }
 
 /**
- * Pages from `offset` until `limit` rows (all when null) or a short page: `read(limit, offset)`
- * gives one page.
+ * Pages of `page` rows from `offset` until `limit` rows (all when null) or a short page:
+ * `read(limit, offset)` gives one page.
  */
 const paged = <E, R>(
   range: { readonly limit: number | null; readonly offset: number },
+  page: number,
   read: (limit: number, offset: number) => Effect.Effect<RowPage, E, R>,
   emit: Emit
 ) =>
   Effect.gen(function* () {
     let done = 0
     for (;;) {
-      const want = range.limit === null ? EXPORT_PAGE : Math.min(EXPORT_PAGE, range.limit - done)
-      const page = yield* read(want, range.offset + done)
-      yield* emit(page)
-      done += page.rows.length
-      if (page.rows.length < want || want === 0) return
+      const want = range.limit === null ? page : Math.min(page, range.limit - done)
+      const rows = yield* read(want, range.offset + done)
+      yield* emit(rows)
+      done += rows.rows.length
+      if (rows.rows.length < want || want === 0) return
     }
   })
 
 /** A person as a row: the list's fields, then each person property known to the project. */
-const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" }, emit: Emit) =>
+const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" }, page: number, emit: Emit) =>
   Effect.gen(function* () {
     const keys = (yield* (yield* PropertyDefinitions).list(project.id))
       .filter((d) => d.owner === "person")
@@ -93,21 +137,22 @@ const personRows = (project: Project, filters: ExportSource & { _tag: "Persons" 
       .sort()
     const columns = ["id", "distinct_ids", "created_at", "is_identified", ...keys.map((k) => `properties.${k}`)]
     const persons = yield* PersonStore
-    yield* paged(
-      { limit: null, offset: 0 },
-      (limit, offset) =>
-        Effect.map(persons.list(project.id, { ...filters.filters, limit, offset }), ({ results }) => ({
-          columns,
-          rows: results.map((p) => [
-            p.uuid,
-            p.distinct_ids,
-            p.created_at.toISOString(),
-            p.is_identified,
-            ...keys.map((k) => p.properties[k] ?? null)
-          ])
-        })),
-      emit
-    )
+    let beyond: { readonly created_at: Date; readonly id: number } | undefined
+    for (;;) {
+      const { results } = yield* persons.list(project.id, { ...filters.filters, limit: page, offset: 0, beyond })
+      yield* emit({
+        columns,
+        rows: results.map((p) => [
+          p.uuid,
+          p.distinct_ids,
+          p.created_at.toISOString(),
+          p.is_identified,
+          ...keys.map((k) => p.properties[k] ?? null)
+        ])
+      })
+      if (results.length < page) return
+      beyond = results[results.length - 1]!
+    }
   })
 
 /**
@@ -135,8 +180,21 @@ export const resultTable = (result: unknown, columns: ReadonlyArray<string> | nu
   return { columns: ["result"], rows: items.map((item) => [item]) }
 }
 
-/** Reads the source's rows a page at a time, giving each to `emit`. */
-export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
+/** A plan's rows, shaped as the query API answers them, with its columns. */
+const planRows = (project: Project, plan: InsightPlan) =>
+  Effect.gen(function* () {
+    const runner = yield* QueryRunner
+    const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
+    for (const query of plan.queries) results.push((yield* runner.table(project, query, plan)).rows)
+    const fields = plan.fields?.(results, [])
+    return {
+      columns: (fields?.["columns"] as ReadonlyArray<string> | undefined) ?? [],
+      rows: plan.shape(results) as ReadonlyArray<ReadonlyArray<unknown>>
+    }
+  })
+
+/** Reads the source's rows `page` at a time, giving each page to `emit`. */
+export const readRows = (project: Project, source: ExportSource, page: number, emit: Emit) =>
   Effect.gen(function* () {
     const runner = yield* QueryRunner
     switch (source._tag) {
@@ -144,6 +202,7 @@ export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
         const options = { values: placeholderValues(source.node), filters: source.node.filters ?? undefined }
         return yield* paged(
           ownRange(source.tree),
+          page,
           (limit, offset) => runner.table(project, zedqlPage(source.tree, limit, offset), options),
           emit
         )
@@ -151,21 +210,24 @@ export const readRows = (project: Project, source: ExportSource, emit: Emit) =>
       case "Planned":
         return yield* paged(
           source,
-          (limit, offset) =>
-            Effect.gen(function* () {
-              const plan = yield* source.plan(limit, offset)
-              const results: Array<ReadonlyArray<ReadonlyArray<unknown>>> = []
-              for (const query of plan.queries) results.push((yield* runner.table(project, query, plan)).rows)
-              const fields = plan.fields?.(results, [])
-              return {
-                columns: (fields?.["columns"] as ReadonlyArray<string> | undefined) ?? [],
-                rows: plan.shape(results) as ReadonlyArray<ReadonlyArray<unknown>>
-              }
-            }),
+          page,
+          (limit, offset) => Effect.flatMap(source.plan(limit, offset), (plan) => planRows(project, plan)),
           emit
         )
+      case "Keyed": {
+        let after: EventKey | null = null
+        for (;;) {
+          const plan: InsightPlan = yield* source.plan(page, after)
+          const { columns, rows }: RowPage = yield* planRows(project, plan)
+          const own = columns.length - KEY_COLUMNS.length
+          yield* emit({ columns: columns.slice(0, own), rows: rows.map((row) => row.slice(0, own)) })
+          if (rows.length < page) return
+          const key: ReadonlyArray<unknown> = rows[rows.length - 1]!.slice(own)
+          after = { timestamp: String(key[0]), uuid: String(key[1]) }
+        }
+      }
       case "Persons":
-        return yield* personRows(project, source, emit)
+        return yield* personRows(project, source, page, emit)
       case "Insight": {
         const computed = yield* (yield* InsightCompute).read(project, source.query, "blocking")
         return yield* emit(resultTable(computed.result, computed.columns))

@@ -52,21 +52,34 @@ export const csvIdentifiers = (text: string): { readonly column: Column; readonl
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
-/** The uuids of the persons a CSV names; values naming no person are left out. */
+/** Identifiers looked up in one query. */
+export const CSV_CHUNK = 1_000
+
+/** The uuids of the persons a CSV names, looked up a chunk at a time; values naming no person are left out. */
 export const csvPersons = (projectId: number, text: string) =>
   Effect.gen(function* () {
     const persons = yield* PersonStore
     const { column, values } = csvIdentifiers(text)
     if (column === "person_id") return values.filter((v) => UUID.test(v)).map((v) => v.toLowerCase())
-    const found = yield* Effect.forEach(values, (value) =>
-      persons.list(projectId, {
-        ...(column === "email" ? { email: value } : { distinct_id: value }),
-        properties: [],
-        limit: column === "email" ? 1_000 : 1,
-        offset: 0
-      })
-    )
-    return found.flatMap((page) => page.results.map((p) => p.uuid))
+    const uuids = new Set<string>()
+    for (let i = 0; i < values.length; i += CSV_CHUNK) {
+      const chunk = values.slice(i, i + CSV_CHUNK)
+      // Every person of the chunk is read, however many share an e-mail, a page at a time.
+      let beyond: { readonly created_at: Date; readonly id: number } | undefined
+      for (;;) {
+        const { results } = yield* persons.list(projectId, {
+          ...(column === "email" ? { emails: chunk } : { distinct_ids: chunk }),
+          properties: [],
+          limit: CSV_CHUNK,
+          offset: 0,
+          beyond
+        })
+        for (const p of results) uuids.add(p.uuid)
+        if (results.length < CSV_CHUNK) break
+        beyond = results[results.length - 1]!
+      }
+    }
+    return [...uuids]
   })
 
 const PAGE = 10_000

@@ -23,6 +23,8 @@ export interface EventQuery {
   readonly person_id?: string | undefined
   readonly after?: Date | undefined
   readonly before?: Date | undefined
+  /** Only events after this one in the list's order (older, or as old with a smaller uuid): keyset paging. */
+  readonly beyond?: { readonly timestamp: Date; readonly uuid: string } | undefined
   readonly properties?: ReadonlyArray<PropertyFilter> | undefined
   readonly limit: number
   readonly offset: number

@@ -7,6 +7,11 @@ import type { StorageError } from "./StorageError.js"
 export interface PersonQuery {
   readonly distinct_id?: string | undefined
   readonly email?: string | undefined
+  /** Persons with any of these distinct ids / e-mails (a batch looked up at once). */
+  readonly distinct_ids?: ReadonlyArray<string> | undefined
+  readonly emails?: ReadonlyArray<string> | undefined
+  /** Only persons after this one in the list's order (older, or as old with a smaller id): keyset paging. */
+  readonly beyond?: { readonly created_at: Date; readonly id: number } | undefined
   /** A distinct id, or part of an e-mail or name. */
   readonly search?: string | undefined
   readonly properties: ReadonlyArray<PropertyFilter>

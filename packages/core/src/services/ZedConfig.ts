@@ -41,6 +41,8 @@ export interface ZedLimits {
   readonly storageTimeoutMs: number
   /** ZedQL and insight queries run at once, per project and per personal API key; more get 429. */
   readonly concurrentQueries: { readonly perProject: number; readonly perKey: number }
+  /** Rows an export reads (and holds) at a time. */
+  readonly exportPageRows: number
 }
 
 export const DEFAULT_LIMITS: ZedLimits = {
@@ -49,7 +51,8 @@ export const DEFAULT_LIMITS: ZedLimits = {
   eventsPerBatch: 10_000,
   grammar: DEFAULT_GRAMMAR_LIMITS,
   storageTimeoutMs: 10_000,
-  concurrentQueries: { perProject: 8, perKey: 4 }
+  concurrentQueries: { perProject: 8, perKey: 4 },
+  exportPageRows: 10_000
 }
 
 /** Limits as given to `createZed`: any of them, the others at their defaults. */
@@ -60,6 +63,7 @@ export interface LimitsOptions {
   readonly grammar?: Partial<GrammarLimits> | undefined
   readonly storageTimeoutMs?: number | undefined
   readonly concurrentQueries?: Partial<ZedLimits["concurrentQueries"]> | undefined
+  readonly exportPageRows?: number | undefined
 }
 
 export const limitsOf = (options: LimitsOptions = {}): ZedLimits => ({
@@ -68,7 +72,8 @@ export const limitsOf = (options: LimitsOptions = {}): ZedLimits => ({
   eventsPerBatch: options.eventsPerBatch ?? DEFAULT_LIMITS.eventsPerBatch,
   grammar: { ...DEFAULT_LIMITS.grammar, ...options.grammar },
   storageTimeoutMs: options.storageTimeoutMs ?? DEFAULT_LIMITS.storageTimeoutMs,
-  concurrentQueries: { ...DEFAULT_LIMITS.concurrentQueries, ...options.concurrentQueries }
+  concurrentQueries: { ...DEFAULT_LIMITS.concurrentQueries, ...options.concurrentQueries },
+  exportPageRows: options.exportPageRows ?? DEFAULT_LIMITS.exportPageRows
 })
 
 /** Who the embedding app says is signed in: an e-mail address, or undefined for nobody. */

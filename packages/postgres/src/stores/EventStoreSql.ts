@@ -88,6 +88,9 @@ export const EventStoreSql = (style: InsertStyle) =>
             ...(query.person_id === undefined ? [] : [sql`person_id = ${query.person_id}`]),
             ...(query.after === undefined ? [] : [sql`timestamp > ${query.after}`]),
             ...(query.before === undefined ? [] : [sql`timestamp < ${query.before}`]),
+            ...(query.beyond === undefined
+              ? []
+              : [sql`(timestamp, uuid) < (${query.beyond.timestamp}, ${query.beyond.uuid}::uuid)`]),
             ...(query.properties ?? []).map(condition)
           ])}
           ORDER BY timestamp DESC, uuid DESC LIMIT ${query.limit} OFFSET ${query.offset}`).pipe(

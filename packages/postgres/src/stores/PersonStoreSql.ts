@@ -127,6 +127,18 @@ export const PersonStoreSql = Layer.effect(
                 sql`EXISTS (SELECT 1 FROM person_distinct_ids d WHERE d.person_id = p.id AND d.distinct_id = ${query.distinct_id})`
               ]),
           ...(query.email === undefined ? [] : [sql`p.properties ->> 'email' = ${query.email}`]),
+          ...(query.distinct_ids === undefined
+            ? []
+            : [
+                sql`p.id IN (SELECT d.person_id FROM person_distinct_ids d
+                  WHERE d.project_id = ${projectId} AND d.distinct_id IN (SELECT unnest(${query.distinct_ids}::text[])))`
+              ]),
+          ...(query.emails === undefined
+            ? []
+            : [sql`p.properties ->> 'email' IN (SELECT unnest(${query.emails}::text[]))`]),
+          ...(query.beyond === undefined
+            ? []
+            : [sql`(p.created_at, p.id) < (${query.beyond.created_at}, ${query.beyond.id})`]),
           ...(query.search === undefined
             ? []
             : [

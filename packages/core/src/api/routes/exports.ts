@@ -2,7 +2,7 @@ import { Effect, Either, Option, Runtime, Schema } from "effect"
 import { EXPORT_FORMATS, type ExportFormat, ExportedAsset as Entity } from "../../exports/exportEntity.js"
 import { ExportRunner } from "../../exports/ExportRunner.js"
 import { EXTENSIONS } from "../../exports/formats.js"
-import { type ExportSource, zedqlPage } from "../../exports/sources.js"
+import { type ExportSource, keyedEvents, zedqlPage } from "../../exports/sources.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import type { Project } from "../../domain/models.js"
 import { sqlSource } from "../../insights/queryNode.js"
@@ -106,6 +106,25 @@ const querySource = (project: Project, raw: unknown) =>
     if (isZedQL(query)) return yield* zedqlSource(project, query, "export_context__query__query")
     if (isTable(query)) {
       const node = tableSourceOf(query)
+      const keyed = keyedEvents(node)
+      // A table that aggregates has no event to resume after: it is paged by offset.
+      const grouped =
+        keyed !== null &&
+        (yield* Effect.either(planEventsQuery(keyed(1, null)))).pipe(
+          Either.match({
+            onLeft: () => true,
+            onRight: (plan) => plan.queries.some((q) => "group_by" in q && q.group_by != null)
+          })
+        )
+      if (keyed !== null && !grouped)
+        return {
+          _tag: "Keyed",
+          plan: (limit, after) =>
+            Effect.mapError(
+              Effect.suspend(() => planEventsQuery(keyed(limit, after))),
+              planFailure
+            )
+        } satisfies ExportSource
       return {
         _tag: "Planned",
         limit: node.limit ?? null,

@@ -41,6 +41,9 @@ export const makeMemoryEvents = (journal: Journal) => {
               (query.person_id === undefined || e.person_id === query.person_id) &&
               (query.after === undefined || e.timestamp > query.after) &&
               (query.before === undefined || e.timestamp < query.before) &&
+              (query.beyond === undefined ||
+                e.timestamp < query.beyond.timestamp ||
+                (e.timestamp.getTime() === query.beyond.timestamp.getTime() && e.uuid < query.beyond.uuid)) &&
               (query.properties ?? []).every((f) => matches(e.properties, f))
           )
           .sort((a, b) => b.timestamp.getTime() - a.timestamp.getTime() || (a.uuid < b.uuid ? 1 : -1))

@@ -33,7 +33,10 @@ export const makeMemoryPersons = (journal: Journal) => {
       .map(([k]) => k.slice(String(row.project_id).length + 1))
   })
   const inProject = (projectId: number) => [...persons.values()].filter((p) => p.project_id === projectId)
-  const newestFirst = (a: Row, b: Row) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
+  const newestFirst = (
+    a: { readonly created_at: Date; readonly id: number },
+    b: { readonly created_at: Date; readonly id: number }
+  ) => b.created_at.getTime() - a.created_at.getTime() || b.id - a.id
 
   const store = PersonStore.of({
     load: (projectId, ids) =>
@@ -88,6 +91,9 @@ export const makeMemoryPersons = (journal: Journal) => {
             (p) =>
               (query.distinct_id === undefined || p.distinct_ids.includes(query.distinct_id)) &&
               (query.email === undefined || p.properties["email"] === query.email) &&
+              (query.distinct_ids === undefined || p.distinct_ids.some((d) => query.distinct_ids!.includes(d))) &&
+              (query.emails === undefined || query.emails.includes(p.properties["email"] as string)) &&
+              (query.beyond === undefined || newestFirst(p, query.beyond) > 0) &&
               (search === undefined ||
                 p.distinct_ids.some((d) => d.toLowerCase() === search) ||
                 ["email", "name"].some(
