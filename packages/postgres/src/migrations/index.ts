@@ -21,6 +21,7 @@ import actions from "./0017_actions.js"
 import dashboards from "./0018_dashboards.js"
 import cohortCalculation from "./0019_cohort_calculation.js"
 import experiments from "./0020_experiments.js"
+import functionMetrics from "./0021_function_metrics.js"
 import exportedAssets from "./0023_exports.js"
 
 const run = Migrator.make({})({
@@ -45,6 +46,7 @@ const run = Migrator.make({})({
     "0018_dashboards": dashboards,
     "0019_cohort_calculation": cohortCalculation,
     "0020_experiments": experiments,
+    "0021_function_metrics": functionMetrics,
     "0023_exports": exportedAssets
   })
 })

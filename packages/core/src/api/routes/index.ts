@@ -35,6 +35,7 @@ import { sharingRoutes } from "./sharing.js"
 import { staticAssetRoutes } from "./staticAssets.js"
 import { surveyRoutes } from "./surveys.js"
 import { zedFunctionRoutes } from "./zedFunctions.js"
+import { functionMetricRoutes } from "./functionMetrics.js"
 
 let document: unknown
 
@@ -70,6 +71,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...recordingRoutes,
   ...playlistRoutes,
   ...zedFunctionRoutes,
+  ...functionMetricRoutes,
   ...pluginConfigRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,
