@@ -188,6 +188,18 @@ const sendSnapshots = async (session: string, snapshots: ReadonlyArray<unknown>)
   expect(response.status).toBe(200)
 }
 
+/** The blob keys of `session` the page requests, in order, until `stop`. */
+const blobRequests = (session: string) => {
+  const fetched: Array<string> = []
+  const listener = (request: { url: () => string }) => {
+    const url = new URL(request.url())
+    if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
+      fetched.push(url.searchParams.get("blob_key")!)
+  }
+  page.on("request", listener)
+  return { fetched, stop: () => page.off("request", listener) }
+}
+
 describe("session replay", () => {
   it("lists the recording posthog-js made, with its filters and watched state", async () => {
     visit = await recordVisit()
@@ -333,13 +345,7 @@ describe("session replay", () => {
       await sendSnapshots(session, [textChange(t0 + minute * 60_000, text(minute))])
     const { sources } = await h.json(`/api/projects/1/session_recordings/${session}/snapshots/`)
     expect(sources).toHaveLength(MINUTES + 1)
-    const fetched: Array<string> = []
-    const listener = (request: { url: () => string }) => {
-      const url = new URL(request.url())
-      if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
-        fetched.push(url.searchParams.get("blob_key")!)
-    }
-    page.on("request", listener)
+    const { fetched, stop } = blobRequests(session)
     try {
       await page.goto(`${h.root}/project/1/replay/${session}`)
       const frame = page.frameLocator(".player-root iframe")
@@ -357,7 +363,7 @@ describe("session replay", () => {
       // Seeking back needs nothing fetched again.
       expect(fetched).toHaveLength(27)
     } finally {
-      page.off("request", listener)
+      stop()
     }
   }, 120_000)
 
@@ -380,13 +386,7 @@ describe("session replay", () => {
     const { sources } = await h.json(`/api/projects/1/session_recordings/${session}/snapshots/`)
     expect(sources).toHaveLength(blobs.length)
     const keyOf = (index: number) => sources[index].blob_key as string
-    const fetched: Array<string> = []
-    const listener = (request: { url: () => string }) => {
-      const url = new URL(request.url())
-      if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
-        fetched.push(url.searchParams.get("blob_key")!)
-    }
-    page.on("request", listener)
+    const { fetched, stop } = blobRequests(session)
     try {
       await page.goto(`${h.root}/project/1/replay/${session}`)
       const frame = page.frameLocator(".player-root iframe")
@@ -412,7 +412,7 @@ describe("session replay", () => {
       await page.getByRole("slider", { name: "Position" }).fill(String(14 * 60_000 + 30_000))
       await poll(() => frame.locator("#minute").textContent()).toBe(text(14))
     } finally {
-      page.off("request", listener)
+      stop()
     }
   }, 120_000)
 })

@@ -91,6 +91,8 @@ export class ReplayStream {
   fill(until: number): Promise<void> {
     if (this.closed || this.next >= this.options.sources.length) return Promise.resolve()
     if (this.replayer !== undefined && this.loadedUntil() > until + LOOKAHEAD_MS) return Promise.resolve()
+    // Loading under way may be enough: asked again once it is done.
+    if (this.loading) return this.loading.then(() => this.fill(until))
     return this.serially(() => this.loadOne()).then(() => this.fill(until))
   }
 
