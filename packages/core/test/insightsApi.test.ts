@@ -473,6 +473,30 @@ describe("sharing", () => {
     expect(table).toContain("<td>&lt;b&gt;</td>")
     expect(shown(null)).toContain("No result")
   })
+
+  it("draws a funnel's conversion over time as rates named by breakdown value, not as series totals", () => {
+    const page = sharedInsightPage({
+      name: "Conversion",
+      derived_name: null,
+      description: "",
+      columns: null,
+      result: [
+        { count: 3, data: [10, 25.5, 40], days: ["2026-01-01", "2026-01-02", "2026-01-03"], breakdown_value: "Chrome" },
+        { count: 3, data: [0, 50, 12.5], days: ["2026-01-01", "2026-01-02", "2026-01-03"], breakdown_value: "Safari" }
+      ]
+    })
+    expect(page.match(/<polyline /g)).toHaveLength(2)
+    expect(page).toContain("Chrome: <b>40% in the last interval</b>")
+    expect(page).toContain("Safari: <b>12.5% in the last interval</b>")
+    const single = sharedInsightPage({
+      name: "Conversion",
+      derived_name: null,
+      description: "",
+      columns: null,
+      result: [{ count: 2, data: [30, 60], days: ["2026-01-01", "2026-01-02"] }]
+    })
+    expect(single).toContain("Conversion rate: <b>60% in the last interval</b>")
+  })
 })
 
 describe("activity", () => {

@@ -65,7 +65,7 @@ const arbitraryQuery: fc.Arbitrary<FunnelsQuery> = fc
       maxLength: 5
     }),
     order: fc.constantFrom("ordered", "strict", "unordered"),
-    viz: fc.constantFrom("steps", "time_to_convert"),
+    viz: fc.constantFrom("steps", "time_to_convert", "trends"),
     window: fc.integer({ min: 1, max: 90 }),
     unit: fc.constantFrom("second", "minute", "hour", "day", "week", "month"),
     breakdown: fc.option(

@@ -236,6 +236,26 @@ describe.each(["memory", "pglite", "postgres"])("%s dashboards", (name) => {
     expect(alone.result[0].count).toBe(count(() => true))
   })
 
+  it.runIf(computes)("keeps a failing tile's error on that tile, the others computed", async () => {
+    const board = await ok("POST", "/dashboards/", { name: "One broken" }, 201)
+    const broken = { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: "SELECT nope FROM events" } }
+    const tiles = [
+      await ok("POST", "/insights/", { name: "Views", query: pageviewTrend, dashboards: [board.id] }, 201),
+      await ok("POST", "/insights/", { name: "Broken", query: broken, dashboards: [board.id] }, 201),
+      await ok("POST", "/insights/", { name: "Views again", query: pageviewTrend, dashboards: [board.id] }, 201)
+    ]
+    // Alone, the broken insight is a 400; on the dashboard, only its tile says so.
+    const alone = await send("GET", `/insights/${tiles[1]!.id}/?refresh=blocking`)
+    expect(alone.status).toBe(400)
+    const shown = await ok("GET", `/dashboards/${board.id}/?refresh=blocking`)
+    const byName = new Map(shown.tiles.map((t: { insight: { name: string } }) => [t.insight.name, t.insight]))
+    for (const name of ["Views", "Views again"])
+      expect(byName.get(name)).toMatchObject({ error: null, result: [{ count: count(() => true) }] })
+    const { type, code, detail, attr } = alone.json
+    expect(byName.get("Broken")).toMatchObject({ result: null, error: { type, code, detail, attr } })
+    expect(code).toBe("zedql_query_error")
+  })
+
   it.runIf(computes)(
     "shares a dashboard by link: its tiles and results without credentials, until disabled",
     async () => {

@@ -15,7 +15,10 @@ import { demoZed, mean, median } from "./demoZed.js"
 const DEMO = { events: 6000, seed: 11, end: new Date("2026-03-20T00:00:00.000Z"), days: 28 }
 const FROM = "2026-02-25T00:00:00Z"
 const TO = "2026-03-19T12:00:00Z"
-const CTX = { timezone: "UTC", now: DEMO.end, weekStartDay: 0 as const }
+// Steps are bounded by instants; conversion over time counts the project's days, here with a
+// clock change (8 March) inside the range.
+const TIME_ZONE = "America/New_York"
+const CTX = { timezone: TIME_ZONE, now: DEMO.end, weekStartDay: 0 as const }
 const STEPS = ["$pageview", "signed_up", "document_created"]
 const WINDOW_UNIT_MS = { second: 1e3, minute: 60e3, hour: 3600e3, day: 86400e3 } as const
 
@@ -66,8 +69,8 @@ const query = (o: Options): FunnelsQuery => ({
 const seconds = (a: number, b: number) => Math.floor(b / 1000) - Math.floor(a / 1000)
 const byTime = (a: Event, b: Event) => a.ms - b.ms || (a.uuid < b.uuid ? -1 : a.uuid > b.uuid ? 1 : 0)
 
-/** A person's path through the funnel, from their events in range. */
-const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | undefined => {
+/** Every path through the funnel a person's events in range start: one per start. */
+const candidatePaths = (events: ReadonlyArray<Event>, o: Options): Array<Array<number>> => {
   const n = o.steps.length
   const window = o.window * WINDOW_UNIT_MS[o.unit]
   const paths: Array<Array<number>> = []
@@ -92,10 +95,15 @@ const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | und
     }
     paths.push(path)
   })
+  return paths
+}
+
+/** A person's path through the funnel, from their events in range. */
+const bestPath = (events: ReadonlyArray<Event>, o: Options): Array<number> | undefined => {
   // The furthest; among those, the first to get there; among those, the latest start.
   const better = (p: Array<number>, best: Array<number>) =>
     p.length - best.length || best.at(-1)! - p.at(-1)! || p[0]! - best[0]!
-  return paths.reduce<Array<number> | undefined>(
+  return candidatePaths(events, o).reduce<Array<number> | undefined>(
     (best, p) => (best === undefined || better(p, best) > 0 ? p : best),
     undefined
   )
@@ -112,47 +120,60 @@ const excluded = (events: ReadonlyArray<Event>, path: ReadonlyArray<number>, o: 
     )
   })
 
-/** Each person's best path and breakdown value, from the generated events. */
-const paths = (m: DemoModel, o: Options) => {
-  const [from, to] = [Date.parse(FROM), Date.parse(TO)]
+/** Per person their events from `from` to `to` (by time), the funnel's among them and the breakdown value. */
+const persons = (m: DemoModel, o: Options, inRange: (ms: number) => boolean) => {
   const perPerson = new Map<unknown, Array<Event>>()
   for (const e of m.events) {
-    if (e.ms < from || e.ms > to) continue
+    if (!inRange(e.ms)) continue
     const person = m.personOf(e.distinctId)
     perPerson.set(person, [...(perPerson.get(person) ?? []), e])
   }
-  const result: Array<{ value: string; path: Array<number> }> = []
-  for (const all of perPerson.values()) {
+  return [...perPerson.values()].map((all) => {
     all.sort(byTime)
     const events = o.order === "strict" ? all : all.filter((e) => o.steps.includes(e.event))
-    const path = bestPath(events, o)
-    if (path === undefined || excluded(all, path, o)) continue
     const first = o.order === "unordered" ? events[0] : events.find((e) => e.event === o.steps[0])
     // First touch: the value on the event that entered the funnel; a person's is the same on all.
     const properties = o.breakdownType === "person" ? m.personOf(all[0]!.distinctId).properties : first?.properties
-    result.push({ value: o.breakdown === undefined ? "" : String(properties?.[o.breakdown] ?? ""), path })
-  }
-  return result
+    return { all, events, value: o.breakdown === undefined ? "" : String(properties?.[o.breakdown] ?? "") }
+  })
+}
+
+/** Each person's best path and breakdown value, from the generated events. */
+const paths = (m: DemoModel, o: Options) => {
+  const [from, to] = [Date.parse(FROM), Date.parse(TO)]
+  return persons(m, o, (ms) => ms >= from && ms <= to).flatMap(({ all, events, value }) => {
+    const path = bestPath(events, o)
+    return path === undefined || excluded(all, path, o) ? [] : [{ value, path }]
+  })
 }
 
 const byCountThenValue = ([a, pa]: [string, Array<unknown>], [b, pb]: [string, Array<unknown>]) =>
   pb.length - pa.length || (a < b ? -1 : 1)
 
-/** The steps result, computed from the generated events. */
-const expected = (m: DemoModel, o: Options) => {
-  const groups = new Map<string, Array<Array<number>>>()
-  for (const { path, value } of paths(m, o)) groups.set(value, [...(groups.get(value) ?? []), path])
+/** Items by breakdown value, the values past the limit (fewest items) merged into "other". */
+const limited = <T>(items: ReadonlyArray<{ value: string; item: T }>, o: Options) => {
+  const groups = new Map<string, Array<T>>()
+  for (const { value, item } of items) groups.set(value, [...(groups.get(value) ?? []), item])
   const kept = new Set(
     [...groups]
       .sort(byCountThenValue)
       .slice(0, o.breakdownLimit ?? 25)
       .map(([value]) => value)
   )
-  const merged = new Map<string, Array<Array<number>>>()
+  const merged = new Map<string, Array<T>>()
   for (const [value, list] of groups) {
     const key = kept.has(value) ? value : BREAKDOWN_OTHER
     merged.set(key, [...(merged.get(key) ?? []), ...list])
   }
+  return merged
+}
+
+/** The steps result, computed from the generated events. */
+const expected = (m: DemoModel, o: Options) => {
+  const merged = limited(
+    paths(m, o).map(({ value, path }) => ({ value, item: path })),
+    o
+  )
   const lists = [...merged].sort(byCountThenValue).map(([value, paths]) =>
     o.steps.map((step, k) => {
       const converted = paths.filter((p) => p.length > k)
@@ -176,6 +197,77 @@ const expected = (m: DemoModel, o: Options) => {
 }
 
 const SEARCH = ["$pageview", "search_performed", "$pageview"]
+
+// Conversion over time runs over the project's whole days, 25 February to 19 March.
+const TREND_DAYS = Array.from({ length: 23 }, (_, i) => new Date(Date.UTC(2026, 1, 25 + i)))
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+
+interface TrendOptions extends Options {
+  readonly fromStep?: number
+  readonly toStep?: number
+}
+
+const trendQuery = (o: TrendOptions): FunnelsQuery => ({
+  ...query(o),
+  dateRange: { date_from: "2026-02-25", date_to: "2026-03-19" },
+  interval: "day",
+  funnelsFilter: {
+    ...query(o).funnelsFilter,
+    funnelVizType: "trends",
+    ...(o.fromStep === undefined ? {} : { funnelFromStep: o.fromStep }),
+    ...(o.toStep === undefined ? {} : { funnelToStep: o.toStep })
+  }
+})
+
+/**
+ * Conversion over time from the generated events: every start of every person, its furthest step;
+ * per day of the start, each person's furthest, and the share of those reaching the from step
+ * that reach the to step.
+ */
+const expectedTrend = (m: DemoModel, o: TrendOptions) => {
+  const [fromStep, toStep] = [o.fromStep ?? 0, o.toStep ?? o.steps.length - 1]
+  const days = TREND_DAYS
+  const [from, end] = [m.tz.at(2026, 2, 25), m.tz.at(2026, 3, 20)]
+  const personDays = persons(m, o, (ms) => ms >= from && ms < end).flatMap(({ all, events, value }) => {
+    const furthest = new Map<string, number>()
+    for (const path of candidatePaths(events, o)) {
+      if (excluded(all, path, o)) continue
+      const day = m.tz.date(path[0]!)
+      furthest.set(day, Math.max(furthest.get(day) ?? 0, path.length))
+    }
+    return [...furthest].map(([day, reached]) => ({ value, item: { day, reached } }))
+  })
+  const trends = [...limited(personDays, o)].sort(([a], [b]) => (a < b ? -1 : 1))
+  return trends.map(([value, list]) => ({
+    count: days.length,
+    data: days.map((d) => {
+      const reached = list.filter((x) => x.day === d.toISOString().slice(0, 10)).map((x) => x.reached)
+      const entered = reached.filter((r) => r > fromStep).length
+      const converted = reached.filter((r) => r > toStep).length
+      return entered === 0 ? 0 : Math.round((converted / entered) * 10_000) / 100
+    }),
+    days: days.map((d) => d.toISOString().slice(0, 10)),
+    labels: days.map((d) => `${d.getUTCDate()}-${MONTHS[d.getUTCMonth()]}-${d.getUTCFullYear()}`),
+    ...(o.breakdown === undefined ? {} : { breakdown_value: value })
+  }))
+}
+
+const TREND_SCENARIOS: ReadonlyArray<TrendOptions & { readonly label: string }> = [
+  { label: "ordered, 1 day", steps: STEPS, order: "ordered", window: 1, unit: "day" },
+  { label: "from step 2 to 3, strict", steps: SEARCH, order: "strict", window: 1, unit: "hour", fromStep: 1 },
+  { label: "unordered, first two steps", steps: STEPS, order: "unordered", window: 1, unit: "day", toStep: 1 },
+  {
+    label: "by $browser, the top 2 and other, with an exclusion",
+    steps: STEPS,
+    order: "ordered",
+    window: 1,
+    unit: "day",
+    breakdown: "$browser",
+    breakdownLimit: 2,
+    exclusions: [{ event: "search_performed", from: 0, to: 2 }]
+  }
+]
+
 const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
   { label: "ordered, 1 hour", steps: STEPS, order: "ordered", window: 1, unit: "hour" },
   { label: "ordered, 14 days", steps: STEPS, order: "ordered", window: 14, unit: "day" },
@@ -212,7 +304,7 @@ const SCENARIOS: ReadonlyArray<Options & { readonly label: string }> = [
 ]
 
 describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
-  const demo = demoZed(name, DEMO, "UTC")
+  const demo = demoZed(name, DEMO, TIME_ZONE)
 
   it.each(SCENARIOS)("$label", async (o) => {
     const want = expected(demo.model, o)
@@ -227,6 +319,34 @@ describe.each(["pglite", "postgres", "chdb"])("funnels on %s", (name) => {
     const [kept, all] = [paths(demo.model, o), paths(demo.model, { ...o, exclusions: [] })]
     expect(kept.length).toBeLessThan(all.length)
     expect(kept.length).toBeGreaterThan(0)
+  })
+
+  it.each(TREND_SCENARIOS)("conversion over time: $label", async (o) => {
+    const want = expectedTrend(demo.model, o)
+    // Each says something: days with conversions, and days without.
+    const rates = want.flatMap((t) => t.data)
+    expect(rates.some((r) => r > 0 && r < 100)).toBe(true)
+    // The node as sent to the query API, bare and inside an InsightVizNode, and saved as an insight.
+    const node = trendQuery(o)
+    for (const sent of [node, { kind: "InsightVizNode", source: node }]) {
+      const { status, json } = await demo.request("POST", "/api/environments/1/query/", {
+        query: sent,
+        refresh: "force_blocking"
+      })
+      expect(status, JSON.stringify(json)).toBe(200)
+      expect(json.results).toEqual(want)
+    }
+  })
+
+  it("computes a saved conversion-over-time insight", async () => {
+    const o = TREND_SCENARIOS[0]!
+    const saved = await demo.request("POST", "/api/projects/1/insights/", {
+      name: "Conversion over time",
+      query: { kind: "InsightVizNode", source: trendQuery(o) }
+    })
+    expect(saved.status, JSON.stringify(saved.json)).toBe(201)
+    const computed = await demo.request("GET", `/api/projects/1/insights/${saved.json.id}/?refresh=blocking`, undefined)
+    expect(computed.json.result).toEqual(expectedTrend(demo.model, o))
   })
 
   it("bins the times to convert from the first to the last step", async () => {

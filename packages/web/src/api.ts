@@ -45,8 +45,8 @@ export const api = async <T = unknown>(path: string, options: CallOptions = {}):
     method,
     headers,
     credentials: "same-origin",
-    body: options.body === undefined ? undefined : JSON.stringify(options.body),
-    signal: options.signal
+    body: options.body === undefined ? null : JSON.stringify(options.body),
+    signal: options.signal ?? null
   })
   const text = await response.text()
   const json: unknown = text === "" ? undefined : JSON.parse(text)
@@ -140,6 +140,8 @@ export interface Insight {
   readonly result: unknown
   readonly zedql?: string | null
   readonly last_refresh: string | null
+  /** On a dashboard's tiles: why this insight could not be computed. */
+  readonly error?: { readonly code: string; readonly detail: string } | null
 }
 
 /** An insight's stored query node: an `InsightVizNode`, `DataVisualizationNode` or `DataTableNode` around its source. */

@@ -71,6 +71,11 @@ export const pages = {
     component: "InsightPage",
     firstCall: (id, shortId) => insightPath(id, shortId)
   },
+  "/insights/$shortId/edit": {
+    load: () => import("./pages/InsightBuilder.js"),
+    component: "InsightEditPage",
+    firstCall: (id, shortId) => insightPath(id, shortId)
+  },
   "/dashboards": {
     load: () => import("./pages/Dashboards.js"),
     component: "DashboardsPage",

@@ -85,6 +85,7 @@ const routeTree = rootRoute.addChildren([
     page("/insights"),
     page("/insights/new"),
     page("/insights/$shortId"),
+    page("/insights/$shortId/edit"),
     page("/dashboards"),
     page("/dashboard/$dashboardId"),
     page("/settings"),

@@ -63,7 +63,7 @@ describe("the web app's sign-in page", () => {
     expect(
       loaded
         .map((script) => path(script.url))
-        .filter((url) => /\/(Sql|Chart|Settings|Events|Persons|Insights?|SeriesChart)-/.test(url))
+        .filter((url) => /\/(Sql|Chart|Settings|Events|Persons|Insights?|SeriesChart|WorldMapDrawing)-/.test(url))
     ).toEqual([])
     expect(await axeViolations(visitor)).toEqual([])
     await screenshot(visitor, "login")

@@ -305,6 +305,36 @@ describe("the funnel builder's breakdown and time to convert", () => {
   })
 })
 
+describe("the funnel builder's conversion over time", () => {
+  it("a line of the daily conversion rate, as the test counts it and the API answers", async () => {
+    // Per day (-7d: 8 days, today last), of the persons who viewed a page that day, the share (%)
+    // who bought after it; a day's pageviews come before its purchases.
+    const rates = Array.from({ length: 8 }, (_, i) => {
+      const day = 7 - i
+      const entered = didOn("$pageview", day)
+      const bought = [...entered].filter((who) => PURCHASES.some((p) => p.who === who && p.day <= day))
+      return entered.size === 0 ? 0 : Math.round((bought.length / entered.size) * 10_000) / 100
+    })
+    expect(rates.some((r) => r > 0 && r < 100)).toBe(true)
+    const result = await newInsight("Funnel")
+    await page.getByLabel("Step 2", { exact: true }).fill("purchase")
+    await page.getByLabel("Show").selectOption({ label: "Conversion over time" })
+    await expect.poll(() => page.getByLabel("Interval").inputValue()).toBe("day")
+    await result.getByRole("img", { name: /^line chart/ }).waitFor()
+    const legend = result.getByRole("list", { name: "Legend" })
+    await eventually(() => legend.locator(".legend-label").allTextContents()).toEqual(["Conversion rate (%)"])
+    const { tooltip } = await hoverLast(page, 8)
+    await eventually(() => tooltip.locator("li").allTextContents()).toEqual([`Conversion rate (%): ${rates[7]}`])
+    expect(await axeViolations(page)).toEqual([])
+    await screenshots(page, "insight-builder-funnel-trends")
+
+    const insight = await saveAs(h, page, "Buyers by day")
+    expect(insight.query.source).toMatchObject({ interval: "day", funnelsFilter: { funnelVizType: "trends" } })
+    expect(insight.result[0].data).toEqual(rates)
+    expect(await queryResult(h, insight.query.source)).toEqual(insight.result)
+  })
+})
+
 describe("drill-down", () => {
   it("a trend's point lists the persons behind it", async () => {
     const insight = await h.json("/api/projects/1/insights/", {

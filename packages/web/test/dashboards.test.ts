@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import {
+  ADMIN,
+  axeViolations,
+  captureData,
+  type Harness,
+  PERSONAL_KEY,
+  PROJECT_KEY,
+  screenshot,
+  startHarness
+} from "./harness.js"
 
 // Dashboards in the app, on data posthog-node sent (captureData: ada views /pricing and /docs and
 // signs up in Firefox, grace views /pricing, all in Chrome): made, renamed, duplicated and deleted
@@ -276,5 +285,42 @@ describe("dashboards", () => {
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "dashboard-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
+  })
+
+  it("a tile whose insight cannot be computed shows its error; the other tiles their results", async () => {
+    const mixed = await h.json("/api/projects/1/dashboards/", {
+      method: "POST",
+      body: JSON.stringify({ name: "One broken tile" })
+    })
+    const broken = { kind: "DataTableNode", source: { kind: "ZedQLQuery", query: "SELECT nope FROM events" } }
+    for (const [name, query] of [
+      ["Views here", INSIGHTS.views.query],
+      ["Broken", broken]
+    ] as const)
+      await h.json("/api/projects/1/insights/", {
+        method: "POST",
+        body: JSON.stringify({ name, query, saved: true, dashboards: [mixed.id] })
+      })
+    await page.goto(`${h.root}/project/1/dashboard/${mixed.id}`)
+    await page.getByRole("heading", { level: 1, name: "One broken tile" }).waitFor()
+    const api = await h.json(`/api/projects/1/dashboards/${mixed.id}/?refresh=blocking`)
+    const insightOf = (name: string) =>
+      api.tiles.find((t: { insight: { name: string } }) => t.insight.name === name).insight
+    // The error the insight's own request answers, in its tile only.
+    const alone = await fetch(`${h.root}/api/projects/1/insights/${insightOf("Broken").id}/?refresh=blocking`, {
+      headers: { authorization: `Bearer ${PERSONAL_KEY}` }
+    })
+    expect(alone.status).toBe(400)
+    const { detail } = await alone.json()
+    expect(insightOf("Broken")).toMatchObject({ result: null, error: { detail } })
+    const alert = page.getByRole("article", { name: "Broken" }).getByRole("alert")
+    await expect.poll(() => alert.textContent()).toBe(`Could not compute: ${detail}`)
+    await expect.poll(() => page.locator(".tile-grid").getByRole("alert").count()).toBe(1)
+    const views = page.getByRole("article", { name: "Views here" }).locator(".legend-total")
+    await expect
+      .poll(async () => numbers(await views.allTextContents()))
+      .toEqual([insightOf("Views here").result[0].count])
+    expect(await axeViolations(page)).toEqual([])
+    await screenshot(page, "dashboard-tile-error")
   })
 })

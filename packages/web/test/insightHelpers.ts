@@ -1,8 +1,9 @@
 import { expect } from "@effect/vitest"
 import type { Page } from "playwright-core"
 import { PostHog } from "posthog-node"
+import { signIn } from "../../node/test/browser.js"
 import type { Harness } from "./harness.js"
-import { PROJECT_KEY, screenshot } from "./harness.js"
+import { ADMIN, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
 
 // What the insight tests share: reading numbers off the page, hovering a chart, saving the
 // builder's insight, asking the API for the same query, and events sent on chosen days.
@@ -80,4 +81,21 @@ export const screenshots = async (page: Page, name: string) => {
   await page.waitForTimeout(300)
   await screenshot(page, `${name}-phone`)
   await page.setViewportSize(desktop)
+}
+
+/** A harness with `events` sent, and a page signed in at the insights list (1280 × 900, en-US). */
+export const insightsSession = async (events: ReadonlyArray<Sent>) => {
+  const h = await startHarness()
+  await send(h, {}, events)
+  const context = await h.browser.newContext({ viewport: { width: 1280, height: 900 }, locale: "en-US" })
+  const page = await context.newPage()
+  await signIn(page, `${h.root}/project/1/insights`, ADMIN)
+  return {
+    h,
+    page,
+    close: async () => {
+      await context.close()
+      await h.close()
+    }
+  }
 }

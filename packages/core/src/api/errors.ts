@@ -132,16 +132,9 @@ export const errorReply = (error: ApiError): Reply => {
       )
     case "QueryInvalid":
       // The position (character offsets into the query) rides along with the usual four fields.
-      return Reply.json(400, {
-        type: "validation_error",
-        code: error.code,
-        detail: error.detail,
-        attr: null,
-        start: error.start,
-        end: error.end
-      })
+      return Reply.json(400, { ...queryErrorBody(error), start: error.start, end: error.end })
     case "TooManyRequests":
-      return body(429, "throttled_error", "throttled", error.detail, null, { "retry-after": String(error.retryAfter) })
+      return Reply.json(429, queryErrorBody(error), { "retry-after": String(error.retryAfter) })
     case "NotImplemented":
       return body(501, "server_error", "not_implemented", error.detail)
     case "NotReady": {
@@ -150,6 +143,12 @@ export const errorReply = (error: ApiError): Reply => {
     }
   }
 }
+
+/** How a query that could not be computed is told: a reply's body, or a dashboard tile's error. */
+export const queryErrorBody = (error: QueryInvalid | TooManyRequests): ErrorBody =>
+  error._tag === "QueryInvalid"
+    ? { type: "validation_error", code: error.code, detail: error.detail, attr: null }
+    : { type: "throttled_error", code: "throttled", detail: error.detail, attr: null }
 
 const notReady: Record<NotReadyReason, readonly [code: string, detail: string]> = {
   unreachable: ["storage_unreachable", "Storage cannot be reached."],

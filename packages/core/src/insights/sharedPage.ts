@@ -13,28 +13,50 @@ const COLORS = ["#1d4aff", "#f04f58", "#42827e", "#f7a501", "#8567ff"]
 interface Series {
   readonly label: string
   readonly data: ReadonlyArray<number>
-  readonly total: number
+  /** What the legend says of the series: its total, or for a rate its latest value. */
+  readonly summary: string
 }
+
+type SeriesLike = {
+  label?: unknown
+  data: Array<unknown>
+  count?: unknown
+  aggregated_value?: unknown
+  breakdown_value?: unknown
+}
+
+const nameOf = (s: SeriesLike, i: number) =>
+  typeof s.label === "string"
+    ? s.label
+    : s.breakdown_value !== undefined
+      ? String(s.breakdown_value)
+      : `Series ${i + 1}`
+
+/** A funnel's conversion over time: a percentage per interval, with no label (and `count` is the
+ * number of intervals, not a total). */
+const isRate = (s: SeriesLike) => s.label === undefined && s.aggregated_value === undefined
 
 /** Trends-like results: a list of series, each with numeric `data`. */
 const seriesOf = (result: unknown): ReadonlyArray<Series> | undefined => {
   if (!Array.isArray(result) || result.length === 0) return undefined
   const series = result.filter(
-    (s): s is { label?: unknown; data: Array<unknown>; count?: unknown; aggregated_value?: unknown } =>
-      typeof s === "object" && s !== null && Array.isArray((s as { data?: unknown }).data)
+    (s): s is SeriesLike => typeof s === "object" && s !== null && Array.isArray((s as { data?: unknown }).data)
   )
   if (series.length !== result.length) return undefined
-  return series.map((s, i) => ({
-    label: typeof s.label === "string" ? s.label : `Series ${i + 1}`,
-    data: s.data.map(Number),
-    // Displays of one value per series (tables, pies) have it as aggregated_value, and no data.
-    total:
-      typeof s.aggregated_value === "number"
-        ? s.aggregated_value
-        : typeof s.count === "number"
-          ? s.count
-          : s.data.map(Number).reduce((a, b) => a + b, 0)
-  }))
+  return series.map((s, i) => {
+    const data = s.data.map(Number)
+    const summary = isRate(s)
+      ? `${data.at(-1) ?? 0}% in the last interval`
+      : // Displays of one value per series (tables, pies) have it as aggregated_value, and no data.
+        String(
+          typeof s.aggregated_value === "number"
+            ? s.aggregated_value
+            : typeof s.count === "number"
+              ? s.count
+              : data.reduce((a, b) => a + b, 0)
+        )
+    return { label: isRate(s) && s.breakdown_value === undefined ? "Conversion rate" : nameOf(s, i), data, summary }
+  })
 }
 
 const chart = (series: ReadonlyArray<Series>) => {
@@ -50,7 +72,7 @@ const chart = (series: ReadonlyArray<Series>) => {
     // The colour on a swatch only: coloured text would not be readable in every colour.
     .map(
       (s, i) =>
-        `<li><span style="color:${COLORS[i % COLORS.length]}" aria-hidden="true">■</span> ${escape(s.label)}: <b>${s.total}</b></li>`
+        `<li><span style="color:${COLORS[i % COLORS.length]}" aria-hidden="true">■</span> ${escape(s.label)}: <b>${escape(s.summary)}</b></li>`
     )
     .join("")
   return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" width="${WIDTH}" height="${HEIGHT}" role="img" aria-label="${escape(`Chart of ${series.map((s) => s.label).join(", ")}`)}">${lines.join("")}</svg><ul>${legend}</ul>`

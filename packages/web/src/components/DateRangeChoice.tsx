@@ -1,3 +1,4 @@
+import { fields, oneOf } from "../queryFields.js"
 import { Choice } from "./Field.js"
 
 // The date range presets of the insight builder: PostHog's relative `date_from` values.
@@ -12,6 +13,9 @@ export const DATE_RANGES = {
   yStart: "Year to date"
 } as const
 export type DateFrom = keyof typeof DATE_RANGES
+
+/** A stored `dateRange`'s preset. */
+export const dateFromOf = (dateRange: unknown): DateFrom => oneOf(fields(dateRange)["date_from"], DATE_RANGES, "-7d")
 
 /** The builder's date range, from a preset to now. */
 export const DateRangeChoice = ({

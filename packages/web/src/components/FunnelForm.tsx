@@ -1,11 +1,14 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
-import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
-import { type BreakdownDraft, BreakdownFields } from "./BreakdownFields.js"
+import { fields, list, oneOf, text, type Fields } from "../queryFields.js"
+import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
+import { type BreakdownDraft, BreakdownFields, breakdownDraft } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
+import { type Interval, IntervalChoice, intervalOf } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
 
-// The funnel part of the insight builder: ordered steps, the conversion window, the order type.
+// The funnel part of the insight builder: ordered steps, the conversion window, the order type,
+// and what to show (the steps, the time to convert, or the conversion rate by interval).
 
 const ORDERS = {
   ordered: "In order (other events between)",
@@ -13,7 +16,7 @@ const ORDERS = {
   unordered: "In any order"
 } as const
 
-const VIZ = { steps: "Steps", time_to_convert: "Time to convert" } as const
+const VIZ = { steps: "Steps", time_to_convert: "Time to convert", trends: "Conversion over time" } as const
 
 const UNITS = { minute: "Minutes", hour: "Hours", day: "Days", week: "Weeks", month: "Months" } as const
 
@@ -24,6 +27,8 @@ export interface FunnelDraft extends BreakdownDraft {
   readonly order: keyof typeof ORDERS
   readonly dateFrom: DateFrom
   readonly viz: keyof typeof VIZ
+  /** The intervals conversion over time is counted in. */
+  readonly interval: Interval
 }
 
 export const INITIAL_FUNNEL: FunnelDraft = {
@@ -34,7 +39,8 @@ export const INITIAL_FUNNEL: FunnelDraft = {
   dateFrom: "-7d",
   breakdown: "",
   breakdownType: "event",
-  viz: "steps"
+  viz: "steps",
+  interval: "day"
 }
 
 /** A funnel needs two named steps and a whole, positive window. */
@@ -48,6 +54,7 @@ export const funnelsQuery = (draft: FunnelDraft): InsightQuery => ({
     kind: "FunnelsQuery",
     series: draft.steps.map((step) => ({ kind: "EventsNode", event: step.trim(), name: step.trim() })),
     dateRange: { date_from: draft.dateFrom },
+    ...(draft.viz === "trends" ? { interval: draft.interval } : {}),
     funnelsFilter: {
       funnelOrderType: draft.order,
       funnelWindowInterval: Number(draft.window),
@@ -59,6 +66,21 @@ export const funnelsQuery = (draft: FunnelDraft): InsightQuery => ({
       : {})
   }
 })
+
+/** A stored `FunnelsQuery` as the funnel builder edits it. */
+export const funnelDraft = (source: Fields): FunnelDraft => {
+  const funnel = fields(source["funnelsFilter"])
+  return {
+    steps: list(source["series"]).map((step) => text(fields(step)["event"])),
+    window: text(funnel["funnelWindowInterval"]),
+    unit: oneOf(funnel["funnelWindowIntervalUnit"], UNITS, "day"),
+    order: oneOf(funnel["funnelOrderType"], ORDERS, "ordered"),
+    dateFrom: dateFromOf(source["dateRange"]),
+    ...breakdownDraft(source),
+    viz: oneOf(funnel["funnelVizType"], VIZ, "steps"),
+    interval: intervalOf(source["interval"])
+  }
+}
 
 /** The funnel's steps, conversion window, order and date range. */
 export const FunnelForm = ({ draft, onChange }: DraftFormProps<FunnelDraft>) => (
@@ -94,6 +116,9 @@ export const FunnelForm = ({ draft, onChange }: DraftFormProps<FunnelDraft>) => 
     <div className="toolbar">
       <BreakdownFields draft={draft} onChange={onChange} />
       <Choice label="Show" value={draft.viz} options={VIZ} onChange={(viz) => onChange({ ...draft, viz })} />
+      {draft.viz === "trends" && (
+        <IntervalChoice value={draft.interval} onChange={(interval) => onChange({ ...draft, interval })} />
+      )}
     </div>
   </>
 )

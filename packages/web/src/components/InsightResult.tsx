@@ -7,10 +7,12 @@ import { type InsightPoint, InsightPersons } from "./InsightPersons.js"
 import { PieChart } from "./PieChart.js"
 import { ResultTable } from "./ResultTable.js"
 import { type Annotation, type ChartKind, type Series, SeriesChart } from "./SeriesChart.js"
+import { WorldMap } from "./WorldMap.js"
 
 // An insight's computed result drawn as its kind and display ask: trends, stickiness and lifecycle
-// as charts over their labels (or one number / a table of totals), funnels as steps, retention as a
-// cohort heat map, ZedQL as a table.
+// as charts over their labels (or one number / a table of totals / a world map), funnels as steps,
+// retention as a cohort heat map, ZedQL as a table; an insight that could not be computed (a
+// dashboard tile) as its error.
 
 export interface TrendEntry {
   readonly label: string
@@ -44,7 +46,7 @@ const number = (value: number) => value.toLocaleString(undefined, { maximumFract
 const percent = (part: number, whole: number) => (whole === 0 ? "0%" : `${((100 * part) / whole).toFixed(1)}%`)
 
 /** Trend displays giving one aggregated value per series over the whole range. */
-const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue", "WorldMap"])
+const AGGREGATED = new Set(["ActionsTable", "ActionsPie", "ActionsBarValue"])
 
 /** The time-series displays other than lines. */
 const CHART_KINDS: Record<string, ChartKind> = {
@@ -134,6 +136,7 @@ export const Trends = ({
         title={title}
       />
     )
+  if (display === "WorldMap") return <WorldMap entries={entries} title={title} />
   if (AGGREGATED.has(display))
     return (
       <table className="list" aria-label="Result">
@@ -272,15 +275,42 @@ const TimeToConvert = ({
   return <SeriesChart labels={labels} series={series} kind="bar" title={title} />
 }
 
+/** Conversion over time: the conversion rate (percent) by interval of entering, a line per breakdown value. */
+const FunnelTrends = ({
+  entries,
+  title
+}: {
+  readonly entries: ReadonlyArray<{
+    readonly data: ReadonlyArray<number>
+    readonly labels: ReadonlyArray<string>
+    readonly breakdown_value?: unknown
+  }>
+  readonly title: string
+}) => {
+  const series = useMemo(
+    () =>
+      entries.map((entry) => ({
+        label: entry.breakdown_value === undefined ? "Conversion rate (%)" : String(entry.breakdown_value),
+        data: entry.data
+      })),
+    [entries]
+  )
+  if (entries.length === 0) return <p className="muted">No data in this range.</p>
+  return <SeriesChart labels={entries[0]!.labels} series={series} kind="line" title={title} />
+}
+
 const Funnel = ({
   result,
+  viz,
   title,
   onPick
 }: {
   readonly result: unknown
+  readonly viz: unknown
   readonly title: string
   readonly onPick: (point: InsightPoint) => void
 }) => {
+  if (viz === "trends") return <FunnelTrends entries={result as ReadonlyArray<TrendEntry>} title={title} />
   if (!Array.isArray(result)) {
     const { bins } = result as { readonly bins: ReadonlyArray<readonly [number, number]> }
     return <TimeToConvert bins={bins} title={title} />
@@ -378,6 +408,12 @@ const KindResult = ({
 }) => {
   const source = insight.query?.source
   const result = insight.result
+  if (insight.error)
+    return (
+      <p role="alert" className="error">
+        Could not compute: {insight.error.detail}
+      </p>
+    )
   if (result === null || result === undefined) return <p className="muted">Not computed yet.</p>
   const title = insight.name || insight.derived_name || "Insight"
   switch (source?.kind) {
@@ -395,7 +431,14 @@ const KindResult = ({
       )
     }
     case "FunnelsQuery":
-      return <Funnel result={result} title={title} onPick={onPick} />
+      return (
+        <Funnel
+          result={result}
+          viz={(source["funnelsFilter"] as { funnelVizType?: string } | undefined)?.funnelVizType}
+          title={title}
+          onPick={onPick}
+        />
+      )
     case "RetentionQuery": {
       const period = (source["retentionFilter"] as { period?: string } | undefined)?.period ?? "Day"
       const rows = result as ReadonlyArray<RetentionRow>

@@ -1,9 +1,10 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
-import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
+import { fields, type Fields } from "../queryFields.js"
+import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
 import { Field } from "./Field.js"
-import { type Interval, IntervalChoice } from "./IntervalChoice.js"
-import { eventsNodes } from "./StickinessForm.js"
+import { type Interval, IntervalChoice, intervalOf } from "./IntervalChoice.js"
+import { eventsNodes, seriesEvents } from "./StickinessForm.js"
 
 // The lifecycle part of the insight builder: one event, and which of its persons' statuses to show.
 
@@ -26,6 +27,17 @@ export const INITIAL_LIFECYCLE: LifecycleDraft = {
 
 /** At least one status shown. */
 export const lifecycleComplete = (draft: LifecycleDraft) => draft.statuses.length > 0
+
+/** A stored `LifecycleQuery` as the lifecycle builder edits it (its first series' event). */
+export const lifecycleDraft = (source: Fields): LifecycleDraft => {
+  const toggled = fields(source["lifecycleFilter"])["toggledLifecycles"]
+  return {
+    event: seriesEvents(source)[0] ?? "",
+    interval: intervalOf(source["interval"]),
+    dateFrom: dateFromOf(source["dateRange"]),
+    statuses: Array.isArray(toggled) ? STATUSES.filter((status) => toggled.includes(status)) : STATUSES
+  }
+}
 
 export const lifecycleQuery = (draft: LifecycleDraft): InsightQuery => ({
   kind: "InsightVizNode",

@@ -1,3 +1,4 @@
+import { fields, list, oneOf, text } from "../queryFields.js"
 import { Choice, Field } from "./Field.js"
 import { ItemList } from "./ItemList.js"
 
@@ -38,6 +39,18 @@ export const propertyFilters = (filters: ReadonlyArray<FilterDraft>) =>
       operator,
       ...(VALUELESS.has(operator) ? {} : { value: NUMERIC.has(operator) ? Number(value) : value })
     }))
+
+/** A stored property filter list as the builder edits it. */
+export const filterDrafts = (value: unknown): ReadonlyArray<FilterDraft> =>
+  list(value).map((filter) => {
+    const { type, key, operator, value } = fields(filter)
+    return {
+      type: oneOf(type, TYPES, "event"),
+      key: text(key),
+      operator: oneOf(operator, OPERATORS, "exact"),
+      value: text(value)
+    }
+  })
 
 /** The filters of `legend`, each labelled with `prefix` and its number. */
 export const PropertyFilters = ({

@@ -1,5 +1,6 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
+import { fields, oneOf, text, type Fields } from "../queryFields.js"
 import { Choice, Field } from "./Field.js"
 
 // The retention part of the insight builder: who starts (the target event), what counts as coming
@@ -50,6 +51,18 @@ export const retentionQuery = (draft: RetentionDraft): InsightQuery => ({
     }
   }
 })
+
+/** A stored `RetentionQuery` as the retention builder edits it. */
+export const retentionDraft = (source: Fields): RetentionDraft => {
+  const retention = fields(source["retentionFilter"])
+  return {
+    start: text(fields(retention["targetEntity"])["id"]),
+    returning: text(fields(retention["returningEntity"])["id"]),
+    period: oneOf(retention["period"], PERIODS, "Day"),
+    intervals: text(retention["totalIntervals"]),
+    type: oneOf(retention["retentionType"], TYPES, "retention_recurring")
+  }
+}
 
 export const RetentionForm = ({ draft, onChange }: DraftFormProps<RetentionDraft>) => (
   <div className="toolbar">

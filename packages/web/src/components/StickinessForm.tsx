@@ -1,8 +1,9 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
-import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
+import { fields, list, oneOf, text, type Fields } from "../queryFields.js"
+import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
 import { Choice, Field } from "./Field.js"
-import { type Interval, IntervalChoice } from "./IntervalChoice.js"
+import { type Interval, IntervalChoice, intervalOf } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
 
 // The stickiness part of the insight builder: how many persons did each event on exactly (or at
@@ -27,6 +28,17 @@ export const INITIAL_STICKINESS: StickinessDraft = {
 /** An events node per event; blank: any event. */
 export const eventsNodes = (events: ReadonlyArray<string>) =>
   events.map((event) => ({ kind: "EventsNode", event: event.trim() || null, name: event.trim() || "All events" }))
+
+/** The events of a stored query's series (blank: any event). */
+export const seriesEvents = (source: Fields) => list(source["series"]).map((node) => text(fields(node)["event"]))
+
+/** A stored `StickinessQuery` as the stickiness builder edits it. */
+export const stickinessDraft = (source: Fields): StickinessDraft => ({
+  events: seriesEvents(source),
+  interval: intervalOf(source["interval"]),
+  dateFrom: dateFromOf(source["dateRange"]),
+  computedAs: oneOf(fields(source["stickinessFilter"])["computedAs"], COMPUTED_AS, "non_cumulative")
+})
 
 export const stickinessQuery = (draft: StickinessDraft): InsightQuery => ({
   kind: "InsightVizNode",

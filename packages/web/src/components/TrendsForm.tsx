@@ -1,11 +1,12 @@
 import type { InsightQuery } from "../api.js"
 import type { DraftFormProps } from "../insightDraft.js"
-import { type DateFrom, DateRangeChoice } from "./DateRangeChoice.js"
-import { type BreakdownDraft, BreakdownFields } from "./BreakdownFields.js"
+import { fields, list, oneOf, text, type Fields } from "../queryFields.js"
+import { type DateFrom, DateRangeChoice, dateFromOf } from "./DateRangeChoice.js"
+import { type BreakdownDraft, BreakdownFields, breakdownDraft } from "./BreakdownFields.js"
 import { Choice, Field } from "./Field.js"
-import { type Interval, IntervalChoice } from "./IntervalChoice.js"
+import { type Interval, IntervalChoice, intervalOf } from "./IntervalChoice.js"
 import { ItemList } from "./ItemList.js"
-import { type FilterDraft, PropertyFilters, propertyFilters } from "./PropertyFilters.js"
+import { type FilterDraft, filterDrafts, PropertyFilters, propertyFilters } from "./PropertyFilters.js"
 
 // The trends part of the insight builder: its draft, the query node it makes, and its form.
 
@@ -115,6 +116,32 @@ export const trendsQuery = (draft: TrendsDraft): InsightQuery => ({
       : {})
   }
 })
+
+/** A stored `TrendsQuery` as the trends builder edits it. */
+export const trendsDraft = (source: Fields): TrendsDraft => {
+  const breakdown = fields(source["breakdownFilter"])
+  const trends = fields(source["trendsFilter"])
+  return {
+    series: list(source["series"]).map((node) => {
+      const series = fields(node)
+      return {
+        event: text(series["event"]),
+        math: oneOf(series["math"], MATHS, "total"),
+        property: text(series["math_property"]),
+        filters: filterDrafts(series["properties"])
+      }
+    }),
+    filters: filterDrafts(source["properties"]),
+    ...breakdownDraft(source),
+    breakdownLimit: text(breakdown["breakdown_limit"]),
+    hideOther: breakdown["breakdown_hide_other_aggregation"] === true,
+    interval: intervalOf(source["interval"]),
+    dateFrom: dateFromOf(source["dateRange"]),
+    compare: fields(source["compareFilter"])["compare"] === true,
+    formula: text(trends["formula"]),
+    display: oneOf(trends["display"], DISPLAYS, "ActionsLineGraph")
+  }
+}
 
 /** A property-math series without its property, or a bad top N, cannot be computed yet. */
 export const trendsComplete = (draft: TrendsDraft) =>

@@ -63,6 +63,14 @@ export const InsightPage = () => {
             <button type="button" className="link" disabled={refresh.isPending} onClick={() => refresh.mutate()}>
               {refresh.isPending ? "Refreshing…" : "Refresh"}
             </button>{" "}
+            {/* The builder edits every kind but SQL (without its forms in this page's code). */}
+            {kindOf(data) !== undefined && kindOf(data) !== "SQL" && (
+              <>
+                <Link to="/project/$id/insights/$shortId/edit" params={{ id, shortId }}>
+                  Edit
+                </Link>{" "}
+              </>
+            )}
             <button
               type="button"
               className="link"

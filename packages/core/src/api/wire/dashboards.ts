@@ -70,7 +70,13 @@ export const presentDashboard = (project: Project, dashboard: StoredDashboard, r
       t.insight_id === null ? Effect.succeed(Option.none()) : store.get(project.id, t.insight_id)
     )
     const insights = found.flatMap((i) => (Option.isSome(i) ? [i.value] : []))
-    const shown = yield* presentInsights(project, insights, { refresh, viewer, dashboardFilters: dashboard.filters })
+    // One tile failing leaves the others' results: its insight carries the error instead.
+    const shown = yield* presentInsights(project, insights, {
+      refresh,
+      viewer,
+      dashboardFilters: dashboard.filters,
+      errorsApart: true
+    })
     const byId = new Map(shown.map((i) => [i.id, i]))
     const [basic] = yield* presentDashboards([dashboard], viewer)
     return {

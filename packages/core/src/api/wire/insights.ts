@@ -7,7 +7,7 @@ import { withDashboardFilters } from "../../insights/queryNode.js"
 import { RefreshMode } from "../../queries/cachePolicy.js"
 import { PathId } from "../../schema/fields.js"
 import { InsightStore, type StoredInsight } from "../../services/InsightStore.js"
-import { NotFound } from "../errors.js"
+import { NotFound, queryErrorBody } from "../errors.js"
 import { queryFailure } from "../queryReplies.js"
 import { userLookup } from "../users.js"
 
@@ -17,6 +17,14 @@ import { userLookup } from "../users.js"
 const Levels = { editable: 21, restricted: 37, view: 21, edit: 37 } as const
 
 const Tile = Schema.Struct({ id: Schema.Int, dashboard_id: Schema.Int, deleted: Schema.Boolean })
+
+/** Why an insight on a dashboard has no result: the error its own request would have answered. */
+const InsightError = Schema.Struct({
+  type: Schema.String,
+  code: Schema.String,
+  detail: Schema.String,
+  attr: Schema.NullOr(Schema.String)
+}).annotations({ identifier: "InsightError" })
 
 export const Insight = Schema.Struct({
   ...Struct.pick(Entity.fields, "id", "short_id", "name", "derived_name"),
@@ -46,9 +54,14 @@ export const Insight = Schema.Struct({
   query_status: Schema.Unknown,
   /** The ZedQL that produced the result (PostHog's `hogql`). */
   zedql: Schema.NullOr(Schema.String),
-  types: Schema.NullOr(Schema.Array(Schema.Unknown))
+  types: Schema.NullOr(Schema.Array(Schema.Unknown)),
+  /** On a dashboard's tiles only: null, or why this insight could not be computed (its `result` is null). */
+  error: Schema.optional(Schema.NullOr(InsightError))
 }).annotations({ identifier: "Insight" })
 export type Insight = typeof Insight.Type
+
+/** How many insights of one request are computed at the same time. */
+const COMPUTED_AT_ONCE = 4
 
 /** How the insights are shown: to the project's members, or on a public sharing link. */
 export type Viewer = "member" | "public"
@@ -61,6 +74,8 @@ export const presentInsights = (
     readonly refresh: RefreshMode
     readonly viewer: Viewer
     readonly dashboardFilters?: Record<string, unknown> | undefined
+    /** Each insight's failure kept as its `error` (a dashboard's tiles) instead of failing them all. */
+    readonly errorsApart?: boolean
   }
 ) =>
   Effect.gen(function* () {
@@ -69,33 +84,46 @@ export const presentInsights = (
       options.viewer === "public" ? [] : insights.flatMap((i) => [i.created_by, i.last_modified_by])
     )
     const compute = yield* InsightCompute
-    return yield* Effect.forEach(insights, (insight) =>
-      Effect.gen(function* () {
-        const query =
-          options.dashboardFilters === undefined
-            ? insight.query
-            : withDashboardFilters(insight.query, options.dashboardFilters)
-        const computed =
-          insight.query === null
-            ? NOTHING_COMPUTED
-            : yield* Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
-        const own = tiles.filter((t) => t.insight_id === insight.id)
-        const member = options.viewer === "member"
-        return {
-          ...insight,
-          query,
-          dashboards: own.filter((t) => !t.deleted).map((t) => t.dashboard_id),
-          dashboard_tiles: own.map(({ id, dashboard_id, deleted }) => ({ id, dashboard_id, deleted })),
-          ...computed,
-          created_by: user(insight.created_by),
-          last_modified_by: user(insight.last_modified_by),
-          is_sample: false,
-          effective_restriction_level: member ? Levels.editable : Levels.restricted,
-          effective_privilege_level: member ? Levels.edit : Levels.view,
-          user_access_level: member ? "editor" : "viewer",
-          timezone: project.timezone
-        } satisfies Insight
-      })
+    return yield* Effect.forEach(
+      insights,
+      (insight) =>
+        Effect.gen(function* () {
+          const query =
+            options.dashboardFilters === undefined
+              ? insight.query
+              : withDashboardFilters(insight.query, options.dashboardFilters)
+          const read =
+            insight.query === null
+              ? Effect.succeed(NOTHING_COMPUTED)
+              : Effect.catchAll(compute.read(project, query, options.refresh), queryFailure)
+          const computed = options.errorsApart
+            ? yield* read.pipe(
+                Effect.map((c) => ({ ...c, error: null })),
+                Effect.catchTags({
+                  QueryInvalid: (e) => Effect.succeed({ ...NOTHING_COMPUTED, error: queryErrorBody(e) }),
+                  TooManyRequests: (e) => Effect.succeed({ ...NOTHING_COMPUTED, error: queryErrorBody(e) })
+                })
+              )
+            : yield* read
+          const own = tiles.filter((t) => t.insight_id === insight.id)
+          const member = options.viewer === "member"
+          return {
+            ...insight,
+            query,
+            dashboards: own.filter((t) => !t.deleted).map((t) => t.dashboard_id),
+            dashboard_tiles: own.map(({ id, dashboard_id, deleted }) => ({ id, dashboard_id, deleted })),
+            ...computed,
+            created_by: user(insight.created_by),
+            last_modified_by: user(insight.last_modified_by),
+            is_sample: false,
+            effective_restriction_level: member ? Levels.editable : Levels.restricted,
+            effective_privilege_level: member ? Levels.edit : Levels.view,
+            user_access_level: member ? "editor" : "viewer",
+            timezone: project.timezone
+          } satisfies Insight
+        }),
+      // Several at once (a dashboard's tiles), few enough to leave the store room for others.
+      { concurrency: COMPUTED_AT_ONCE }
     )
   })
 

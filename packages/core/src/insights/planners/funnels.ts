@@ -3,7 +3,7 @@ import type { InsightContext, InsightPlan } from "../plan.js"
 import type * as A from "../../zedql/ast.js"
 import * as Q from "../../zedql/build.js"
 import { dateRangeConditions, propertyConditions, stepCondition, StepNode, stepName, windowEnd } from "./conditions.js"
-import { DateRange } from "./dateRange.js"
+import { bucketKeyExpr, bucketsFrom, DateRange, Interval, type Period, resolvePeriod, timeBounds } from "./dateRange.js"
 import { decodeNode, type InsightQueryInvalid, invalid } from "./decode.js"
 import { Properties, UnsupportedFilter } from "./properties.js"
 import { planValues, propertyText, ROWS, shownStatements } from "./statements.js"
@@ -13,6 +13,8 @@ import { planValues, propertyText, ROWS, shownStatements } from "./statements.js
 // between; strict: the very next events; unordered: any order) inside the conversion window, and
 // keeps per person the candidate that gets furthest, as PostHog does: the one reaching that step
 // first, from the latest start. Conversion times are whole seconds between consecutive steps.
+// Conversion over time (`funnelVizType: "trends"`) instead keeps every candidate: per person and
+// interval of the start, the furthest step reached, as PostHog's funnel trends count entrances.
 
 export const WINDOW_UNITS = ["second", "minute", "hour", "day", "week", "month"] as const
 
@@ -25,7 +27,7 @@ export const FunnelExclusion = Schema.Struct({
 export type FunnelExclusion = typeof FunnelExclusion.Type
 
 export const FunnelsFilter = Schema.Struct({
-  funnelVizType: Schema.optional(Schema.NullOr(Schema.Literal("steps", "time_to_convert"))),
+  funnelVizType: Schema.optional(Schema.NullOr(Schema.Literal("steps", "time_to_convert", "trends"))),
   funnelOrderType: Schema.optional(Schema.NullOr(Schema.Literal("ordered", "strict", "unordered"))),
   funnelWindowInterval: Schema.optional(Schema.NullOr(Schema.Int.pipe(Schema.positive()))),
   funnelWindowIntervalUnit: Schema.optional(Schema.NullOr(Schema.Literal(...WINDOW_UNITS))),
@@ -46,6 +48,8 @@ export const FunnelsQuery = Schema.Struct({
   kind: Schema.Literal("FunnelsQuery"),
   series: Schema.Array(StepNode).pipe(Schema.minItems(2)),
   dateRange: Schema.optional(Schema.NullOr(DateRange)),
+  /** The intervals of conversion over time (default `day`). */
+  interval: Schema.optional(Schema.NullOr(Interval)),
   properties: Schema.optional(Properties),
   breakdownFilter: Schema.optional(Schema.NullOr(FunnelsBreakdownFilter)),
   funnelsFilter: Schema.optional(Schema.NullOr(FunnelsFilter))
@@ -67,6 +71,15 @@ export interface FunnelStep {
   readonly average_conversion_time: number | null
   readonly median_conversion_time: number | null
   readonly breakdown?: string
+  readonly breakdown_value?: string
+}
+
+/** Conversion over time, per breakdown value: the rate (percent) per interval of the first step. */
+export interface FunnelTrend {
+  readonly count: number
+  readonly data: ReadonlyArray<number>
+  readonly days: ReadonlyArray<string>
+  readonly labels: ReadonlyArray<string>
   readonly breakdown_value?: string
 }
 
@@ -211,27 +224,59 @@ const withoutExcluded = (query: FunnelsQuery, paths: A.SelectLike, scope: Readon
     WHERE NOT (${Q.or(hits)})`
 }
 
-/** The best candidate per person: `actor, bd, reached, t0 … t{n-1}`. */
-const bestPaths = (query: FunnelsQuery): A.SelectLike => {
+/** The events a funnel reads: in its date range, with its properties. */
+const scopeOf = (query: FunnelsQuery): Array<A.Expr> => [
+  ...dateRangeConditions(query.dateRange, "-7d"),
+  ...propertyConditions(query.properties)
+]
+
+/** Per person the candidates (see `candidates`) from the events in `scope`. */
+const candidatesIn = (query: FunnelsQuery, scope: ReadonlyArray<A.Expr>): A.SelectLike => {
   const n = query.series.length
   const order = query.funnelsFilter?.funnelOrderType ?? "ordered"
   const steps = query.series.map(stepCondition)
-  const scope = [...dateRangeConditions(query.dateRange, "-7d"), ...propertyConditions(query.properties)]
   // Strict funnels see every event of the person: any other event in between breaks the chain.
-  const where = Q.and(order === "strict" ? scope : [...scope, Q.or(steps)])
+  const where = Q.and(order === "strict" ? [...scope] : [...scope, Q.or(steps)])
   const source = Q.select`SELECT person_id AS actor, timestamp, uuid, ${breakdownExpr(query) ?? ""} AS prop,
     ${steps.map((s, k) => Q.alias(s, `s${k}`))} FROM events WHERE ${where}`
+  return candidates(order, n, source, windowEndOf(query))
+}
+
+/** The best candidate per person: `actor, bd, reached, t0 … t{n-1}`. */
+const bestPaths = (query: FunnelsQuery): A.SelectLike => {
+  const n = query.series.length
+  const scope = scopeOf(query)
   const c = cols("c", n)
   // Per person the candidate reaching the furthest step first, from the latest start (reaching the
   // first step only: the earliest start). Among the candidates of one level a later start never
   // has an earlier time at any step, so the latest of those arriving first has each step's maximum.
-  const reached = Q.select`SELECT actor, bd, levels, lasts, ${c}, arrayMax(levels) AS reached FROM ${candidates(order, n, source, windowEndOf(query))}`
+  const reached = Q.select`SELECT actor, bd, levels, lasts, ${c}, arrayMax(levels) AS reached FROM ${candidatesIn(query, scope)}`
   const arrival = Q.select`SELECT actor, bd, levels, lasts, ${c}, reached,
     arrayMin(arrayFilter((last, level) -> level = reached, lasts, levels)) AS arrival FROM ${reached}`
   const pick = (k: number) =>
     Q.expr`arrayMax(arrayFilter((t, level, last) -> level = reached AND last = arrival, ${col("c", k)}, levels, lasts))`
   const times = range(n).map((k) => Q.alias(k === 0 ? pick(k) : Q.expr`if(reached > ${k}, ${pick(k)}, NULL)`, `t${k}`))
   return withoutExcluded(query, Q.select`SELECT actor, bd, reached, ${times} FROM ${arrival}`, scope)
+}
+
+/** Every candidate of every person, a row each: `actor, bd, reached, t0 … t{n-1}`, exclusions applied. */
+const allPaths = (query: FunnelsQuery, scope: ReadonlyArray<A.Expr>): A.SelectLike => {
+  const n = query.series.length
+  const rows = Q.select`SELECT actor, bd, levels, ${cols("c", n)}, arrayJoin(range(1, length(levels) + 1)) AS i
+    FROM ${candidatesIn(query, scope)}`
+  const times = range(n).map((k) =>
+    Q.alias(
+      k === 0
+        ? Q.expr`arrayElement(c0, i)`
+        : Q.expr`if(arrayElement(levels, i) > ${k}, arrayElement(${col("c", k)}, i), NULL)`,
+      `t${k}`
+    )
+  )
+  return withoutExcluded(
+    query,
+    Q.select`SELECT actor, bd, arrayElement(levels, i) AS reached, ${times} FROM ${rows}`,
+    scope
+  )
 }
 
 /** The breakdown values kept: the `breakdown_limit` with the most persons; the rest are "other". */
@@ -256,15 +301,65 @@ const stepsStatement = (query: FunnelsQuery): A.SelectLike => {
     GROUP BY breakdown ORDER BY ${counts[0]!} DESC, breakdown LIMIT ${ROWS}`
 }
 
-const timeToConvertStatement = (query: FunnelsQuery): A.SelectLike => {
+/** The two steps time to convert and conversion over time measure: `funnelFromStep`, `funnelToStep` (default first, last). */
+const measuredSteps = (query: FunnelsQuery) => {
   const n = query.series.length
-  const { from, to } = stepRange(
-    n,
-    query.funnelsFilter?.funnelFromStep ?? 0,
-    query.funnelsFilter?.funnelToStep ?? n - 1
-  )
+  return stepRange(n, query.funnelsFilter?.funnelFromStep ?? 0, query.funnelsFilter?.funnelToStep ?? n - 1)
+}
+
+const timeToConvertStatement = (query: FunnelsQuery): A.SelectLike => {
+  const { from, to } = measuredSteps(query)
   return Q.select`SELECT dateDiff('second', ${col("t", from)}, ${col("t", to)}) AS seconds, count() FROM ${bestPaths(query)}
     WHERE reached >= ${to + 1} GROUP BY seconds ORDER BY seconds LIMIT ${ROWS}`
+}
+
+/**
+ * Per interval of the start and breakdown value, the persons who entered the funnel and reached
+ * `funnelFromStep` and those of them who reached `funnelToStep`: a person counts once an interval,
+ * with the furthest step any of their starts in it reached.
+ */
+const trendsStatement = (query: FunnelsQuery, period: Period, ctx: InsightContext): A.SelectLike => {
+  const { from, to } = measuredSteps(query)
+  const scope = [...timeBounds(period), ...propertyConditions(query.properties)]
+  const day = bucketKeyExpr(col("t", 0), period.interval, ctx.weekStartDay)
+  return Q.select`WITH best AS (SELECT actor, bd, ${day} AS day, max(reached) AS furthest FROM ${allPaths(query, scope)} GROUP BY actor, bd, day)
+    SELECT day, breakdown, countIf(furthest >= ${from + 1}), countIf(furthest >= ${to + 1})
+    FROM (SELECT day, ${limitedBreakdown(query)} AS breakdown, furthest FROM best)
+    GROUP BY day, breakdown ORDER BY day, breakdown LIMIT ${ROWS}`
+}
+
+/** A conversion rate in percent, to 2 decimals as PostHog rounds it; 0 when nobody entered. */
+const conversionRate = (entered: number, converted: number): number =>
+  entered > 0 ? Math.round((converted / entered) * 10_000) / 100 : 0
+
+const shapeTrends = (
+  query: FunnelsQuery,
+  period: Period,
+  ctx: InsightContext,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>
+): Array<FunnelTrend> => {
+  const buckets = bucketsFrom(
+    period,
+    rows.map((r) => String(r[0])),
+    ctx
+  )
+  const byValue = new Map<string, Map<string, readonly [number, number]>>()
+  for (const [day, value, entered, converted] of rows) {
+    const counts = byValue.get(String(value)) ?? new Map<string, readonly [number, number]>()
+    counts.set(String(day), [Number(entered), Number(converted)])
+    byValue.set(String(value), counts)
+  }
+  const trend = (counts: ReadonlyMap<string, readonly [number, number]>): FunnelTrend => ({
+    count: buckets.length,
+    data: buckets.map((b) => conversionRate(...(counts.get(b.key) ?? [0, 0]))),
+    days: buckets.map((b) => b.key),
+    labels: buckets.map((b) => b.label)
+  })
+  if (query.breakdownFilter?.breakdown == null) return [trend(byValue.get("") ?? new Map())]
+  // By breakdown value, as PostHog lists them.
+  return [...byValue]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([value, counts]) => ({ ...trend(counts), breakdown_value: value }))
 }
 
 const num = (value: unknown): number | null => (value === null || value === undefined ? null : Number(value))
@@ -309,10 +404,16 @@ export const timeToConvertBins = (
 
 export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
   Effect.flatMap(decodeNode(FunnelsQuery, input), (query) => {
-    const timeToConvert = query.funnelsFilter?.funnelVizType === "time_to_convert"
+    const viz = query.funnelsFilter?.funnelVizType ?? "steps"
+    const period = resolvePeriod(query.dateRange, query.interval ?? "day", ctx)
     let statement
     try {
-      statement = timeToConvert ? timeToConvertStatement(query) : stepsStatement(query)
+      statement =
+        viz === "time_to_convert"
+          ? timeToConvertStatement(query)
+          : viz === "trends"
+            ? trendsStatement(query, period, ctx)
+            : stepsStatement(query)
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
@@ -323,12 +424,14 @@ export const planFunnels = (input: unknown, ctx: InsightContext): Effect.Effect<
       values,
       zedql: shownStatements([statement], values, ""),
       shape: ([rows = []]) =>
-        timeToConvert
+        viz === "time_to_convert"
           ? timeToConvertBins(
               rows.map((r) => [Number(r[0]), Number(r[1])] as const),
               query.funnelsFilter?.binCount
             )
-          : shapeSteps(query, rows)
+          : viz === "trends"
+            ? shapeTrends(query, period, ctx, rows)
+            : shapeSteps(query, rows)
     })
   })
 
