@@ -5,6 +5,7 @@ import {
   type MetricCount,
   metricKey
 } from "../services/FunctionMetricStore.js"
+import { periodicWrite } from "./periodicWrite.js"
 
 // Each invocation of a zed function is counted where it runs (on the ingestion path for
 // transformations): a counter per function, hour and outcome is bumped in memory, and the counters
@@ -53,17 +54,12 @@ export const FunctionMetricsLive = Layer.scoped(
   Effect.gen(function* () {
     const store = yield* FunctionMetricStore
     const counts = makeMetricCounts()
-    const flush = Effect.suspend(() => {
-      const drained = counts.drain()
-      if (drained.length === 0) return Effect.void
-      return store.add(drained).pipe(
-        Effect.catchAll((error) => Effect.logWarning("function metrics: could not write counts", error.message)),
-        Effect.withTracerEnabled(false)
-      )
-    })
-    const serialized = Effect.unsafeMakeSemaphore(1).withPermits(1)(flush)
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(FLUSH_EVERY), serialized)))
-    yield* Effect.addFinalizer(() => serialized)
+    const serialized = yield* periodicWrite(
+      counts.drain,
+      store.add,
+      "function metrics: could not write counts",
+      FLUSH_EVERY
+    )
     return FunctionMetrics.of({
       record: (projectId, functionId, succeeded) => counts.add(projectId, functionId, succeeded),
       flush: serialized
