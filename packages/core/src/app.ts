@@ -9,6 +9,7 @@ import { FlagQuota, FlagQuotaLive } from "./flags/quota.js"
 import { Destinations, DestinationsLive } from "./functions/destinations.js"
 import { FunctionHealth, FunctionHealthLive } from "./functions/health.js"
 import { FunctionLogger, FunctionLoggerLive } from "./functions/logs.js"
+import { FunctionMetrics, FunctionMetricsLive } from "./functions/metrics.js"
 import { EventPipeline, EventPipelineLive } from "./functions/pipeline.js"
 import { FunctionRegistry, FunctionRegistryLive } from "./functions/registry.js"
 import { GrammarLive } from "./grammar/pool.js"
@@ -38,6 +39,7 @@ export type AppServices =
   | FlagQuota
   | FunctionHealth
   | FunctionLogger
+  | FunctionMetrics
   | FunctionRegistry
   | GeoIp
   | IngestWriter
@@ -59,7 +61,13 @@ export const appLayer = (
   Layer.mergeAll(IngestWriterLive, EventPipelineLive).pipe(
     Layer.provideMerge(DestinationsLive),
     Layer.provideMerge(
-      Layer.mergeAll(FunctionLoggerLive, FunctionRegistryLive, FunctionHealthLive, FetchHttpClient.layer)
+      Layer.mergeAll(
+        FunctionLoggerLive,
+        FunctionMetricsLive,
+        FunctionRegistryLive,
+        FunctionHealthLive,
+        FetchHttpClient.layer
+      )
     ),
     Layer.provideMerge(
       Layer.mergeAll(

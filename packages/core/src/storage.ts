@@ -153,6 +153,12 @@ export {
   type LogSource,
   type LogType
 } from "./services/FunctionLogStore.js"
+export {
+  type FunctionMetric,
+  FunctionMetricStore,
+  type MetricCount,
+  type MetricRange
+} from "./services/FunctionMetricStore.js"
 export { type PersonQuery, PersonStore } from "./services/PersonStore.js"
 export { Survey, SurveyInsert } from "./surveys/surveyEntity.js"
 export {

@@ -3,6 +3,7 @@ import { Effect } from "effect"
 import fc from "fast-check"
 import type { Project } from "../src/domain/models.js"
 import { makeFunctionHealth } from "../src/functions/health.js"
+import { FunctionMetrics, makeMetricCounts } from "../src/functions/metrics.js"
 import type { LogLine } from "../src/functions/logs.js"
 import { makeMasker } from "../src/functions/masking.js"
 import type { ActiveFunction, ProjectPipeline } from "../src/functions/registry.js"
@@ -51,6 +52,7 @@ const run = (transformations: ReadonlyArray<ActiveFunction>, events: ReadonlyArr
       deps: { geoip: () => ({}) },
       masker: makeMasker(),
       health: makeFunctionHealth(),
+      metrics: FunctionMetrics.of({ record: makeMetricCounts().add, flush: Effect.void }),
       log: (l) => logs.push(l)
     },
     events

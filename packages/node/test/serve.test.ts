@@ -175,6 +175,7 @@ describe("zed serve on PostgreSQL", () => {
         "feature_flag_hash_key_overrides",
         "feature_flags",
         "function_logs",
+        "function_metrics",
         "group_type_mappings",
         "groups",
         "heatmaps",

@@ -25,6 +25,7 @@ import { EventStoreSql, type InsertStyle } from "./stores/EventStoreSql.js"
 import { FlagInputsSql } from "./stores/FlagInputsSql.js"
 import { FlagStoreSql } from "./stores/FlagStoreSql.js"
 import { FunctionLogStoreSql } from "./stores/FunctionLogStoreSql.js"
+import { FunctionMetricStoreSql } from "./stores/FunctionMetricStoreSql.js"
 import { GroupStoreSql } from "./stores/GroupStoreSql.js"
 import { HeatmapStoreSql } from "./stores/HeatmapStoreSql.js"
 import { InsightStoreSql } from "./stores/InsightStoreSql.js"
@@ -85,6 +86,7 @@ const stores = (options: SqlStorageOptions) =>
     ZedFunctionStoreSql,
     PluginConfigStoreSql,
     FunctionLogStoreSql,
+    FunctionMetricStoreSql,
     FlagInputsSql,
     UsageStoreSql,
     PropertyDefinitionsSql,

@@ -6,7 +6,8 @@ import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarne
 
 // Functions in the app: a transformation made from a template in the Hog editor (a compile error
 // marked where it is), tested on a sample event, enabled, and then transforming the next event
-// posthog-node captures; transformations reordered by dragging; a built-in plugin switched on.
+// posthog-node captures; transformations reordered by dragging; a built-in plugin switched on; a
+// function's invocations charted, as the test counts them from what posthog-node sent.
 
 /** Waits as long as a loaded machine may need (vitest's own default is a second). */
 const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 20_000 })
@@ -156,5 +157,48 @@ describe("functions", () => {
       .waitFor()
     expect(await axeViolations(page)).toEqual([])
     await screenshot(page, "functions-plugins")
+  }, 120_000)
+
+  it("charts invocations, successes and failures of what the function ran", async () => {
+    await h.json("/api/projects/1/zed_functions/", {
+      method: "POST",
+      body: JSON.stringify({
+        type: "transformation",
+        name: "Fails on boom",
+        code: "if (event.properties.boom) {\n  throw Error('boom')\n}\nreturn event",
+        enabled: true
+      })
+    })
+    const sent = Array.from({ length: 6 + Math.floor(Math.random() * 6) }, () => Math.random() < 0.4)
+    const failed = sent.filter(Boolean).length
+    const ph = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 50, flushInterval: 0 })
+    sent.forEach((boom, i) =>
+      ph.capture({ distinctId: `u${i}`, event: "order", properties: boom ? { boom: true } : {} })
+    )
+    await ph.shutdown()
+
+    await page.goto(`${h.root}/project/1/functions`)
+    await page.getByRole("button", { name: "Fails on boom", exact: true }).click()
+    await page.getByRole("img", { name: "line chart: Invocations" }).waitFor()
+    const legend = page.getByRole("list", { name: "Legend" })
+    const totals = async () => {
+      await page.getByRole("button", { name: "Refresh metrics" }).click()
+      return legend.getByRole("listitem").allInnerTexts()
+    }
+    await poll(totals).toEqual([
+      expect.stringMatching(new RegExp(`^Invocations\\s*${sent.length}$`)),
+      expect.stringMatching(new RegExp(`^Succeeded\\s*${sent.length - failed}$`)),
+      expect.stringMatching(new RegExp(`^Failed\\s*${failed}$`))
+    ])
+    // Hourly over the last day: 25 hours, the last this one.
+    await page.getByLabel("Metrics range").selectOption("-24h")
+    await poll(totals).toContainEqual(expect.stringMatching(new RegExp(`^Invocations\\s*${sent.length}$`)))
+    expect(await axeViolations(page)).toEqual([])
+    await page.getByRole("heading", { name: "Metrics" }).scrollIntoViewIfNeeded()
+    await screenshot(page, "function-metrics")
+    await page.setViewportSize({ width: 390, height: 844 })
+    await page.getByRole("heading", { name: "Metrics" }).scrollIntoViewIfNeeded()
+    await screenshot(page, "function-metrics-phone")
+    await page.setViewportSize({ width: 1280, height: 900 })
   }, 120_000)
 })

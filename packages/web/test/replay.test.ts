@@ -124,6 +124,82 @@ const recordVisit = async (): Promise<Visit> => {
 
 let visit: Visit
 
+/** A full snapshot of a page whose paragraph #minute (node 7) says `text`. */
+const minutePage = (text: string) => ({
+  node: {
+    type: 0,
+    id: 1,
+    childNodes: [
+      { type: 1, id: 2, name: "html", publicId: "", systemId: "" },
+      {
+        type: 2,
+        id: 3,
+        tagName: "html",
+        attributes: { lang: "en" },
+        childNodes: [
+          { type: 2, id: 4, tagName: "head", attributes: {}, childNodes: [] },
+          {
+            type: 2,
+            id: 5,
+            tagName: "body",
+            attributes: {},
+            childNodes: [
+              {
+                type: 2,
+                id: 6,
+                tagName: "p",
+                attributes: { id: "minute" },
+                childNodes: [{ type: 3, id: 7, textContent: text }]
+              }
+            ]
+          }
+        ]
+      }
+    ]
+  },
+  initialOffset: { left: 0, top: 0 }
+})
+
+/** The page's text changed, as rrweb records it. */
+const textChange = (timestamp: number, text: string) => ({
+  type: 3,
+  timestamp,
+  data: { source: 0, texts: [{ id: 7, value: text }], attributes: [], removes: [], adds: [] }
+})
+
+/** One `/s/` request of a session's rrweb events (one blob). */
+const sendSnapshots = async (session: string, snapshots: ReadonlyArray<unknown>) => {
+  const response = await fetch(`${h.root}/s/`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify([
+      {
+        event: "$snapshot",
+        properties: {
+          token: PROJECT_KEY,
+          distinct_id: "long-watcher",
+          $session_id: session,
+          $window_id: "w",
+          $snapshot_data: snapshots
+        }
+      }
+    ])
+  })
+  expect(response.status).toBe(200)
+}
+
+/** The blob keys of `session` the page requests, in order, until `stop`. */
+const blobRequests = (session: string) => {
+  const fetched: Array<string> = []
+  const listener = (request: { url: () => string }) => {
+    const url = new URL(request.url())
+    if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
+      fetched.push(url.searchParams.get("blob_key")!)
+  }
+  page.on("request", listener)
+  return { fetched, stop: () => page.off("request", listener) }
+}
+
 describe("session replay", () => {
   it("lists the recording posthog-js made, with its filters and watched state", async () => {
     visit = await recordVisit()
@@ -261,81 +337,15 @@ describe("session replay", () => {
     const t0 = Date.now() - 40 * 60_000
     const MINUTES = 30
     const text = (minute: number) => `minute ${minute}`
-    const full = {
-      node: {
-        type: 0,
-        id: 1,
-        childNodes: [
-          { type: 1, id: 2, name: "html", publicId: "", systemId: "" },
-          {
-            type: 2,
-            id: 3,
-            tagName: "html",
-            attributes: { lang: "en" },
-            childNodes: [
-              { type: 2, id: 4, tagName: "head", attributes: {}, childNodes: [] },
-              {
-                type: 2,
-                id: 5,
-                tagName: "body",
-                attributes: {},
-                childNodes: [
-                  {
-                    type: 2,
-                    id: 6,
-                    tagName: "p",
-                    attributes: { id: "minute" },
-                    childNodes: [{ type: 3, id: 7, textContent: text(0) }]
-                  }
-                ]
-              }
-            ]
-          }
-        ]
-      },
-      initialOffset: { left: 0, top: 0 }
-    }
-    const send = async (snapshots: ReadonlyArray<unknown>) => {
-      const response = await fetch(`${h.root}/s/`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify([
-          {
-            event: "$snapshot",
-            properties: {
-              token: PROJECT_KEY,
-              distinct_id: "long-watcher",
-              $session_id: session,
-              $window_id: "w",
-              $snapshot_data: snapshots
-            }
-          }
-        ])
-      })
-      expect(response.status).toBe(200)
-    }
-    await send([
+    await sendSnapshots(session, [
       { type: 4, timestamp: t0, data: { href: "https://long.test/", width: 800, height: 600 } },
-      { type: 2, timestamp: t0, data: full }
+      { type: 2, timestamp: t0, data: minutePage(text(0)) }
     ])
-    for (let minute = 1; minute <= MINUTES; minute++) {
-      await send([
-        {
-          type: 3,
-          timestamp: t0 + minute * 60_000,
-          data: { source: 0, texts: [{ id: 7, value: text(minute) }], attributes: [], removes: [], adds: [] }
-        }
-      ])
-    }
+    for (let minute = 1; minute <= MINUTES; minute++)
+      await sendSnapshots(session, [textChange(t0 + minute * 60_000, text(minute))])
     const { sources } = await h.json(`/api/projects/1/session_recordings/${session}/snapshots/`)
     expect(sources).toHaveLength(MINUTES + 1)
-    const fetched: Array<string> = []
-    const listener = (request: { url: () => string }) => {
-      const url = new URL(request.url())
-      if (url.pathname.includes(session) && url.searchParams.has("blob_key"))
-        fetched.push(url.searchParams.get("blob_key")!)
-    }
-    page.on("request", listener)
+    const { fetched, stop } = blobRequests(session)
     try {
       await page.goto(`${h.root}/project/1/replay/${session}`)
       const frame = page.frameLocator(".player-root iframe")
@@ -353,7 +363,56 @@ describe("session replay", () => {
       // Seeking back needs nothing fetched again.
       expect(fetched).toHaveLength(27)
     } finally {
-      page.off("request", listener)
+      stop()
+    }
+  }, 120_000)
+
+  it("holds only what playback needs: blobs before the latest full snapshot are dropped, and fetched again on a seek back", async () => {
+    // Half an hour, one blob a minute, with a full snapshot every five minutes (as posthog-js takes
+    // them periodically) and the text changing each minute between.
+    const session = crypto.randomUUID()
+    const t0 = Date.now() - 40 * 60_000
+    const text = (minute: number) => `minute ${minute}`
+    const blobs = Array.from({ length: 31 }, (_, minute) => {
+      const at = t0 + minute * 60_000
+      return minute % 5 === 0
+        ? [
+            { type: 4, timestamp: at, data: { href: "https://long.test/", width: 800, height: 600 } },
+            { type: 2, timestamp: at, data: minutePage(text(minute)) }
+          ]
+        : [textChange(at, text(minute))]
+    })
+    for (const blob of blobs) await sendSnapshots(session, blob)
+    const { sources } = await h.json(`/api/projects/1/session_recordings/${session}/snapshots/`)
+    expect(sources).toHaveLength(blobs.length)
+    const keyOf = (index: number) => sources[index].blob_key as string
+    const { fetched, stop } = blobRequests(session)
+    try {
+      await page.goto(`${h.root}/project/1/replay/${session}`)
+      const frame = page.frameLocator(".player-root iframe")
+      const player = page.locator(".player")
+      const held = async () => ({
+        blobs: await player.getAttribute("data-held-blobs"),
+        events: Number(await player.getAttribute("data-held-events"))
+      })
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(0))
+      await page.getByRole("button", { name: "Pause" }).click()
+      // At 27:30: the full snapshot at 25 and what follows, to the lookahead's end (blob 28, 20 s on).
+      await page.getByRole("slider", { name: "Position" }).fill(String(27 * 60_000 + 30_000))
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(27))
+      await poll(held).toEqual({ blobs: "25-28", events: blobs.slice(25, 29).flat().length })
+      expect(Number(await player.getAttribute("data-held-bytes"))).toBeGreaterThan(0)
+      // Back to 12:05: fetched again from the blob holding 12:05 back to the full snapshot at 10.
+      fetched.length = 0
+      await page.getByRole("slider", { name: "Position" }).fill(String(12 * 60_000 + 5_000))
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(12))
+      await poll(held).toEqual({ blobs: "10-13", events: blobs.slice(10, 14).flat().length })
+      expect(fetched).toEqual([13, 12, 11, 10].map(keyOf))
+      // Playing on from there draws each minute as before.
+      await page.getByRole("slider", { name: "Position" }).fill(String(14 * 60_000 + 30_000))
+      await poll(() => frame.locator("#minute").textContent()).toBe(text(14))
+    } finally {
+      stop()
     }
   }, 120_000)
 })

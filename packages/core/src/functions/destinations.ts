@@ -11,6 +11,7 @@ import { DEFAULT_DESTINATION_RETRIES, ZedConfig } from "../services/ZedConfig.js
 import { FunctionHealth } from "./health.js"
 import { DESTINATION_LIMITS, globalsOf, type PersonGlobal, renderInputs } from "./invoke.js"
 import { FunctionLogger, type LogLine } from "./logs.js"
+import { FunctionMetrics } from "./metrics.js"
 import { makeMasker } from "./masking.js"
 import type { ActiveFunction } from "./registry.js"
 import { admits } from "./transform.js"
@@ -89,6 +90,7 @@ export const DestinationsLive = Layer.scoped(
     const persons = yield* PersonStore
     const logger = yield* FunctionLogger
     const health = yield* FunctionHealth
+    const metrics = yield* FunctionMetrics
     const { retries, retryDelayMs } = (yield* ZedConfig).destinationRetries ?? DEFAULT_DESTINATION_RETRIES
     const masker = makeMasker()
     const runtime = yield* Effect.runtime<never>()
@@ -144,6 +146,7 @@ export const DestinationsLive = Layer.scoped(
                 fetch: (url, init) => Runtime.runPromise(runtime)(fetchWithRetries(url, init, log))
               })
         health.record(fn.fn.id, outcome._tag === "Finished")
+        metrics.record(project.id, fn.fn.id, outcome._tag === "Finished")
         if (outcome._tag === "Failed") log("ERROR", `Error sending event ${event.uuid}: ${outcome.message}`)
         else log("INFO", `Event ${event.uuid} (${event.event}) sent in ${Math.round(performance.now() - started)} ms`)
       })

@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Context, Effect, Layer } from "effect"
 import { uuidv7 } from "../ingest/uuid.js"
+import { periodicWrite } from "./periodicWrite.js"
 import {
   FunctionLogStore,
   type LogEntry,
@@ -43,19 +44,17 @@ export const FunctionLoggerLive = Layer.scoped(
     const instanceId = randomUUID()
     let buffer: Array<LogEntry> = []
     let dropped = 0
-    const flush = Effect.suspend(() => {
-      const entries = buffer
-      buffer = []
-      if (entries.length === 0) return Effect.void
-      return store.append(entries).pipe(
-        Effect.catchAll((error) => Effect.logWarning("function logs: could not write entries", error.message)),
-        Effect.withTracerEnabled(false)
-      )
-    })
     // One writer at a time keeps entries in the order they were logged.
-    const serialized = Effect.unsafeMakeSemaphore(1).withPermits(1)(flush)
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(FLUSH_EVERY), serialized)))
-    yield* Effect.addFinalizer(() => serialized)
+    const serialized = yield* periodicWrite(
+      () => {
+        const entries = buffer
+        buffer = []
+        return entries
+      },
+      store.append,
+      "function logs: could not write entries",
+      FLUSH_EVERY
+    )
     return FunctionLogger.of({
       log: (line) => {
         if (buffer.length >= MAX_BUFFERED) {

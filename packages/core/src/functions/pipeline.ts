@@ -6,6 +6,7 @@ import type { StorageError } from "../services/StorageError.js"
 import { Destinations } from "./destinations.js"
 import { FunctionHealth } from "./health.js"
 import { FunctionLogger } from "./logs.js"
+import { FunctionMetrics } from "./metrics.js"
 import { makeMasker } from "./masking.js"
 import { FunctionRegistry } from "./registry.js"
 import { transformEvents } from "./transform.js"
@@ -30,6 +31,7 @@ export const EventPipelineLive = Layer.effect(
     const registry = yield* FunctionRegistry
     const logger = yield* FunctionLogger
     const health = yield* FunctionHealth
+    const metrics = yield* FunctionMetrics
     const destinations = yield* Destinations
     const geoip = yield* GeoIp
     const masker = makeMasker()
@@ -37,7 +39,7 @@ export const EventPipelineLive = Layer.effect(
     return EventPipeline.of({
       beforeStorage: (project, events) =>
         Effect.map(registry.get(project.id), (pipeline) =>
-          transformEvents({ project, pipeline, deps, masker, health, log: logger.log }, events)
+          transformEvents({ project, pipeline, deps, masker, health, metrics, log: logger.log }, events)
         ),
       afterStorage: (project, events) =>
         Effect.flatMap(registry.get(project.id), (pipeline) =>

@@ -9,6 +9,7 @@ import { passesFilters } from "./filters.js"
 import type { FunctionHealth } from "./health.js"
 import { globalsOf, renderInputs, TRANSFORMATION_LIMITS } from "./invoke.js"
 import type { LogLine } from "./logs.js"
+import type { FunctionMetrics } from "./metrics.js"
 import type { Masker } from "./masking.js"
 import type { ActiveFunction, ProjectPipeline } from "./registry.js"
 
@@ -23,6 +24,7 @@ export interface TransformContext {
   readonly deps: PluginDeps
   readonly masker: Masker
   readonly health: FunctionHealth["Type"]
+  readonly metrics: FunctionMetrics["Type"]
   readonly log: (line: LogLine) => void
 }
 
@@ -110,6 +112,7 @@ const runTransformation = (
         })
   const next = outcome._tag === "Failed" ? outcome.message : transformed(event, outcome.result)
   context.health.record(fn.fn.id, typeof next !== "string")
+  context.metrics.record(context.project.id, fn.fn.id, typeof next !== "string")
   if (typeof next === "string") {
     functionLog(
       context,

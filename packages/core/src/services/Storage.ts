@@ -11,6 +11,7 @@ import type { ExportStore } from "./ExportStore.js"
 import type { FlagInputs } from "./FlagInputs.js"
 import type { FlagStore } from "./FlagStore.js"
 import type { FunctionLogStore } from "./FunctionLogStore.js"
+import type { FunctionMetricStore } from "./FunctionMetricStore.js"
 import type { GroupStore } from "./GroupStore.js"
 import type { HeatmapStore } from "./HeatmapStore.js"
 import type { InviteStore } from "./InviteStore.js"
@@ -48,6 +49,7 @@ export type StorageServices =
   | FlagInputs
   | FlagStore
   | FunctionLogStore
+  | FunctionMetricStore
   | GroupStore
   | HeatmapStore
   | InviteStore

@@ -9,6 +9,7 @@ import { ExportStore } from "./ExportStore.js"
 import { FlagInputs } from "./FlagInputs.js"
 import { FlagStore } from "./FlagStore.js"
 import { FunctionLogStore } from "./FunctionLogStore.js"
+import { FunctionMetricStore } from "./FunctionMetricStore.js"
 import { GroupStore } from "./GroupStore.js"
 import { HeatmapStore } from "./HeatmapStore.js"
 import { InsightStore } from "./InsightStore.js"
@@ -47,6 +48,7 @@ const LIMITED: ReadonlyArray<Context.Tag<any, any>> = [
   FlagInputs,
   FlagStore,
   FunctionLogStore,
+  FunctionMetricStore,
   GroupStore,
   HeatmapStore,
   InsightStore,

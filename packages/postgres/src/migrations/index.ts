@@ -21,8 +21,9 @@ import actions from "./0017_actions.js"
 import dashboards from "./0018_dashboards.js"
 import cohortCalculation from "./0019_cohort_calculation.js"
 import experiments from "./0020_experiments.js"
-import experimentHoldouts from "./0022_experiment_holdouts.js"
 import exportedAssets from "./0023_exports.js"
+import experimentHoldouts from "./0024_experiment_holdouts.js"
+import functionMetrics from "./0025_function_metrics.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -46,8 +47,10 @@ const run = Migrator.make({})({
     "0018_dashboards": dashboards,
     "0019_cohort_calculation": cohortCalculation,
     "0020_experiments": experiments,
-    "0022_experiment_holdouts": experimentHoldouts,
-    "0023_exports": exportedAssets
+    "0023_exports": exportedAssets,
+    // Numbered after 0023: the migrator runs only ids above the latest one applied.
+    "0024_experiment_holdouts": experimentHoldouts,
+    "0025_function_metrics": functionMetrics
   })
 })
 

@@ -21,7 +21,8 @@ export const PropertyFilterEditor = ({
   onChange,
   label,
   cohorts,
-  flags
+  flags,
+  kindChosen = false
 }: {
   readonly filter: PropertyFilter
   readonly onChange: (filter: PropertyFilter) => void
@@ -29,6 +30,8 @@ export const PropertyFilterEditor = ({
   /** Kinds other than person properties are offered when their choices are given. */
   readonly cohorts?: Named
   readonly flags?: Named
+  /** The kind is chosen outside (the cohort editor adds behaviour to the kinds). */
+  readonly kindChosen?: boolean
 }) => {
   const types = Object.fromEntries(
     Object.entries(TYPES).filter(([type]) => type === "person" || (type === "cohort" ? cohorts : flags))
@@ -47,7 +50,7 @@ export const PropertyFilterEditor = ({
   return (
     <fieldset className="toolbar filter-row">
       <legend className="visually-hidden">{label}</legend>
-      {Object.keys(types).length > 1 && (
+      {!kindChosen && Object.keys(types).length > 1 && (
         <Choice label={`${label}: kind`} value={filter.type} options={types} onChange={setType} />
       )}
       {filter.type === "person" && (

@@ -2,6 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { type FormEvent, useEffect, useId, useState } from "react"
 import { ApiError, api, type Paginated, withQuery, type ZedEvent } from "../api.js"
 import { ErrorAlert } from "../components/Page.js"
+import { FunctionMetrics } from "./FunctionMetrics.js"
 import { errorPosition, HogEditor } from "./HogEditor.js"
 import type { InputSchema } from "./templates.js"
 
@@ -354,6 +355,7 @@ export const FunctionEditor = ({
               ? "No invocations yet in this process."
               : `${Math.round(saved.status.rating * 100)}% of the last ${saved.status.tokens} invocations succeeded (${saved.status.state === 1 ? "healthy" : "degraded"}).`}
           </p>
+          <FunctionMetrics path={`${base}${saved.id}/`} />
           <h2>Logs</h2>
           <button type="button" onClick={() => void logs.refetch()}>
             Refresh logs

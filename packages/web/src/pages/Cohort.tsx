@@ -7,31 +7,33 @@ import { FieldError, FormError } from "../components/FieldError.js"
 import { ItemList } from "../components/ItemList.js"
 import { ListHead } from "../components/ListHead.js"
 import { ErrorAlert, Page } from "../components/Page.js"
-import { BLANK_FILTER, PropertyFilterEditor } from "../components/PropertyFilterEditor.js"
-import { fromDraft, type PropertyFilter, toDraft } from "../flagModel.js"
+import { BLANK_FILTER } from "../components/PropertyFilterEditor.js"
+import { CohortFilterEditor } from "../cohorts/CohortFilterEditor.js"
+import { type CohortFilterDraft, fromCohortDraft, toCohortDraft } from "../cohorts/cohortFilters.js"
 import { queryClient } from "../queryClient.js"
-import type { Cohort } from "./Cohorts.js"
+import { useList } from "../queries.js"
+import { type Cohort, cohortsPath } from "./Cohorts.js"
 
-// A cohort of persons by their properties: groups of filters (all of a group's filters hold), any
-// group matching; its members as flags see them now.
+// A cohort of persons by their properties, the cohorts they are in and what they did: groups of
+// filters (all of a group's filters hold), any group matching; its members as last calculated.
 
-type Groups = ReadonlyArray<ReadonlyArray<PropertyFilter>>
+type Groups = ReadonlyArray<ReadonlyArray<CohortFilterDraft>>
 
 interface Stored {
   readonly type?: string
-  readonly values?: ReadonlyArray<Stored & PropertyFilter>
+  readonly values?: ReadonlyArray<Stored & Record<string, unknown>>
 }
 
 /** The stored `{type: OR, values: [{type: AND, values: [...]}]}` as groups of filters (a bare
  * filter in the OR is a group of one). */
 const groupsOf = (properties: unknown): Groups =>
   ((properties as Stored | null)?.values ?? []).map((value) =>
-    (value.values === undefined ? [value] : (value.values as ReadonlyArray<PropertyFilter>)).map(toDraft)
+    (value.values === undefined ? [value] : value.values).map(toCohortDraft)
   )
 
 const propertiesOf = (groups: Groups) => ({
   type: "OR",
-  values: groups.map((filters) => ({ type: "AND", values: filters.map(fromDraft) }))
+  values: groups.map((filters) => ({ type: "AND", values: filters.map(fromCohortDraft) }))
 })
 
 interface Member {
@@ -44,17 +46,27 @@ const persons = (n: number) => `${n} ${n === 1 ? "person" : "persons"}`
 
 const Members = ({ id, cohort }: { readonly id: string; readonly cohort: Cohort }) => {
   const members = useQuery({
-    queryKey: ["cohort-members", id, cohort.id],
+    // Asked again when a calculation ends.
+    queryKey: ["cohort-members", id, cohort.id, cohort.last_calculation],
     queryFn: () => api<Paginated<Member>>(`/api/projects/${id}/cohorts/${cohort.id}/persons/?limit=100`)
   })
   return (
     <section className="card" aria-labelledby="cohort-members">
       <h2 id="cohort-members">Members</h2>
       <ErrorAlert error={members.error} />
-      <p role="status">{members.data ? persons(members.data.count ?? members.data.results.length) : "Counting…"}</p>
+      <p role="status">
+        {cohort.is_calculating
+          ? "Calculating…"
+          : members.data
+            ? persons(members.data.count ?? members.data.results.length)
+            : "Counting…"}
+      </p>
       <button type="button" onClick={() => void members.refetch()}>
         Refresh
       </button>
+      {cohort.last_calculation && (
+        <p className="muted">Calculated {new Date(cohort.last_calculation).toLocaleString()}</p>
+      )}
       <table className="list" aria-label="Members">
         <ListHead columns={["Person", "Distinct ids"]} />
         <tbody>
@@ -79,6 +91,11 @@ const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Co
   const [name, setName] = useState(cohort?.name ?? "")
   const [description, setDescription] = useState(cohort?.description ?? "")
   const [groups, setGroups] = useState<Groups>(cohort ? groupsOf(cohort.filters?.properties) : [[BLANK_FILTER]])
+  // Cohorts this one may nest (the API refuses one that would contain itself).
+  const cohorts = useList<Cohort>(cohortsPath(id))
+  const others = Object.fromEntries(
+    (cohorts.data?.results ?? []).filter((c) => c.id !== cohort?.id).map((c) => [String(c.id), c.name])
+  )
   const save = useMutation({
     mutationFn: () => {
       const body = {
@@ -125,10 +142,14 @@ const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Co
               onChange={setFilters}
             >
               {(filter, j, setFilter) => (
-                <>
-                  <PropertyFilterEditor label={`Group ${i + 1} filter ${j + 1}`} filter={filter} onChange={setFilter} />
-                  <FieldError error={error} attr={`filters__properties__values__${i}__values__${j}`} />
-                </>
+                <CohortFilterEditor
+                  label={`Group ${i + 1} filter ${j + 1}`}
+                  filter={filter}
+                  onChange={setFilter}
+                  cohorts={others}
+                  error={error}
+                  attr={`filters__properties__values__${i}__values__${j}`}
+                />
               )}
             </ItemList>
           )}
@@ -149,7 +170,11 @@ export const CohortPage = () => {
   const cohort = useQuery({
     queryKey: ["cohort", id, cohortId],
     queryFn: () => api<Cohort>(`/api/projects/${id}/cohorts/${cohortId}/`),
-    enabled: !isNew
+    enabled: !isNew,
+    // A dynamic cohort's membership is calculated in the background after each change: watched, so
+    // that the members are asked again when a calculation ends.
+    refetchInterval: ({ state: { data } }) =>
+      data === undefined || data.is_static ? false : data.is_calculating ? 500 : 2000
   })
   return (
     <Page title={isNew ? "New cohort" : (cohort.data?.name ?? "Cohort")}>

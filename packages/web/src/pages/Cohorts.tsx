@@ -11,6 +11,8 @@ export interface Cohort {
   readonly filters: { readonly properties: unknown } | null
   readonly is_static: boolean
   readonly count?: number | null
+  readonly is_calculating?: boolean
+  readonly last_calculation?: string | null
   readonly created_at: string
 }
 
@@ -36,7 +38,7 @@ export const CohortsPage = () => {
                 </Link>
                 {cohort.description && <div className="muted">{cohort.description}</div>}
               </td>
-              <td>{cohort.is_static ? "Static" : "By person properties"}</td>
+              <td>{cohort.is_static ? "Static" : "Dynamic"}</td>
               <td>{new Date(cohort.created_at).toLocaleString()}</td>
             </tr>
           ))}

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from "react"
 import { consoleLine, isClick, type RrwebEvent, type Source } from "./snapshots.js"
-import { ReplayStream } from "./stream.js"
+import { type Held, ReplayStream } from "./stream.js"
 import "./replay.css"
 
 // The session's player: rrweb's replayer fed blob by blob (stream.ts), its controls, and a timeline
@@ -65,6 +65,7 @@ export const Player = ({
   const [size, setSize] = useState({ width: 1024, height: 768 })
   const [scale, setScale] = useState(1)
   const [marks, setMarks] = useState<ReadonlyArray<Marker>>([])
+  const [held, setHeld] = useState<Held>({ events: 0, bytes: 0, blobs: [0, 0] })
 
   useEffect(() => {
     if (sources.length === 0 || root.current === null) return
@@ -90,6 +91,7 @@ export const Player = ({
       onState: (state) => {
         setPlaying(state.playing)
         setLoaded(state.loaded)
+        setHeld(state.held)
         setStarted(playerStream.started)
       },
       onError: setError,
@@ -132,7 +134,14 @@ export const Player = ({
   const at = (offset: number) => `${Math.min(100, Math.max(0, (offset / Math.max(duration, 1)) * 100))}%`
 
   return (
-    <div className="player" ref={frame}>
+    <div
+      className="player"
+      ref={frame}
+      // What the player holds in memory, for tests and diagnostics.
+      data-held-events={held.events}
+      data-held-bytes={held.bytes}
+      data-held-blobs={held.blobs.join("-")}
+    >
       <div className="player-stage" ref={stage}>
         <div
           ref={root}

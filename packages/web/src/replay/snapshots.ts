@@ -62,19 +62,21 @@ export const expand = async ({ cv, ...event }: RrwebEvent): Promise<RrwebEvent> 
   return { ...event, data: { ...rest, adds: a, attributes: b, removes: c, texts: d } }
 }
 
-/** One blob's events, expanded, in its order. */
+/** One blob's events, expanded, in its order, and how many bytes of JSON it was. */
 export const fetchBlob = async (
   project: string,
   session: string,
   source: Source
-): Promise<ReadonlyArray<RrwebEvent>> => {
+): Promise<{ readonly events: ReadonlyArray<RrwebEvent>; readonly bytes: number }> => {
   const response = await fetch(
     `${apiRoot}${recordingPath(project, session)}/snapshots/?source=blob_v2&blob_key=${encodeURIComponent(source.blob_key)}`,
     { credentials: "same-origin" }
   )
   if (!response.ok) throw new Error(`Could not load the recording (HTTP ${response.status}).`)
-  const lines = (await response.text()).split("\n").filter((line) => line.trim() !== "")
-  return Promise.all(lines.map((line) => expand((JSON.parse(line) as [string, RrwebEvent])[1])))
+  const text = await response.text()
+  const lines = text.split("\n").filter((line) => line.trim() !== "")
+  const events = await Promise.all(lines.map((line) => expand((JSON.parse(line) as [string, RrwebEvent])[1])))
+  return { events, bytes: text.length }
 }
 
 export const isClick = (event: RrwebEvent) => event.type === 3 && event.data?.source === 2 && event.data?.type === 2

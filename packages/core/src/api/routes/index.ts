@@ -36,6 +36,7 @@ import { sharingRoutes } from "./sharing.js"
 import { staticAssetRoutes } from "./staticAssets.js"
 import { surveyRoutes } from "./surveys.js"
 import { zedFunctionRoutes } from "./zedFunctions.js"
+import { functionMetricRoutes } from "./functionMetrics.js"
 
 let document: unknown
 
@@ -71,6 +72,7 @@ export const routes: ReadonlyArray<Route<AppServices>> = [
   ...recordingRoutes,
   ...playlistRoutes,
   ...zedFunctionRoutes,
+  ...functionMetricRoutes,
   ...pluginConfigRoutes,
   groupTypesRoute,
   ...featureFlagRoutes,

@@ -125,7 +125,7 @@ const present = (functions: ReadonlyArray<StoredFunction>) =>
 
 const presentOne = (fn: StoredFunction) => Effect.map(present([fn]), (all) => all[0]!)
 
-const findFunction = (projectId: number, id: string, includeDeleted = false) =>
+export const findFunction = (projectId: number, id: string, includeDeleted = false) =>
   Effect.flatMap(
     Effect.flatMap(ZedFunctionStore, (s) => s.get(projectId, id, includeDeleted)),
     Option.match({
@@ -245,7 +245,7 @@ const contains = (have: unknown, want: unknown): boolean => {
   return have === want
 }
 
-const FunctionParams = Schema.Struct({ id: Schema.UUID })
+export const FunctionParams = Schema.Struct({ id: Schema.UUID })
 
 const retrieve = environmentRoute({
   method: "GET",

@@ -8,6 +8,7 @@ import { EventStore } from "../EventStore.js"
 import { FlagInputs } from "../FlagInputs.js"
 import { FlagStore } from "../FlagStore.js"
 import { FunctionLogStore } from "../FunctionLogStore.js"
+import { FunctionMetricStore } from "../FunctionMetricStore.js"
 import { GroupStore } from "../GroupStore.js"
 import { HeatmapStore } from "../HeatmapStore.js"
 import { InsightStore } from "../InsightStore.js"
@@ -31,6 +32,7 @@ import { makeMemoryFlagInputs } from "./flagInputs.js"
 import { makeMemoryFlags } from "./flags.js"
 import { makeMemoryEvents } from "./events.js"
 import { makeMemoryFunctionLogs } from "./functionLogs.js"
+import { makeMemoryFunctionMetrics } from "./functionMetrics.js"
 import { makeMemoryFunctions } from "./functions.js"
 import { makeMemoryGroups } from "./groups.js"
 import { makeMemoryHeatmaps } from "./heatmaps.js"
@@ -93,6 +95,7 @@ export const memoryStorage = (): ZedStorage =>
           Layer.succeed(ZedFunctionStore, makeMemoryFunctions(journal)),
           Layer.succeed(PluginConfigStore, makeMemoryPluginConfigs(journal)),
           Layer.succeed(FunctionLogStore, makeMemoryFunctionLogs(journal)),
+          Layer.succeed(FunctionMetricStore, makeMemoryFunctionMetrics(journal)),
           Layer.succeed(FlagInputs, flagInputs),
           Layer.succeed(UsageStore, makeMemoryUsage(journal)),
           Layer.succeed(PropertyDefinitions, makeMemoryPropertyDefinitions(journal)),
