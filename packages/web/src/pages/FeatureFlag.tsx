@@ -7,6 +7,7 @@ import { Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { FlagTester } from "../components/FlagTester.js"
 import { FlagUsage } from "../components/FlagUsage.js"
+import { Holdouts } from "../components/Holdouts.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { PayloadField, payloadError, payloadText, VariantsEditor } from "../components/VariantsEditor.js"
 import { type Condition, type FeatureFlag, fromDraft, toDraft, type Variant } from "../flagModel.js"
@@ -169,6 +170,7 @@ export const FeatureFlagPage = () => {
             <div className="stack">
               <FlagTester id={id} flagKey={flag.data.key} />
               <FlagUsage id={id} flagKey={flag.data.key} />
+              <Holdouts id={id} />
             </div>
           </div>
         )
