@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, screenshots, startHarness } from "./harness.js"
 
 // Behavioural cohorts made in the cohort editor on events posthog-node sent: the members the page
 // lists (calculated in the background) are the persons the test works out from what it sent; a
@@ -159,9 +159,6 @@ describe("behavioural cohorts", () => {
     await poll(memberIds).toEqual(expected)
     await poll(() => status.textContent()).toBe(`${expected.length} persons`)
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "cohort-static-csv")
-    await page.setViewportSize({ width: 390, height: 844 })
-    await screenshot(page, "cohort-static-csv-phone")
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await screenshots(page, "cohort-static-csv")
   }, 120_000)
 })

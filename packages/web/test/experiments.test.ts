@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, screenshots, startHarness } from "./harness.js"
 
 // The experiments pages in Chromium against a real Zed: an experiment made in the page (a new flag,
 // a hypothesis, primary and secondary metrics) and launched there; posthog-node evaluates its flag
@@ -239,10 +239,7 @@ describe("experiments", () => {
     expect(holdout).toMatchObject({ name: "Long-term", filters: [{ rollout_percentage: 30 }] })
     await page.getByLabel(`Holdout ${holdout.id}: share held out %`).waitFor()
     expect(await axeViolations(page)).toEqual([])
-    await screenshot(page, "experiment-holdouts")
-    await page.setViewportSize({ width: 390, height: 844 })
-    await screenshot(page, "experiment-holdouts-phone")
-    await page.setViewportSize({ width: 1280, height: 900 })
+    await screenshots(page, "experiment-holdouts")
 
     // A draft experiment on a new flag, held out by it.
     await page.getByRole("link", { name: "New experiment" }).click()
@@ -258,6 +255,8 @@ describe("experiments", () => {
 
     // The share changed on the flag's page: the draft's flag follows it.
     await page.goto(`${h.root}/project/1/feature_flags/${experiment.feature_flag.id}`)
+    // The flag names the experiment using it (its experiment_set), linked.
+    await page.getByRole("link", { name: `experiment ${experiment.id}`, exact: true }).waitFor()
     await page.getByLabel(`Holdout ${holdout.id}: share held out %`).fill("25")
     await page.getByRole("button", { name: `Save holdout ${holdout.id}` }).click()
     await page

@@ -161,6 +161,20 @@ export const FeatureFlagPage = () => {
         All feature flags
       </Link>
       <ErrorAlert error={flag.error} />
+      {(flag.data?.experiment_set.length ?? 0) > 0 && (
+        <p>
+          Used by{" "}
+          {flag.data!.experiment_set.map((experimentId, i) => (
+            <span key={experimentId}>
+              {i > 0 && ", "}
+              <Link to="/project/$id/experiments/$experimentId" params={{ id, experimentId: String(experimentId) }}>
+                experiment {experimentId}
+              </Link>
+            </span>
+          ))}
+          .
+        </p>
+      )}
       {isNew ? (
         <FlagEditor key="new" id={id} flag={undefined} />
       ) : (
