@@ -125,6 +125,17 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s static cohorts", (na
     expect(await members(byEmail.json.id)).toEqual(ids((p) => p.i % 5 === 2))
   })
 
+  it("refuses a CSV that lists no one, naming the field", async () => {
+    for (const csv of ["", "email\n", "\n , \n"]) {
+      const res = await upload("POST", "/cohorts/", { name: "Empty", is_static: "true" }, csv)
+      expect(res.status, res.text).toBe(400)
+      expect(res.json).toMatchObject({ type: "validation_error", attr: "csv" })
+    }
+    expect(
+      (await send("GET", "/cohorts/?limit=100")).json.results.filter((c: { name: string }) => c.name === "Empty")
+    ).toEqual([])
+  })
+
   it("refuses a CSV for a dynamic cohort", async () => {
     const dynamic = await send("POST", "/cohorts/", {
       name: "Dynamic",

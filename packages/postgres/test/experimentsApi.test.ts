@@ -12,7 +12,7 @@ import { backends } from "./backends.js"
 // of an experiment with one putting exactly the persons whose holdout hash falls within the share
 // into `holdout-<id>` (through /flags, /decide and the local-evaluation definitions); the results
 // counting them as a group of their own against control; a started experiment fixing its holdout.
-// `has_experiment` and the hypothesis.
+// `has_experiment`, `experiment_set` and the hypothesis.
 
 const HOUR = 3_600_000
 
@@ -247,6 +247,43 @@ describe.each(["memory", "pglite", "postgres", "chdb"])("%s experiments", (name)
     expect(await metadata("has-exp")).toBe(true)
     await send("PATCH", `/experiments/${created.json.id}/`, { deleted: true })
     expect(await metadata("has-exp")).toBe(false)
+  })
+
+  it("lists a flag's live experiments in experiment_set, on the list and the flag alike", async () => {
+    const variants = [
+      { key: "control", rollout_percentage: 50 },
+      { key: "test", rollout_percentage: 50 }
+    ]
+    const existing = await send("POST", "/feature_flags/", {
+      key: "set-existing",
+      filters: { groups: [{ rollout_percentage: 100 }], multivariate: { variants } }
+    })
+    const plain = await send("POST", "/feature_flags/", {
+      key: "set-plain",
+      filters: { groups: [{ rollout_percentage: 100 }] }
+    })
+    const onNew = await send("POST", "/experiments/", { name: "Set new", feature_flag_key: "set-new" })
+    const onExisting = await send("POST", "/experiments/", { name: "Set existing", feature_flag_key: "set-existing" })
+    expect(onExisting.status, onExisting.text).toBe(201)
+    const expected: Record<string, Array<number>> = {
+      "set-new": [onNew.json.id],
+      "set-existing": [onExisting.json.id],
+      "set-plain": []
+    }
+    const listed = await send("GET", "/feature_flags/?search=set-&limit=100")
+    expect(
+      Object.fromEntries(
+        listed.json.results.map((f: { key: string; experiment_set: Array<number> }) => [f.key, f.experiment_set])
+      )
+    ).toEqual(expected)
+    expect((await send("GET", `/feature_flags/${existing.json.id}/`)).json.experiment_set).toEqual([onExisting.json.id])
+    expect((await send("GET", `/feature_flags/${plain.json.id}/`)).json.experiment_set).toEqual([])
+    // A deleted experiment no longer uses its flag.
+    await send("PATCH", `/experiments/${onExisting.json.id}/`, { deleted: true })
+    expect((await send("GET", `/feature_flags/${existing.json.id}/`)).json.experiment_set).toEqual([])
+    expect((await send("GET", `/feature_flags/${onNew.json.feature_flag.id}/`)).json.experiment_set).toEqual([
+      onNew.json.id
+    ])
   })
 
   it("puts the persons within the holdout's share into holdout-<id>, and counts them as a group", async () => {

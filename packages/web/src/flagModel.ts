@@ -44,6 +44,8 @@ export interface FeatureFlag {
   readonly created_by: { readonly email: string; readonly first_name: string } | null
   readonly created_at: string
   readonly last_called_at: string | null
+  /** The ids of the experiments using the flag. */
+  readonly experiment_set: ReadonlyArray<number>
 }
 
 /** The operators flag evaluation supports for person properties (the API's list; a test keeps them

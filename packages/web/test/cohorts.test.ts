@@ -2,11 +2,12 @@ import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, screenshots, startHarness } from "./harness.js"
 
 // Behavioural cohorts made in the cohort editor on events posthog-node sent: the members the page
 // lists (calculated in the background) are the persons the test works out from what it sent; a
-// behaviour the API refuses is shown beside its field; a cohort nesting another, negated.
+// behaviour the API refuses is shown beside its field; a cohort nesting another, negated. Static
+// cohorts from CSV uploads (distinct ids, then e-mails added): exactly the persons the CSVs name.
 
 const poll = <T>(check: () => T | Promise<T>) => expect.poll(check, { timeout: 30_000 })
 
@@ -27,11 +28,13 @@ const BUYERS = Array.from({ length: 6 }, (_, i) => ({
   ]
 }))
 
+const emailOf = (id: string) => `${id}@example.test`
+
 beforeAll(async () => {
   h = await startHarness()
   const ph = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 20, flushInterval: 0 })
   for (const buyer of BUYERS) {
-    ph.identify({ distinctId: buyer.id, properties: { plan: buyer.plan } })
+    ph.identify({ distinctId: buyer.id, properties: { plan: buyer.plan, email: emailOf(buyer.id) } })
     for (const at of buyer.purchases) ph.capture({ distinctId: buyer.id, event: "purchase", timestamp: new Date(at) })
   }
   await ph.shutdown()
@@ -121,5 +124,41 @@ describe("behavioural cohorts", () => {
       .sort()
     await poll(memberIds).toEqual(fewer)
     expect(await axeViolations(page)).toEqual([])
+  }, 120_000)
+
+  it("makes a static cohort from a CSV upload, refusing one that lists no one, and adds persons by e-mail", async () => {
+    const csvFile = (name: string, rows: ReadonlyArray<string>) => ({
+      name,
+      mimeType: "text/csv",
+      buffer: Buffer.from(`${rows.join("\n")}\n`)
+    })
+    const byId = [BUYERS[1]!.id, BUYERS[3]!.id]
+    await page.goto(`${h.root}/project/1/cohorts/new`)
+    await page.getByLabel("Name", { exact: true }).fill("Beta testers")
+    await page.getByLabel("Type").selectOption("static")
+    const upload = page.getByLabel("CSV of persons")
+    // A header alone: the API's refusal, beside the file field.
+    await upload.setInputFiles(csvFile("empty.csv", ["distinct_id"]))
+    await page.getByRole("button", { name: "Create cohort" }).click()
+    const beside = upload.locator("xpath=../following-sibling::*[1]")
+    await poll(() => beside.textContent()).toMatch(/lists no distinct ids/)
+    expect(await beside.getAttribute("role")).toBe("alert")
+    // Two persons the test captured and one nobody has: the unknown id is skipped.
+    await upload.setInputFiles(csvFile("testers.csv", ["distinct_id", ...byId, "stranger-9"]))
+    await createCohort()
+    const status = page.getByRole("region", { name: "Members" }).getByRole("status")
+    await poll(memberIds).toEqual([...byId].sort())
+    await poll(() => status.textContent()).toBe(`${byId.length} persons`)
+    // More persons, by e-mail, added to the cohort.
+    const byEmail = [BUYERS[4]!.id, BUYERS[1]!.id]
+    await page
+      .getByLabel("Add persons from a CSV")
+      .setInputFiles(csvFile("more.csv", ["email", ...byEmail.map(emailOf), "nobody@example.test"]))
+    await page.getByRole("button", { name: "Save" }).click()
+    const expected = [...new Set([...byId, ...byEmail])].sort()
+    await poll(memberIds).toEqual(expected)
+    await poll(() => status.textContent()).toBe(`${expected.length} persons`)
+    expect(await axeViolations(page)).toEqual([])
+    await screenshots(page, "cohort-static-csv")
   }, 120_000)
 })

@@ -1,14 +1,17 @@
+import { createHash } from "node:crypto"
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import type { BrowserContext, Page } from "playwright-core"
 import { PostHog } from "posthog-node"
 import { signIn } from "../../node/test/browser.js"
-import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, startHarness } from "./harness.js"
+import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, screenshots, startHarness } from "./harness.js"
 
 // The experiments pages in Chromium against a real Zed: an experiment made in the page (a new flag,
 // a hypothesis, primary and secondary metrics) and launched there; posthog-node evaluates its flag
 // for simulated users and sends their purchases; the page's results (exposures, conversion, chance
 // to win, p-values) are the API's, its sample-size answer the API's; exposures off the split are
-// warned of; shipped and archived, the list shows it.
+// warned of; shipped and archived, the list shows it. A holdout made on the experiments page and
+// edited on the flag's page: posthog-node gets `holdout-<id>` for exactly the persons whose holdout
+// hash falls within its share.
 
 let h: Harness
 let context: BrowserContext
@@ -31,6 +34,11 @@ afterAll(async () => {
   await context?.close()
   await h?.close()
 })
+
+/** PostHog's holdout hash (docs/experiments.md): sha1("holdout-" + distinct id), 60 bits over 2⁶⁰ − 1. */
+const holdoutHash = (distinctId: string) =>
+  Number(BigInt(`0x${createHash("sha1").update(`holdout-${distinctId}`).digest("hex").slice(0, 15)}`)) /
+  0xfffffffffffffff
 
 const percent = (x: number | null) => (x === null ? "—" : `${(x * 100).toFixed(1)}%`)
 let experimentUrl: string
@@ -212,4 +220,65 @@ describe("experiments", () => {
     await screenshot(page, "experiments-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
   })
+
+  it("makes a holdout, picks it for a draft, edits its share on the flag's page, and /flags holds those persons out", async () => {
+    await page.goto(`${h.root}/project/1/experiments`)
+    await page.getByLabel("New holdout: name").fill("Long-term")
+    const share = page.getByLabel("New holdout: share held out %")
+    await share.fill("150")
+    await page.getByRole("button", { name: "Create holdout" }).click()
+    // Over 100: the API's refusal, beside the share.
+    const beside = share.locator("xpath=../following-sibling::*[1]")
+    await expect.poll(() => beside.textContent()).toMatch(/between 0 and 100/)
+    expect(await beside.getAttribute("role")).toBe("alert")
+    await share.fill("30")
+    await page.getByRole("button", { name: "Create holdout" }).click()
+    const holdouts = async () => (await h.json("/api/projects/1/experiment_holdouts/")).results
+    await expect.poll(async () => (await holdouts()).length).toBe(1)
+    const [holdout] = await holdouts()
+    expect(holdout).toMatchObject({ name: "Long-term", filters: [{ rollout_percentage: 30 }] })
+    await page.getByLabel(`Holdout ${holdout.id}: share held out %`).waitFor()
+    expect(await axeViolations(page)).toEqual([])
+    await screenshots(page, "experiment-holdouts")
+
+    // A draft experiment on a new flag, held out by it.
+    await page.getByRole("link", { name: "New experiment" }).click()
+    await page.getByLabel("Name", { exact: true }).fill("Held out")
+    await page.getByLabel("Feature flag key").fill("held-out-exp")
+    await page.getByLabel("Holdout").selectOption({ label: "Long-term (30%)" })
+    await page.getByLabel("Primary metric 1: steps (one event a line)").fill("purchase")
+    await page.getByRole("button", { name: "Create experiment" }).click()
+    await page.waitForURL(/\/experiments\/\d+$/)
+    await page.getByText("Status: Draft").waitFor()
+    const experiment = await h.json(`/api/projects/1/experiments/${page.url().split("/").pop()}/`)
+    expect(experiment.holdout).toMatchObject({ id: holdout.id })
+
+    // The share changed on the flag's page: the draft's flag follows it.
+    await page.goto(`${h.root}/project/1/feature_flags/${experiment.feature_flag.id}`)
+    // The flag names the experiment using it (its experiment_set), linked.
+    await page.getByRole("link", { name: `experiment ${experiment.id}`, exact: true }).waitFor()
+    await page.getByLabel(`Holdout ${holdout.id}: share held out %`).fill("25")
+    await page.getByRole("button", { name: `Save holdout ${holdout.id}` }).click()
+    await page
+      .getByRole("form", { name: `Holdout ${holdout.id}` })
+      .getByRole("status")
+      .waitFor()
+    expect((await holdouts())[0].filters[0].rollout_percentage).toBe(25)
+    await page.getByRole("form", { name: `Holdout ${holdout.id}` }).scrollIntoViewIfNeeded()
+    await screenshot(page, "flag-holdouts")
+
+    const node = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 500, flushInterval: 0 })
+    const ids = Array.from({ length: 40 }, (_, i) => `held-${i}`)
+    const variants: Array<string | boolean | undefined> = []
+    for (const distinctId of ids) variants.push(await node.getFeatureFlag("held-out-exp", distinctId))
+    await node.shutdown()
+    const held = ids.map((distinctId) => holdoutHash(distinctId) <= 0.25)
+    expect(held.filter(Boolean).length).toBeGreaterThan(0)
+    expect(held.filter((x) => !x).length).toBeGreaterThan(0)
+    ids.forEach((distinctId, i) =>
+      held[i]
+        ? expect(variants[i], distinctId).toBe(`holdout-${holdout.id}`)
+        : expect(["control", "test"], distinctId).toContain(variants[i])
+    )
+  }, 120_000)
 })

@@ -123,3 +123,12 @@ export const screenshot = async (page: Page, name: string) => {
   mkdirSync(SHOTS, { recursive: true })
   await page.screenshot({ path: new URL(`${name}.png`, SHOTS).pathname })
 }
+
+/** Screenshots at the page's width and at a phone's (`<name>-phone`), the page's size restored after. */
+export const screenshots = async (page: Page, name: string) => {
+  const size = page.viewportSize()
+  await screenshot(page, name)
+  await page.setViewportSize({ width: 390, height: 844 })
+  await screenshot(page, `${name}-phone`)
+  if (size !== null) await page.setViewportSize(size)
+}

@@ -55,11 +55,15 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 /** Identifiers looked up in one query. */
 export const CSV_CHUNK = 1_000
 
+/** A CSV without a single value to look up (empty, or a header alone): surely not the file meant. */
+export class CsvNamesNoOne extends Data.TaggedError("CsvNamesNoOne")<{ readonly column: Column }> {}
+
 /** The uuids of the persons a CSV names, looked up a chunk at a time; values naming no person are left out. */
 export const csvPersons = (projectId: number, text: string) =>
   Effect.gen(function* () {
     const persons = yield* PersonStore
     const { column, values } = csvIdentifiers(text)
+    if (values.length === 0) return yield* new CsvNamesNoOne({ column })
     if (column === "person_id") return values.filter((v) => UUID.test(v)).map((v) => v.toLowerCase())
     const uuids = new Set<string>()
     for (let i = 0; i < values.length; i += CSV_CHUNK) {

@@ -24,6 +24,11 @@ export class ExperimentStore extends Context.Tag("@zed/core/ExperimentStore")<
     readonly get: (projectId: number, id: number) => Effect.Effect<Option.Option<StoredExperiment>, StorageError>
     /** The live experiments on a flag: what guards the flag against edits that would break them. */
     readonly ofFlag: (projectId: number, flagId: number) => Effect.Effect<ReadonlyArray<StoredExperiment>, StorageError>
+    /** The live experiments on any of these flags: a flag's `experiment_set`, a page of flags at once. */
+    readonly ofFlags: (
+      projectId: number,
+      flagIds: ReadonlyArray<number>
+    ) => Effect.Effect<ReadonlyArray<StoredExperiment>, StorageError>
     /** The live experiments using a holdout. */
     readonly ofHoldout: (
       projectId: number,

@@ -31,6 +31,10 @@ export const ExperimentStoreSql = Layer.effect(
       },
       get: (projectId, id) => select(sql`project_id = ${projectId} AND id = ${id}`).pipe(Effect.map(Arr.head)),
       ofFlag: (projectId, flagId) => select(sql`project_id = ${projectId} AND feature_flag_id = ${flagId}`),
+      ofFlags: (projectId, flagIds) =>
+        flagIds.length === 0
+          ? Effect.succeed([])
+          : select(sql`project_id = ${projectId} AND ${sql.in("feature_flag_id", flagIds)}`),
       ofHoldout: (projectId, holdoutId) => select(sql`project_id = ${projectId} AND holdout_id = ${holdoutId}`),
       create: (projectId, e) =>
         orStorageError(sql<StoredExperiment>`

@@ -2,7 +2,7 @@ import { useMutation, useQuery } from "@tanstack/react-query"
 import { Link, useNavigate, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import { api, type Paginated } from "../api.js"
-import { Field, InlineForm } from "../components/Field.js"
+import { Choice, Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { ItemList } from "../components/ItemList.js"
 import { ListHead } from "../components/ListHead.js"
@@ -16,6 +16,7 @@ import { type Cohort, cohortsPath } from "./Cohorts.js"
 
 // A cohort of persons by their properties, the cohorts they are in and what they did: groups of
 // filters (all of a group's filters hold), any group matching; its members as last calculated.
+// Or a static cohort: the persons a CSV upload names, more added by later uploads.
 
 type Groups = ReadonlyArray<ReadonlyArray<CohortFilterDraft>>
 
@@ -86,8 +87,31 @@ const Members = ({ id, cohort }: { readonly id: string; readonly cohort: Cohort 
   )
 }
 
+const KINDS = { dynamic: "Dynamic: persons matching filters", static: "Static: persons listed in a CSV" } as const
+
+/** The CSV file to upload, read as text (the API takes the CSV's text as `csv`). */
+const CsvInput = ({
+  adding,
+  onChange
+}: {
+  readonly adding: boolean
+  readonly onChange: (file: File | undefined) => void
+}) => (
+  <label>
+    {adding ? "Add persons from a CSV" : "CSV of persons"}
+    <input type="file" accept=".csv,text/csv" onChange={(event) => onChange(event.target.files?.[0])} />
+    <span className="muted">
+      A column headed distinct_id, email or person_id; without one, distinct ids in the first column.
+    </span>
+  </label>
+)
+
 const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Cohort | undefined }) => {
   const navigate = useNavigate()
+  const [kind, setKind] = useState<keyof typeof KINDS>(cohort?.is_static ? "static" : "dynamic")
+  const [file, setFile] = useState<File | undefined>(undefined)
+  // Remounts the file input once its file is uploaded, to empty it.
+  const [uploads, setUploads] = useState(0)
   const [name, setName] = useState(cohort?.name ?? "")
   const [description, setDescription] = useState(cohort?.description ?? "")
   const [groups, setGroups] = useState<Groups>(cohort ? groupsOf(cohort.filters?.properties) : [[BLANK_FILTER]])
@@ -97,11 +121,14 @@ const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Co
     (cohorts.data?.results ?? []).filter((c) => c.id !== cohort?.id).map((c) => [String(c.id), c.name])
   )
   const save = useMutation({
-    mutationFn: () => {
+    mutationFn: async () => {
+      const csv = kind === "static" && file !== undefined ? await file.text() : undefined
       const body = {
         name,
         description,
-        ...(cohort?.is_static ? {} : { filters: { properties: propertiesOf(groups) } })
+        ...(kind === "static"
+          ? { ...(cohort ? {} : { is_static: true }), ...(csv === undefined ? {} : { csv }) }
+          : { filters: { properties: propertiesOf(groups) } })
       }
       return cohort
         ? api<Cohort>(`/api/projects/${id}/cohorts/${cohort.id}/`, { method: "PATCH", body })
@@ -111,18 +138,25 @@ const CohortEditor = ({ id, cohort }: { readonly id: string; readonly cohort: Co
       queryClient.setQueryData(["cohort", id, String(saved.id)], saved)
       void queryClient.invalidateQueries({ queryKey: ["path"] })
       void queryClient.invalidateQueries({ queryKey: ["cohort-members", id, saved.id] })
+      setFile(undefined)
+      setUploads((n) => n + 1)
       if (!cohort) void navigate({ to: "/project/$id/cohorts/$cohortId", params: { id, cohortId: String(saved.id) } })
     }
   })
   const error = save.error
   return (
     <InlineForm label="Cohort" className="stack" onSubmit={() => save.mutate()}>
-      <FormError error={error} attrs={["name", "filters"]} />
+      <FormError error={error} attrs={["name", "filters", "csv"]} />
       <Field label="Name" value={name} onChange={setName} required />
       <FieldError error={error} attr="name" />
       <Field label="Description" value={description} onChange={setDescription} />
-      {cohort?.is_static ? (
-        <p className="muted">A static cohort: its persons are listed, not matched.</p>
+      {cohort === undefined && <Choice label="Type" value={kind} options={KINDS} onChange={setKind} />}
+      {kind === "static" ? (
+        <>
+          <p className="muted">A static cohort: its persons are listed, not matched.</p>
+          <CsvInput key={uploads} adding={cohort !== undefined} onChange={setFile} />
+          <FieldError error={error} attr="csv" />
+        </>
       ) : (
         <ItemList
           legend="Persons matching any of these groups"

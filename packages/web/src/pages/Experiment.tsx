@@ -6,6 +6,7 @@ import { Choice, Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { domainOf, IntervalBar } from "../components/IntervalBar.js"
 import { ItemList } from "../components/ItemList.js"
+import { Holdouts, holdoutsPath } from "../components/Holdouts.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { SampleSize } from "../components/SampleSize.js"
 import { SplitTotal, VariantFields } from "../components/VariantsEditor.js"
@@ -23,6 +24,7 @@ import {
   type Variant
 } from "../experimentModel.js"
 import { queryClient } from "../queryClient.js"
+import { useList } from "../queries.js"
 import { day } from "./Experiments.js"
 
 const base = (id: string) => `/api/projects/${id}/experiments/`
@@ -128,10 +130,7 @@ const NewExperiment = ({ id }: { readonly id: string }) => {
     queryKey: ["path", `/api/projects/${id}/feature_flags/?limit=100`],
     queryFn: () => api<Paginated<{ key: string }>>(`/api/projects/${id}/feature_flags/?limit=100`)
   })
-  const holdouts = useQuery({
-    queryKey: ["path", `/api/projects/${id}/experiment_holdouts/?limit=100`],
-    queryFn: () => api<Paginated<Holdout>>(`/api/projects/${id}/experiment_holdouts/?limit=100`)
-  })
+  const holdouts = useList<Holdout>(holdoutsPath(id))
   const existing = (flags.data?.results ?? []).some((f) => f.key === draft.flagKey)
   const create = useMutation({
     mutationFn: () =>

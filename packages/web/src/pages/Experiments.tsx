@@ -2,6 +2,7 @@ import { Link, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import { withQuery } from "../api.js"
 import { Field, Filters } from "../components/Field.js"
+import { Holdouts } from "../components/Holdouts.js"
 import { ListHead } from "../components/ListHead.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import type { Experiment } from "../experimentModel.js"
@@ -53,6 +54,7 @@ export const ExperimentsPage = () => {
         </tbody>
       </table>
       {experiments.data?.results.length === 0 && <p className="muted">No experiments match.</p>}
+      <Holdouts id={id} />
     </Page>
   )
 }

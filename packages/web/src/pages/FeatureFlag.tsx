@@ -7,6 +7,7 @@ import { Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { FlagTester } from "../components/FlagTester.js"
 import { FlagUsage } from "../components/FlagUsage.js"
+import { Holdouts } from "../components/Holdouts.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { PayloadField, payloadError, payloadText, VariantsEditor } from "../components/VariantsEditor.js"
 import { type Condition, type FeatureFlag, fromDraft, toDraft, type Variant } from "../flagModel.js"
@@ -160,6 +161,20 @@ export const FeatureFlagPage = () => {
         All feature flags
       </Link>
       <ErrorAlert error={flag.error} />
+      {(flag.data?.experiment_set.length ?? 0) > 0 && (
+        <p>
+          Used by{" "}
+          {flag.data!.experiment_set.map((experimentId, i) => (
+            <span key={experimentId}>
+              {i > 0 && ", "}
+              <Link to="/project/$id/experiments/$experimentId" params={{ id, experimentId: String(experimentId) }}>
+                experiment {experimentId}
+              </Link>
+            </span>
+          ))}
+          .
+        </p>
+      )}
       {isNew ? (
         <FlagEditor key="new" id={id} flag={undefined} />
       ) : (
@@ -169,6 +184,7 @@ export const FeatureFlagPage = () => {
             <div className="stack">
               <FlagTester id={id} flagKey={flag.data.key} />
               <FlagUsage id={id} flagKey={flag.data.key} />
+              <Holdouts id={id} />
             </div>
           </div>
         )

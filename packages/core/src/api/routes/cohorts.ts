@@ -101,7 +101,17 @@ const personsFrom = (
   body: { readonly csv?: string | undefined; readonly query?: ActorsNode | undefined }
 ) =>
   body.csv !== undefined
-    ? csvPersons(project.id, body.csv)
+    ? csvPersons(project.id, body.csv).pipe(
+        Effect.catchTag(
+          "CsvNamesNoOne",
+          ({ column }) =>
+            new ValidationError({
+              code: "invalid_input",
+              detail: `The CSV lists no ${column === "email" ? "e-mails" : column === "person_id" ? "person ids" : "distinct ids"}.`,
+              attr: "csv"
+            })
+        )
+      )
     : body.query !== undefined
       ? actorsPersons(project, body.query).pipe(
           Effect.catchIf(

@@ -1,6 +1,7 @@
 import { Effect, Option, Schema, Struct } from "effect"
 import { UserBasic } from "../../domain/models.js"
 import { EventStore } from "../../services/EventStore.js"
+import { ExperimentStore } from "../../services/ExperimentStore.js"
 import { Flag, newFlag } from "../../flags/flagEntity.js"
 import { FlagStore, type StoredFlag } from "../../services/FlagStore.js"
 import { NotFound } from "../errors.js"
@@ -50,7 +51,10 @@ const FeatureFlag = Schema.Struct({
   created_at: Schema.Date,
   updated_at: Schema.Date,
   /** The newest `$feature_flag_called` event stored for the key, if any. */
-  last_called_at: Schema.NullOr(Schema.Date)
+  last_called_at: Schema.NullOr(Schema.Date),
+  experiment_set: Schema.Array(Schema.Int).annotations({
+    description: "The ids of the experiments (not deleted) that use the flag, oldest first."
+  })
 }).annotations({ identifier: "FeatureFlag" })
 
 const simple = (flag: StoredFlag) => {
@@ -63,7 +67,7 @@ const simple = (flag: StoredFlag) => {
   )
 }
 
-/** Flags as the API shows them, with authors and last calls (one lookup each for the whole page). */
+/** Flags as the API shows them, with authors, last calls and experiments (one lookup each for the whole page). */
 const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
   Effect.gen(function* () {
     const calls = yield* (yield* EventStore).lastFlagCalls(
@@ -71,6 +75,10 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
       flags.map((f) => f.key)
     )
     const user = yield* userLookup(flags.flatMap((f) => [f.created_by, f.last_modified_by]))
+    const experiments = yield* (yield* ExperimentStore).ofFlags(
+      projectId,
+      flags.map((f) => f.id)
+    )
     // The response schema keeps the wire's fields of the stored flag and drops the rest.
     return flags.map((flag): typeof FeatureFlag.Type => ({
       ...flag,
@@ -80,7 +88,11 @@ const present = (projectId: number, flags: ReadonlyArray<StoredFlag>) =>
       has_encrypted_payloads: false,
       created_by: user(flag.created_by),
       last_modified_by: user(flag.last_modified_by),
-      last_called_at: calls.get(flag.key) ?? null
+      last_called_at: calls.get(flag.key) ?? null,
+      experiment_set: experiments
+        .filter((e) => e.feature_flag_id === flag.id)
+        .map((e) => e.id)
+        .sort((a, b) => a - b)
     }))
   })
 

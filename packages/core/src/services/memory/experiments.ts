@@ -28,6 +28,12 @@ export const makeMemoryExperiments = (journal: Journal) => {
           .filter((e) => e.feature_flag_id === flagId)
           .map(table.strip)
       ),
+    ofFlags: (projectId, flagIds) =>
+      Effect.sync(() =>
+        live(projectId)
+          .filter((e) => flagIds.includes(e.feature_flag_id))
+          .map(table.strip)
+      ),
     ofHoldout: (projectId, holdoutId) =>
       Effect.sync(() =>
         live(projectId)
