@@ -1,18 +1,17 @@
-import { Effect, Option, Schema, Struct } from "effect"
-import { UserBasic } from "../../domain/models.js"
+import { Effect, Option, Schema } from "effect"
 import { Paginated, PageParams, paginated, toPage } from "../../domain/pagination.js"
 import { statusOf } from "../../experiments/experimentEntity.js"
-import { Holdout as Entity, holdoutVariant, newHoldout, type StoredHoldout } from "../../experiments/holdoutEntity.js"
+import { holdoutVariant, newHoldout } from "../../experiments/holdoutEntity.js"
 import { check, PathId } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { ExperimentStore } from "../../services/ExperimentStore.js"
 import { HoldoutStore } from "../../services/HoldoutStore.js"
 import { Transactor } from "../../services/Transactor.js"
 import { NotFound } from "../errors.js"
+import { Holdout, presentHoldouts } from "../wire/holdouts.js"
 import { setFlagHoldout } from "../holdoutFlags.js"
 import { Reply } from "../reply.js"
 import { environmentRoute } from "../route.js"
-import { userLookup } from "../users.js"
 
 // Experiment holdouts (PostHog's `/experiment_holdouts/`): a share of persons who get
 // `holdout-<id>` from the flag of every experiment using the holdout, before its variants. A draft
@@ -59,29 +58,6 @@ const HoldoutWrite = Schema.Struct({
 }).annotations({ identifier: "ExperimentHoldoutWrite" })
 
 const HoldoutUpdate = Schema.partial(HoldoutWrite).annotations({ identifier: "ExperimentHoldoutUpdate" })
-
-export const Holdout = Schema.Struct({
-  ...Struct.pick(Entity.fields, "id", "name", "description", "filters"),
-  created_by: Schema.NullOr(UserBasic),
-  created_at: Schema.Date,
-  updated_at: Schema.Date
-}).annotations({ identifier: "ExperimentHoldout" })
-
-/** Holdouts as the API shows them. */
-export const presentHoldouts = (holdouts: ReadonlyArray<StoredHoldout>) =>
-  Effect.map(userLookup(holdouts.map((h) => h.created_by)), (user) =>
-    holdouts.map((h): typeof Holdout.Type => ({ ...h, created_by: user(h.created_by) }))
-  )
-
-/** The project's holdout of this id, or a 400 on `attr`. */
-export const holdoutFor = (projectId: number, id: number, attr: string) =>
-  Effect.flatMap(
-    Effect.flatMap(HoldoutStore, (s) => s.get(projectId, id)),
-    Option.match({
-      onNone: () => Effect.fail(invalid(`The holdout ${id} does not exist.`, attr)),
-      onSome: Effect.succeed
-    })
-  )
 
 const HoldoutRef = Schema.Struct({ id: PathId })
 

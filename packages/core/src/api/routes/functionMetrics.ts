@@ -13,7 +13,7 @@ import { dateInZone } from "../../schema/fields.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { FunctionMetricStore, type MetricRange } from "../../services/FunctionMetricStore.js"
 import { environmentRoute } from "../route.js"
-import { findFunction, FunctionParams } from "./zedFunctions.js"
+import { FunctionParams, findFunction } from "../zedFunctionLookup.js"
 
 // A zed function's invocations over time, at PostHog's app metrics endpoints for hog functions:
 // `succeeded` (kind `success`) and `failed` (kind `failure`), counted per hour as the function runs.

@@ -10,6 +10,7 @@ import { Transactor } from "../../services/Transactor.js"
 import { FunctionType, newFunction, ZedFunction as Entity } from "../../functions/functionEntity.js"
 import { type FunctionPatch, type StoredFunction, ZedFunctionStore } from "../../services/ZedFunctionStore.js"
 import { NotFound } from "../errors.js"
+import { FunctionParams, findFunction } from "../zedFunctionLookup.js"
 import { ValidationError } from "../../schema/ValidationError.js"
 import { PageParams, Paginated, paginated, toPage } from "../../domain/pagination.js"
 import { Reply } from "../reply.js"
@@ -125,15 +126,6 @@ const present = (functions: ReadonlyArray<StoredFunction>) =>
 
 const presentOne = (fn: StoredFunction) => Effect.map(present([fn]), (all) => all[0]!)
 
-export const findFunction = (projectId: number, id: string, includeDeleted = false) =>
-  Effect.flatMap(
-    Effect.flatMap(ZedFunctionStore, (s) => s.get(projectId, id, includeDeleted)),
-    Option.match({
-      onNone: () => Effect.fail(notFound()),
-      onSome: Effect.succeed
-    })
-  )
-
 const refuseMappings = (mappings: ReadonlyArray<unknown> | null | undefined) =>
   mappings !== undefined && mappings !== null && mappings.length > 0
     ? Effect.fail(invalid("Mappings are not supported: create one destination per mapping.", "mappings"))
@@ -244,8 +236,6 @@ const contains = (have: unknown, want: unknown): boolean => {
   }
   return have === want
 }
-
-export const FunctionParams = Schema.Struct({ id: Schema.UUID })
 
 const retrieve = environmentRoute({
   method: "GET",
