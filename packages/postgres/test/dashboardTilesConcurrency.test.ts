@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "@effect/vitest"
 import { createZed, type ZedStorage, type Zed } from "@zed/core"
-import { QueryExecutor } from "@zed/core/storage"
-import { Context, Effect, Layer } from "effect"
+import { Effect } from "effect"
 import { ADMIN_KEY, call, importEvents, PROJECT_KEY } from "../../core/test/support.js"
-import { backends } from "./backends.js"
+import { backends, wrapExecute } from "./backends.js"
 
 // A dashboard's tiles are computed several at a time, never more than the bound
 // (`COMPUTED_AT_ONCE` in api/wire/insights.ts): the store's query executor is wrapped to count the
@@ -33,26 +32,16 @@ const inFlight = () => {
       quiet = setTimeout(releaseAll, QUIET_MS)
     })
   const wrap = (storage: ZedStorage): ZedStorage =>
-    Layer.map(storage, (services) => {
-      const executor = Context.get(services, QueryExecutor)
-      return Context.add(
-        services,
-        QueryExecutor,
-        QueryExecutor.of({
-          ...executor,
-          execute: (request) =>
-            state.armed
-              ? Effect.acquireUseRelease(
-                  Effect.sync(() => {
-                    state.now++
-                    state.started++
-                    state.peak = Math.max(state.peak, state.now)
-                  }),
-                  () => Effect.zipRight(Effect.promise(hold), executor.execute(request)),
-                  () => Effect.sync(() => state.now--)
-                )
-              : executor.execute(request)
-        })
+    wrapExecute(storage, (execute) => (request) => {
+      if (!state.armed) return execute(request)
+      return Effect.acquireUseRelease(
+        Effect.sync(() => {
+          state.now++
+          state.started++
+          state.peak = Math.max(state.peak, state.now)
+        }),
+        () => Effect.zipRight(Effect.promise(hold), execute(request)),
+        () => Effect.sync(() => state.now--)
       )
     })
   return { state, wrap }

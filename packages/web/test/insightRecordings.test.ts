@@ -3,7 +3,7 @@ import type { BrowserContext, Page } from "playwright-core"
 import { call, snapshotPayload } from "../../core/test/support.js"
 import { signIn } from "../../node/test/browser.js"
 import { ADMIN, axeViolations, captureData, type Harness, PROJECT_KEY, SESSIONS, startHarness } from "./harness.js"
-import { eventually, hoverLast, screenshots } from "./insightHelpers.js"
+import { drillIntoToday, eventually, screenshots } from "./insightHelpers.js"
 
 // The persons behind an insight's point, each with a link to the recording of the session their
 // matching events happened in: posthog-node's page views by ada and grace (each in a session of
@@ -41,23 +41,8 @@ afterAll(async () => {
 
 describe("insight persons", () => {
   it("links each person whose matching events were recorded to that recording", async () => {
-    const insight = await h.json("/api/projects/1/insights/", {
-      method: "POST",
-      body: JSON.stringify({
-        name: "Daily visitors",
-        saved: true,
-        query: {
-          kind: "InsightVizNode",
-          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }] }
-        }
-      })
-    })
-    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
-    await page.getByRole("heading", { level: 1, name: "Daily visitors" }).waitFor()
-    // Today, the last of -7d's 8 days: both viewed pages, only ada's session was recorded.
-    const { over, box, x } = await hoverLast(page, 8)
-    await over.click({ position: { x, y: box.height / 2 } })
-    const persons = page.getByRole("region", { name: /^Persons: / })
+    // Today: both viewed pages, only ada's session was recorded.
+    const { persons } = await drillIntoToday(h, page, "Daily visitors")
     const people = persons.getByRole("listitem")
     await eventually(async () => (await people.allTextContents()).sort()).toEqual([
       "ada@example.com · Watch recording of ada@example.com",
