@@ -51,8 +51,7 @@ const DAY = 86_400_000
 const EVENTS = Array.from({ length: 24 }, (_, i) => ({
   event: "$pageview",
   distinct_id: `u${i % 5}`,
-  timestamp: new Date(Date.UTC(2025, 4, 1) + (i % 12) * DAY + i * 60_000).toISOString(),
-  properties: { $browser: ["Chrome", "Firefox"][i % 2]! }
+  timestamp: new Date(Date.UTC(2025, 4, 1) + (i % 12) * DAY + i * 60_000).toISOString()
 }))
 
 /** Eight different trends (so eight statements), each counting page views on its own days. */
