@@ -1,6 +1,6 @@
 // A dashboard of 8 tiles over the query benchmarks' demo data set (bench/queryData.js: 1,000,000
-// events by default, BENCH_QUERY_EVENTS=n for a quicker run), on the PostgreSQL server and on PGlite
-// (BENCH_STORES to pick): the template a new project gets (page views, unique users, top pages,
+// events by default, BENCH_QUERY_EVENTS=n for a quicker run), on the PostgreSQL server, on PGlite and
+// on chDB (events in chDB, metadata in PGlite; BENCH_STORES to pick): the template a new project gets (page views, unique users, top pages,
 // sign-up funnel, retention; `use_template`) and three more insights (daily active users by
 // browser, a three-step funnel, lifecycle), with the dashboard's date range set to the data's last
 // 30 days. Opening it is `GET /api/projects/1/dashboards/:id/`, which answers when every tile has
@@ -8,7 +8,9 @@
 // `refresh=blocking` right after (every tile from the result cache). Each runs
 // BENCH_QUERY_REPETITIONS (default 5) times, alternating, and medians are reported.
 import { record } from "./lib.js"
-import { api, median, ms, REPETITIONS, runLine, start, STORES, timed } from "./queryData.js"
+import { api, median, ms, REPETITIONS, runLine, start, timed } from "./queryData.js"
+
+const STORES = (process.env.BENCH_STORES ?? "PostgreSQL server,PGlite,chDB").split(",")
 
 // The data set ends on 2026-03-02 (UTC): its last 30 days in the project's time zone.
 const FILTERS = { date_from: "2026-01-31", date_to: "2026-03-01" }
@@ -72,7 +74,7 @@ export const run = async () => {
   const results = []
   for (const store of STORES) results.push({ store, ...(await measure(store)) })
   const table = [
-    runLine("each round computing every tile, then reading them from the cache"),
+    runLine("each round computing every tile, then reading them from the cache", STORES),
     "",
     "| Store | 8 tiles computed, ms | 8 tiles from the cache, ms |",
     "|---|---:|---:|",

@@ -3,7 +3,10 @@
 // kept between runs, keyed by size, seed and end: in the database zed_bench_query_<key> on the
 // PostgreSQL server, and in <tmpdir>/zed-bench-query/<key> for PGlite. The server process
 // (servers/query.js) counts the stored events on start and loads whatever is missing (two to four
-// minutes for a million); drop the database or remove the directory to load afresh.
+// minutes for a million); drop the database or remove the directory to load afresh. "chDB" (for
+// bench/dashboards.js) is Zed with ZED_EVENTS=chdb (servers/clickhouse.js) in
+// <tmpdir>/zed-bench-query-chdb/<key>, filled by copying what Zed stored on the PostgreSQL server
+// (loaded there first when missing), as bench/clickhouse.js fills its own.
 import { cpus, tmpdir } from "node:os"
 import { join } from "node:path"
 import { DEFAULT_DEMO_DAYS } from "@zed/core"
@@ -23,8 +26,8 @@ const DATA_KEY = `${EVENTS}_s${SEED}_${END.slice(0, 10).replaceAll("-", "")}`
 export const STORES = (process.env.BENCH_STORES ?? "PostgreSQL server,PGlite").split(",")
 
 /** The run's line for a results table: date, machine, data set, repetitions, stores. */
-export const runLine = (how) =>
-  `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; ${EVENTS} demo events (seed ${SEED}, ${DEFAULT_DEMO_DAYS} days to ${END.slice(0, 10)}), project time zone ${TIMEZONE}; median of ${REPETITIONS} runs each, ${how}; ${STORES.join(" and ")}.`
+export const runLine = (how, stores = STORES) =>
+  `Run: ${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0].model.trim()}, Node ${process.version}; ${EVENTS} demo events (seed ${SEED}, ${DEFAULT_DEMO_DAYS} days to ${END.slice(0, 10)}), project time zone ${TIMEZONE}; median of ${REPETITIONS} runs each, ${how}; ${stores.join(" and ")}.`
 
 /** A `pg` client on `url` for the length of `use`. */
 export const withClient = async (url, use) => {
@@ -61,6 +64,12 @@ export const start = async (store) => {
   }
   if (store === "PGlite")
     return startServer("./servers/query.js", [`pglite:${join(tmpdir(), "zed-bench-query", DATA_KEY)}`], env)
+  if (store === "chDB") {
+    const loader = await start("PostgreSQL server")
+    await loader.close()
+    const dir = join(tmpdir(), "zed-bench-query-chdb", DATA_KEY)
+    return startServer("./servers/clickhouse.js", [`chdb:${dir}`], { ...env, BENCH_COPY_FROM: loader.databaseUrl })
+  }
   const databaseUrl = await postgresDatabase()
   const server = await startServer("./servers/query.js", [`postgres:${databaseUrl}`], env)
   // Statistics as autovacuum would have them by now, whether or not the data was just loaded.

@@ -46,22 +46,22 @@ export const backends = (name: string): Record<string, () => Promise<Backend>> =
 
 export { incomingEvent } from "../../core/test/support.js"
 
+/** The storage with its query executor's `execute` replaced by `wrap` of it (the rest as it is). */
+export const wrapExecute = (
+  storage: ZedStorage,
+  wrap: (execute: QueryExecutor["Type"]["execute"]) => QueryExecutor["Type"]["execute"]
+): ZedStorage =>
+  Layer.map(storage, (services) => {
+    const executor = Context.get(services, QueryExecutor)
+    return Context.add(services, QueryExecutor, QueryExecutor.of({ ...executor, execute: wrap(executor.execute) }))
+  })
+
 /**
  * The storage with every ZedQL statement's time limit cut to `ms` (Zed's own are a minute and ten),
  * so that a runaway query is stopped by the executor within a test's time.
  */
 export const capQueryTimeout = (storage: ZedStorage, ms: number): ZedStorage =>
-  Layer.map(storage, (services) => {
-    const executor = Context.get(services, QueryExecutor)
-    return Context.add(
-      services,
-      QueryExecutor,
-      QueryExecutor.of({
-        ...executor,
-        execute: (request) => executor.execute({ ...request, timeoutMs: Math.min(request.timeoutMs, ms) })
-      })
-    )
-  })
+  wrapExecute(storage, (execute) => (request) => execute({ ...request, timeoutMs: Math.min(request.timeoutMs, ms) }))
 
 /**
  * A suite's store: a fresh backend as a runtime, bootstrapped before the suite's tests and closed

@@ -5,6 +5,7 @@ import { signIn } from "../../node/test/browser.js"
 import { ADMIN, axeViolations, type Harness, startHarness } from "./harness.js"
 import {
   dayAgo,
+  drillIntoToday,
   screenshots,
   eventually,
   hoverLast,
@@ -337,26 +338,9 @@ describe("the funnel builder's conversion over time", () => {
 
 describe("drill-down", () => {
   it("a trend's point lists the persons behind it", async () => {
-    const insight = await h.json("/api/projects/1/insights/", {
-      method: "POST",
-      body: JSON.stringify({
-        name: "Daily visitors",
-        saved: true,
-        query: {
-          kind: "InsightVizNode",
-          source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }] }
-        }
-      })
-    })
-    await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
-    await page.getByRole("heading", { level: 1, name: "Daily visitors" }).waitFor()
-    // -7d: 8 days, today last.
-    const { over, box, x } = await hoverLast(page, 8)
+    const { insight, persons } = await drillIntoToday(h, page, "Daily visitors")
     const api = await queryResult(h, (await h.json(`/api/projects/1/insights/${insight.id}/`)).query.source)
     const today = api[0].data.at(-1)
-    // One series: any height at today's label picks it.
-    await over.click({ position: { x, y: box.height / 2 } })
-    const persons = page.getByRole("region", { name: /^Persons: / })
     await eventually(async () => (await persons.getByRole("link").allTextContents()).sort()).toEqual(
       emails(didOn("$pageview", 0))
     )

@@ -36,6 +36,30 @@ export const saveAs = async (h: Harness, page: Page, name: string) => {
   return (await h.json(`/api/projects/1/insights/?short_id=${shortId}&refresh=blocking`)).results[0]
 }
 
+/**
+ * Saves a daily-active-users trend of page views as `name`, opens it and clicks today's point (the
+ * last of -7d's 8 days): the insight, and the persons panel that click opens.
+ */
+export const drillIntoToday = async (h: Harness, page: Page, name: string) => {
+  const insight = await h.json("/api/projects/1/insights/", {
+    method: "POST",
+    body: JSON.stringify({
+      name,
+      saved: true,
+      query: {
+        kind: "InsightVizNode",
+        source: { kind: "TrendsQuery", series: [{ kind: "EventsNode", event: "$pageview", math: "dau" }] }
+      }
+    })
+  })
+  await page.goto(`${h.root}/project/1/insights/${insight.short_id}`)
+  await page.getByRole("heading", { level: 1, name }).waitFor()
+  const { over, box, x } = await hoverLast(page, 8)
+  // One series: any height at today's label picks it.
+  await over.click({ position: { x, y: box.height / 2 } })
+  return { insight, persons: page.getByRole("region", { name: /^Persons: / }) }
+}
+
 /** The query API's result for `source` (an insight kind's node). */
 export const queryResult = async (h: Harness, source: unknown) =>
   (await h.json("/api/projects/1/query/", { method: "POST", body: JSON.stringify({ query: source }) })).results

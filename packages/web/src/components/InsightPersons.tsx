@@ -4,7 +4,8 @@ import { api } from "../api.js"
 import { ErrorAlert } from "./Page.js"
 
 // The persons behind one point of an insight (a trend's bucket, a funnel step's converted or
-// dropped-off persons), asked of the query API as an `ActorsQuery` over an `InsightActorsQuery`.
+// dropped-off persons), asked of the query API as an `ActorsQuery` over an `InsightActorsQuery`,
+// with the recordings of the sessions their matching events happened in (`includeRecordings`).
 
 /** A point of an insight: the `InsightActorsQuery` fields naming it, and how to call it. */
 export interface InsightPoint {
@@ -12,8 +13,15 @@ export interface InsightPoint {
   readonly fields: Record<string, unknown>
 }
 
+/** A recorded session of the person's matching events (`matched_recordings`), the first match first. */
+interface Recording {
+  readonly session_id: string
+}
+
 interface Actors {
-  readonly results: ReadonlyArray<readonly [{ readonly display_name: string; readonly distinct_id: string }, string]>
+  readonly results: ReadonlyArray<
+    readonly [{ readonly display_name: string; readonly distinct_id: string }, string, ReadonlyArray<Recording>]
+  >
   readonly hasMore?: boolean
 }
 
@@ -29,7 +37,7 @@ export const InsightPersons = ({
   const { id } = useParams({ from: "/project/$id" })
   const query = {
     kind: "ActorsQuery",
-    source: { kind: "InsightActorsQuery", source, ...point.fields },
+    source: { kind: "InsightActorsQuery", source, ...point.fields, includeRecordings: true },
     select: ["person_display_name -- Person", "created_at"],
     orderBy: ["created_at ASC"]
   }
@@ -49,11 +57,23 @@ export const InsightPersons = ({
       {actors.data && (
         <>
           <ul className="person-list">
-            {actors.data.results.map(([person]) => (
+            {actors.data.results.map(([person, , recordings]) => (
               <li key={person.distinct_id}>
                 <Link to="/project/$id/person/$distinctId" params={{ id, distinctId: person.distinct_id }}>
                   {person.display_name}
                 </Link>
+                {recordings[0] !== undefined && (
+                  <>
+                    {" · "}
+                    <Link
+                      to="/project/$id/replay/$sessionId"
+                      params={{ id, sessionId: recordings[0].session_id }}
+                      className="watch-recording"
+                    >
+                      Watch recording<span className="visually-hidden"> of {person.display_name}</span>
+                    </Link>
+                  </>
+                )}
               </li>
             ))}
           </ul>
