@@ -15,7 +15,9 @@ process.on("message", async ({ columns }) => {
     `SELECT ${columns} FROM events WHERE project_id = 1 ORDER BY timestamp, uuid INTO OUTFILE '${file}' FORMAT CSVWithNames`
   )
   const seconds = (performance.now() - started) / 1000
-  const rows = Number((await session.queryAsync("SELECT count() FROM events WHERE project_id = 1", { format: "CSV" })).text())
+  const rows = Number(
+    (await session.queryAsync("SELECT count() FROM events WHERE project_id = 1", { format: "CSV" })).text()
+  )
   rmSync(file, { force: true })
   session.close()
   process.send({ seconds, rows })
