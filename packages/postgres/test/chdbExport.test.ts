@@ -1,10 +1,14 @@
 import { beforeAll, describe, expect, it } from "@effect/vitest"
+import { ExportStore } from "@zed/core/storage"
+import { Effect, Option } from "effect"
+import { CHUNK_BYTES } from "../../core/src/exports/ExportRunner.js"
 import { ADMIN_KEY, importEvents, PROJECT_KEY, readCsv } from "../../core/test/support.js"
 import { apiSuite } from "./apiSuite.js"
 
 // An export of a ZedQL query of events ordered by time and uuid on chDB, read by keyset a small page
 // at a time: every event once, in the order the store gives the same statement unpaged, and other
-// requests answered while it runs (chDB's statements run off the event loop, each a page).
+// requests answered while it runs (chDB's statements run off the event loop, each a page). A page
+// of wide rows is stored in chunks of at most CHUNK_BYTES (the store's writes stay short).
 
 const MINUTE = 60_000
 const START = Date.UTC(2025, 6, 1)
@@ -74,5 +78,46 @@ describe("chDB export of ten thousand pages' worth, scaled down", () => {
     expect(body.map((r) => Number(r[0])).sort((a, b) => a - b)).toEqual(EVENTS.map((_, i) => i))
     const times = body.map((r) => at(Number(r[0])))
     expect(times).toEqual([...times].sort((a, b) => a - b))
+  })
+  it("stores a page of wide rows in chunks of at most CHUNK_BYTES, the file whole", async () => {
+    const WIDE = 100
+    const PAD = 9000
+    // Forty rows of 9 kB a page: each page more than a chunk.
+    expect(PAGE * PAD).toBeGreaterThan(CHUNK_BYTES)
+    const created = await send("POST", "/exports/", {
+      export_format: "text/csv",
+      export_context: {
+        query: {
+          kind: "ZedQLQuery",
+          query: `SELECT toInt(properties.n) AS n, repeat('x', ${PAD}) AS pad FROM events WHERE toInt(properties.n) < ${WIDE} ORDER BY timestamp, uuid`
+        }
+      }
+    })
+    expect(created.status, created.text).toBe(201)
+    let asset = created.json
+    const until = Date.now() + 60_000
+    while (!asset.has_content && asset.exception === null && Date.now() < until) {
+      await new Promise((resolve) => setTimeout(resolve, 100))
+      asset = (await send("GET", `/exports/${asset.id}/`)).json
+    }
+    expect(asset.has_content).toBe(true)
+    const chunks: Array<Uint8Array> = []
+    for (;;) {
+      const chunk = await suite.zed.run(Effect.flatMap(ExportStore, (store) => store.chunk(asset.id, chunks.length)))
+      if (Option.isNone(chunk)) break
+      chunks.push(chunk.value)
+    }
+    expect(Math.max(...chunks.map((c) => c.length))).toBe(CHUNK_BYTES)
+    const text = Buffer.concat(chunks).toString("utf8")
+    expect(text.length).toBe(asset.content_size)
+    const rows = readCsv(text)
+    expect(rows[0]).toEqual(["n", "pad"])
+    // Every row whole (the order within a moment is the uuids', checked above).
+    expect(
+      rows
+        .slice(1)
+        .map((r) => [Number(r[0]), r[1]!.length])
+        .sort((a, b) => a[0]! - b[0]!)
+    ).toEqual(EVENTS.map((_, i) => [i, PAD]).filter(([i]) => i! < WIDE))
   })
 })
