@@ -40,7 +40,7 @@ const INGEST_ROUNDS = Number(process.env.BENCH_CH_INGEST_ROUNDS ?? 3)
 const STORES = ["chDB", "PostgreSQL"]
 const SERVER_URL = process.env.ZED_TEST_DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
 const DATA_KEY = `${EVENTS}_s${SEED}_${END.slice(0, 10).replaceAll("-", "")}`
-const CHDB_DIR = join(tmpdir(), "zed-bench-clickhouse", DATA_KEY)
+export const CHDB_DIR = join(tmpdir(), "zed-bench-clickhouse", DATA_KEY)
 const DATABASE = `zed_bench_clickhouse_${DATA_KEY}`
 
 /** The benchmark's own database on the PostgreSQL server, kept between runs. */

@@ -4,14 +4,19 @@
 // (`…/exports/`, a ZedQL query ordered by timestamp and uuid), then downloading the file. The server
 // process's resident memory (/proc/<pid>/status VmRSS) is sampled twice a second from before the
 // export until the download ends: bounded means the peak stays near the idle figure whatever the
-// number of rows, as the export holds a page of rows and the download a chunk.
+// number of rows, as the export holds a page of rows and the download a chunk. `/_health` is asked
+// twice a second meanwhile: its slowest answer shows whether the export holds the event loop.
+// Baseline: chDB writing the same rows, in the same order, to a file itself (one INTO OUTFILE
+// statement in a process of its own, bench/servers/chdbExport.js), its RSS sampled the same way.
+import { fork } from "node:child_process"
 import { readFileSync } from "node:fs"
-import { startData } from "./clickhouse.js"
+import { CHDB_DIR, startData } from "./clickhouse.js"
 import { record } from "./lib.js"
 
 const KEY = "phx_benchmark_key_00000000000000000001"
 const STORES = (process.env.BENCH_EXPORT_STORES ?? "PostgreSQL,chDB").split(",")
-const QUERY = "SELECT uuid, event, distinct_id, timestamp, properties FROM events ORDER BY timestamp, uuid"
+const COLUMNS = "uuid, event, distinct_id, timestamp, properties"
+const QUERY = `SELECT ${COLUMNS} FROM events ORDER BY timestamp, uuid`
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms))
 const mb = (kb) => Math.round(kb / 1024)
@@ -43,6 +48,13 @@ const measure = async (server, store) => {
   }
   const samples = [rss(server.pid)]
   const timer = setInterval(() => samples.push(rss(server.pid)), 500)
+  let slowest = 0
+  const probe = setInterval(async () => {
+    const asked = performance.now()
+    const response = await fetch(`${server.url}/_health`).catch(() => null)
+    if (response !== null) await response.arrayBuffer()
+    slowest = Math.max(slowest, performance.now() - asked)
+  }, 500)
   try {
     const started = performance.now()
     let asset = await api(server, "POST", "/api/projects/1/exports/", {
@@ -69,12 +81,46 @@ const measure = async (server, store) => {
       exportSeconds: (exported - started) / 1000,
       downloadSeconds: (downloaded - exported) / 1000,
       idleMb: mb(median(idle)),
-      peakMb: mb(Math.max(...samples))
+      peakMb: mb(Math.max(...samples)),
+      healthMs: slowest
     }
   } finally {
     clearInterval(timer)
+    clearInterval(probe)
   }
 }
+
+/** The baseline: chDB alone writing the rows to a file, with its process's RSS sampled. */
+const baseline = () =>
+  new Promise((resolve, reject) => {
+    const child = fork(new URL("./servers/chdbExport.js", import.meta.url), [CHDB_DIR], { stdio: "inherit" })
+    const samples = []
+    let timer
+    child.once("exit", (code) => reject(new Error(`chdbExport.js exited with ${code}`)))
+    child.on("message", async (message) => {
+      if (message.ready) {
+        const idle = []
+        for (let i = 0; i < 6; i++) {
+          idle.push(rss(child.pid))
+          await sleep(500)
+        }
+        samples.push(rss(child.pid))
+        timer = setInterval(() => samples.push(rss(child.pid)), 500)
+        child.idle = mb(median(idle))
+        child.send({ columns: COLUMNS })
+        return
+      }
+      clearInterval(timer)
+      child.disconnect()
+      resolve({
+        store: "chDB alone (INTO OUTFILE)",
+        rows: message.rows,
+        exportSeconds: message.seconds,
+        idleMb: child.idle,
+        peakMb: mb(Math.max(...samples))
+      })
+    })
+  })
 
 export const run = async () => {
   const results = []
@@ -87,14 +133,15 @@ export const run = async () => {
       await server.close()
     }
   }
+  if (STORES.includes("chDB")) results.push(await baseline())
   const markdown = [
     `Every event exported as CSV (\`${QUERY}\`), then downloaded; RSS of the server process.`,
     "",
-    "| Store | Rows | File | Export | Rows/s | Download | RSS idle | RSS peak |",
-    "|---|---:|---:|---:|---:|---:|---:|---:|",
+    "| Store | Rows | File | Export | Rows/s | Download | RSS idle | RSS peak | Slowest `/_health` |",
+    "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ...results.map(
       (r) =>
-        `| ${r.store} | ${r.rows.toLocaleString("en")} | ${r.megabytes.toFixed(0)} MB | ${r.exportSeconds.toFixed(1)} s | ${Math.round(r.rows / r.exportSeconds).toLocaleString("en")} | ${r.downloadSeconds.toFixed(1)} s | ${r.idleMb} MB | ${r.peakMb} MB |`
+        `| ${r.store} | ${r.rows.toLocaleString("en")} | ${r.megabytes === undefined ? "" : `${r.megabytes.toFixed(0)} MB`} | ${r.exportSeconds.toFixed(1)} s | ${Math.round(r.rows / r.exportSeconds).toLocaleString("en")} | ${r.downloadSeconds === undefined ? "" : `${r.downloadSeconds.toFixed(1)} s`} | ${r.idleMb} MB | ${r.peakMb} MB | ${r.healthMs === undefined ? "" : `${Math.round(r.healthMs)} ms`} |`
     )
   ].join("\n")
   record("exports", markdown)

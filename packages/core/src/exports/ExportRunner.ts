@@ -9,8 +9,8 @@ import { ZedConfig } from "../services/ZedConfig.js"
 import { WRITERS } from "./formats.js"
 import { type ExportSource, readRows, type RowPage } from "./sources.js"
 
-// Runs exports in the background: rows are read a page at a time and written as they come, a
-// chunk per page, so a run holds one page whatever the export's size. The export records how the
+// Runs exports in the background: rows are read a page at a time and written as they come, each
+// page in chunks of at most CHUNK_BYTES, so a run holds one page whatever the export's size. The export records how the
 // run ended: its content complete (`has_content`) or the reason it failed (`exception`).
 
 export class ExportRunner extends Context.Tag("@zed/core/ExportRunner")<
@@ -22,6 +22,14 @@ export class ExportRunner extends Context.Tag("@zed/core/ExportRunner")<
 >() {}
 
 const encoder = new TextEncoder()
+
+/**
+ * The most bytes a chunk holds. A page of wide rows is megabytes of text; a store such as PGlite
+ * writes a value of that size in seconds (about 0.5 s a megabyte), holding its one connection (other
+ * requests wait behind it, past their time limit) and growing its memory with the value. Chunks of
+ * this size cost a store a short write each.
+ */
+export const CHUNK_BYTES = 256 * 1024
 
 export const ExportRunnerLive = Layer.scoped(
   ExportRunner,
@@ -43,7 +51,11 @@ export const ExportRunnerLive = Layer.scoped(
         const flush = (text: string) => {
           const bytes = encoder.encode(text)
           size += bytes.length
-          return store.appendChunk(asset.id, seq++, bytes)
+          return Effect.forEach(
+            Array.from({ length: Math.ceil(bytes.length / CHUNK_BYTES) }, (_, i) => i * CHUNK_BYTES),
+            (start) => store.appendChunk(asset.id, seq++, bytes.subarray(start, start + CHUNK_BYTES)),
+            { discard: true }
+          )
         }
         const emit = (page: RowPage) => {
           let text = ""

@@ -10,16 +10,17 @@ import { placeholderValues, type ZedQLQueryNode } from "../queries/request.js"
 import { PersonStore, type PersonQuery } from "../services/PersonStore.js"
 import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
 import type { StorageError } from "../services/StorageError.js"
-import type { SelectLike } from "../zedql/ast.js"
+import type { Expr, OrderExpr, SelectLike, SelectQuery } from "../zedql/ast.js"
 import * as Q from "../zedql/build.js"
 
 // Where an export's rows come from, a page at a time, so that no run holds more than a page. Where
 // the order is Zed's own, by keyset, each page starting after the last row read, so every page costs
-// the same: the persons list (its filters as the list takes them; created_at, id) and an events
-// table in its default order (time, uuid; see keyedEvents). By LIMIT/OFFSET in the query's own order
-// otherwise: a ZedQL query, another events table or an actors node (an arbitrary order of
-// expressions the caller wrote, whose rows need not carry a unique key to resume from). An insight's
-// result is computed whole (a summary, small by nature).
+// the same: the persons list (its filters as the list takes them; created_at, id), an events table
+// in its default order (time, uuid; see keyedEvents) and a ZedQL query of events ordered by time and
+// uuid (keyedZedQL). By LIMIT/OFFSET in the query's own order otherwise: another ZedQL query or
+// events table, or an actors node (an arbitrary order of expressions the caller wrote, whose rows
+// need not carry a unique key to resume from). An insight's result is computed whole (a summary,
+// small by nature).
 
 export type ExportSource =
   | { readonly _tag: "ZedQL"; readonly node: ZedQLQueryNode; readonly tree: SelectLike }
@@ -101,6 +102,65 @@ export const keyedEvents = (node: EventsQueryNode) => {
   }
 }
 
+const isField = (expr: Expr, name: string) => expr.node === "Field" && expr.chain.length === 1 && expr.chain[0] === name
+
+/**
+ * A ZedQL statement of events (the table alone, no alias) ordered by time then uuid, both one way,
+ * with no LIMIT, OFFSET, grouping, DISTINCT or window of its own, as pages read by keyset: a row a uuid,
+ * so the order is total and each page resumes after the last key read, at the same cost, where
+ * OFFSET n has the store read and sort n rows before a page (on ClickHouse every page a scan of the
+ * whole table). The key is selected after the statement's own columns, and the uuid is ordered and
+ * compared as text, as keyedEvents does: on chDB, `uuid > toUUID(…)` disagrees with ORDER BY uuid
+ * (it weighs the uuid's halves the other way round), so a key compared as a UUID repeats and skips
+ * rows at a page's edge.
+ * Null for any other statement (paged by offset).
+ */
+export const keyedZedQL = (tree: SelectLike) => {
+  if (tree.node !== "SelectQuery") return null
+  const from = tree.select_from
+  const order = tree.order_by ?? []
+  const plain =
+    from != null &&
+    from.table?.node === "Field" &&
+    isField(from.table, "events") &&
+    from.alias == null &&
+    from.next_join == null &&
+    from.sample == null &&
+    tree.ctes == null &&
+    tree.distinct !== true &&
+    tree.array_join_op == null &&
+    tree.group_by == null &&
+    tree.having == null &&
+    tree.limit == null &&
+    tree.offset == null &&
+    tree.limit_by == null &&
+    tree.window_exprs == null &&
+    tree.qualify == null &&
+    // A window function's value depends on the rows around it, which a page's condition would drop.
+    !JSON.stringify(tree.select).includes('"WindowFunction"')
+  if (!plain || order.length !== 2 || !isField(order[0]!.expr, "timestamp") || !isField(order[1]!.expr, "uuid"))
+    return null
+  if (order[1]!.order !== order[0]!.order) return null
+  const direction = order[0]!.order
+  const key = [Q.field("timestamp"), Q.call("toString", [Q.field("uuid")])]
+  return (limit: number, after: EventKey | null): SelectQuery => {
+    const at = after === null ? null : Q.call("toDateTime", [Q.constant(after.timestamp)])
+    const beyond =
+      after === null || at === null
+        ? []
+        : direction === "DESC"
+          ? [Q.expr`timestamp < ${at} OR (timestamp = ${at} AND toString(uuid) < ${after.uuid})`]
+          : [Q.expr`timestamp > ${at} OR (timestamp = ${at} AND toString(uuid) > ${after.uuid})`]
+    return {
+      ...tree,
+      select: [...tree.select, ...key],
+      where: Q.and([...(tree.where == null ? [] : [tree.where]), ...beyond]),
+      order_by: key.map((expr): OrderExpr => ({ node: "OrderExpr", expr, order: direction })),
+      limit: Q.constant(limit)
+    }
+  }
+}
+
 /** What a ZedQL statement asks for in all: its own LIMIT (a plain number) and OFFSET. */
 const ownRange = (tree: SelectLike) =>
   tree.node === "SelectQuery"
@@ -125,6 +185,27 @@ const paged = <E, R>(
       yield* emit(rows)
       done += rows.rows.length
       if (rows.rows.length < want || want === 0) return
+    }
+  })
+
+/**
+ * Pages of `page` rows by keyset until a short page: `read(limit, after)` gives the rows after a
+ * key, each ending with its key (time, uuid), which is not emitted.
+ */
+const byKey = <E, R>(
+  page: number,
+  read: (limit: number, after: EventKey | null) => Effect.Effect<RowPage, E, R>,
+  emit: Emit
+) =>
+  Effect.gen(function* () {
+    let after: EventKey | null = null
+    for (;;) {
+      const { columns, rows }: RowPage = yield* read(page, after)
+      const own = columns.length - KEY_COLUMNS.length
+      yield* emit({ columns: columns.slice(0, own), rows: rows.map((row) => row.slice(0, own)) })
+      if (rows.length < page) return
+      const key: ReadonlyArray<unknown> = rows[rows.length - 1]!.slice(own)
+      after = { timestamp: String(key[0]), uuid: String(key[1]) }
     }
   })
 
@@ -200,6 +281,9 @@ export const readRows = (project: Project, source: ExportSource, page: number, e
     switch (source._tag) {
       case "ZedQL": {
         const options = { values: placeholderValues(source.node), filters: source.node.filters ?? undefined }
+        const keyed = keyedZedQL(source.tree)
+        if (keyed !== null)
+          return yield* byKey(page, (limit, after) => runner.table(project, keyed(limit, after), options), emit)
         return yield* paged(
           ownRange(source.tree),
           page,
@@ -214,18 +298,12 @@ export const readRows = (project: Project, source: ExportSource, page: number, e
           (limit, offset) => Effect.flatMap(source.plan(limit, offset), (plan) => planRows(project, plan)),
           emit
         )
-      case "Keyed": {
-        let after: EventKey | null = null
-        for (;;) {
-          const plan: InsightPlan = yield* source.plan(page, after)
-          const { columns, rows }: RowPage = yield* planRows(project, plan)
-          const own = columns.length - KEY_COLUMNS.length
-          yield* emit({ columns: columns.slice(0, own), rows: rows.map((row) => row.slice(0, own)) })
-          if (rows.length < page) return
-          const key: ReadonlyArray<unknown> = rows[rows.length - 1]!.slice(own)
-          after = { timestamp: String(key[0]), uuid: String(key[1]) }
-        }
-      }
+      case "Keyed":
+        return yield* byKey(
+          page,
+          (limit, after) => Effect.flatMap(source.plan(limit, after), (plan) => planRows(project, plan)),
+          emit
+        )
       case "Persons":
         return yield* personRows(project, source, page, emit)
       case "Insight": {
