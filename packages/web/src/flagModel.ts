@@ -1,14 +1,36 @@
 // Feature flags as the feature flags API reads and writes them, and the property filters of their
 // release conditions (shared with cohorts and survey targeting).
 
-/** One property filter of a condition: a person property, a cohort (`key: "id"`, `value`: its id)
- * or another flag (`key`: its id, `operator: "flag_evaluates_to"`). */
+/** One property filter of a condition: a person property, a group's property (of a flag matching
+ * groups, with its `group_type_index`), a cohort (`key: "id"`, `value`: its id) or another flag
+ * (`key`: its id, `operator: "flag_evaluates_to"`). */
 export interface PropertyFilter {
   readonly key: string
-  readonly type: "person" | "cohort" | "flag"
+  readonly type: "person" | "group" | "cohort" | "flag"
+  readonly group_type_index?: number
   readonly operator?: string
   readonly value?: unknown
 }
+
+/** A project's group type as `…/groups_types/` lists it. */
+export interface GroupType {
+  readonly group_type: string
+  readonly group_type_index: number
+}
+
+/** A flag matching `groupTypeIndex` (null: persons) filters on that group's properties where it
+ * filtered on the person's, and the other way round. */
+export const propertiesOfSubject = (
+  properties: ReadonlyArray<PropertyFilter>,
+  groupTypeIndex: number | null
+): ReadonlyArray<PropertyFilter> =>
+  properties.map((filter) => {
+    if (filter.type !== "person" && filter.type !== "group") return filter
+    const { group_type_index: _index, ...rest } = filter
+    return groupTypeIndex === null
+      ? { ...rest, type: "person" }
+      : { ...rest, type: "group", group_type_index: groupTypeIndex }
+  })
 
 /** A release condition: its filters ANDed, then the rollout percentage; optionally a variant of its own. */
 export interface Condition {

@@ -266,6 +266,40 @@ describe("feature flags", () => {
     await screenshot(page, "feature-flags-phone")
     await page.setViewportSize({ width: 1280, height: 900 })
   })
+
+  it("matches groups by a group property; posthog-node gets it for the group's members", async () => {
+    const ph = new PostHog(PROJECT_KEY, { host: h.root, flushAt: 100, flushInterval: 0 })
+    ph.groupIdentify({ groupType: "company", groupKey: "big-co", properties: { seats: 50 } })
+    ph.groupIdentify({ groupType: "company", groupKey: "tiny-co", properties: { seats: 3 } })
+    await ph.shutdown()
+    await page.goto(`${h.root}/project/1/feature_flags/new`)
+    await page.getByLabel("Key").fill("team-seats")
+    await page.getByLabel("Match by").selectOption({ label: "Groups: company" })
+    await page.getByRole("button", { name: "Add filter to condition 1" }).click()
+    // Only the group's properties take the person's place.
+    await expect(page.getByLabel("Condition 1 filter 1: kind").locator("option").allTextContents()).resolves.toEqual(
+      expect.not.arrayContaining(["Person property"])
+    )
+    await page.getByLabel("Condition 1 filter 1: property").fill("seats")
+    await page.getByLabel("Condition 1 filter 1: operator").selectOption("gte")
+    await page.getByLabel("Condition 1 filter 1: value").fill("10")
+    await page.getByRole("button", { name: "Create flag" }).click()
+    await page.waitForURL(/\/feature_flags\/\d+$/)
+    const stored = await h.json(`/api/projects/1/feature_flags/${page.url().split("/").at(-1)}/`)
+    expect(stored.filters.aggregation_group_type_index).toBe(0)
+    expect(stored.filters.groups[0].properties).toEqual([
+      { key: "seats", type: "group", group_type_index: 0, operator: "gte", value: 10 }
+    ])
+    // The same person gets the flag through the big company only.
+    await expect
+      .poll(async () =>
+        Promise.all(
+          ["big-co", "tiny-co"].map((company) => node.getFeatureFlag("team-seats", "ada", { groups: { company } }))
+        )
+      )
+      .toEqual([true, false])
+    expect(await axeViolations(page)).toEqual([])
+  })
 })
 
 describe("cohorts", () => {

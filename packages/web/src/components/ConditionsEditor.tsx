@@ -2,7 +2,7 @@ import type { Condition } from "../flagModel.js"
 import { Choice, Field } from "./Field.js"
 import { FieldError } from "./FieldError.js"
 import { ItemList } from "./ItemList.js"
-import { BLANK_FILTER, type Named, PropertyFilterEditor } from "./PropertyFilterEditor.js"
+import { blankFilterOf, type Named, PropertyFilterEditor } from "./PropertyFilterEditor.js"
 
 export const BLANK_CONDITION: Condition = { properties: [], rollout_percentage: 100 }
 
@@ -16,7 +16,8 @@ export const ConditionsEditor = ({
   error,
   variants = [],
   cohorts,
-  flags
+  flags,
+  groupTypeIndex = null
 }: {
   readonly conditions: ReadonlyArray<Condition>
   readonly onChange: (conditions: ReadonlyArray<Condition>) => void
@@ -25,6 +26,8 @@ export const ConditionsEditor = ({
   readonly variants?: ReadonlyArray<string>
   readonly cohorts?: Named
   readonly flags?: Named
+  /** Of a flag matching groups of this type (null: persons). */
+  readonly groupTypeIndex?: number | null
 }) => (
   <ItemList
     legend="Release conditions"
@@ -38,11 +41,11 @@ export const ConditionsEditor = ({
       <div className="stack condition">
         <strong>Condition {i + 1}</strong>
         <ItemList
-          legend={`Condition ${i + 1}: match persons where (all of)`}
+          legend={`Condition ${i + 1}: match ${groupTypeIndex === null ? "persons" : "groups"} where (all of)`}
           noun={`filter to condition ${i + 1}`}
           items={condition.properties}
           min={0}
-          blank={BLANK_FILTER}
+          blank={blankFilterOf(groupTypeIndex)}
           onChange={(properties) => set({ ...condition, properties })}
         >
           {(filter, j, setFilter) => (
@@ -53,6 +56,7 @@ export const ConditionsEditor = ({
                 onChange={setFilter}
                 cohorts={cohorts}
                 flags={flags}
+                groupTypeIndex={groupTypeIndex}
               />
               <FieldError error={error} attr={`${attr}__${i}__properties__${j}`} />
             </>

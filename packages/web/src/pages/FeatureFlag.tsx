@@ -3,14 +3,22 @@ import { Link, useNavigate, useParams } from "@tanstack/react-router"
 import { useState } from "react"
 import { api, type Paginated } from "../api.js"
 import { BLANK_CONDITION, ConditionsEditor } from "../components/ConditionsEditor.js"
-import { Field, InlineForm } from "../components/Field.js"
+import { Choice, Field, InlineForm } from "../components/Field.js"
 import { FieldError, FormError } from "../components/FieldError.js"
 import { FlagTester } from "../components/FlagTester.js"
 import { FlagUsage } from "../components/FlagUsage.js"
 import { Holdouts } from "../components/Holdouts.js"
 import { ErrorAlert, Page } from "../components/Page.js"
 import { PayloadField, payloadError, payloadText, VariantsEditor } from "../components/VariantsEditor.js"
-import { type Condition, type FeatureFlag, fromDraft, toDraft, type Variant } from "../flagModel.js"
+import {
+  type Condition,
+  type FeatureFlag,
+  fromDraft,
+  type GroupType,
+  propertiesOfSubject,
+  toDraft,
+  type Variant
+} from "../flagModel.js"
 import { queryClient } from "../queryClient.js"
 
 /** A flag as the editor holds it: filters' values as typed, payloads as JSON text. */
@@ -19,6 +27,8 @@ interface Draft {
   readonly name: string
   readonly active: boolean
   readonly ensure_experience_continuity: boolean
+  /** What the flag matches: persons (null), or groups of this type. */
+  readonly groupTypeIndex: number | null
   readonly conditions: ReadonlyArray<Condition>
   readonly variants: ReadonlyArray<Variant>
   readonly payloads: Readonly<Record<string, string>>
@@ -29,6 +39,7 @@ const NEW: Draft = {
   name: "",
   active: true,
   ensure_experience_continuity: false,
+  groupTypeIndex: null,
   conditions: [BLANK_CONDITION],
   variants: [],
   payloads: {}
@@ -39,12 +50,16 @@ const draftOf = (flag: FeatureFlag): Draft => ({
   name: flag.name,
   active: flag.active,
   ensure_experience_continuity: flag.ensure_experience_continuity,
+  groupTypeIndex:
+    typeof flag.filters["aggregation_group_type_index"] === "number"
+      ? flag.filters["aggregation_group_type_index"]
+      : null,
   conditions: (flag.filters.groups ?? []).map((c) => ({ ...c, properties: (c.properties ?? []).map(toDraft) })),
   variants: flag.filters.multivariate?.variants ?? [],
   payloads: Object.fromEntries(Object.entries(flag.filters.payloads ?? {}).map(([k, v]) => [k, payloadText(v)]))
 })
 
-/** The body the API takes; filters the editor does not show (early access, holdouts, group type) are kept. */
+/** The body the API takes; filters the editor does not show (early access, holdouts) are kept. */
 const bodyOf = (draft: Draft, flag: FeatureFlag | undefined) => {
   const payloadKeys = draft.variants.length > 0 ? draft.variants.map((v) => v.key) : ["true"]
   return {
@@ -54,6 +69,7 @@ const bodyOf = (draft: Draft, flag: FeatureFlag | undefined) => {
     ensure_experience_continuity: draft.ensure_experience_continuity,
     filters: {
       ...flag?.filters,
+      aggregation_group_type_index: draft.groupTypeIndex,
       groups: draft.conditions.map((c) => ({ ...c, properties: c.properties.map(fromDraft) })),
       multivariate: draft.variants.length > 0 ? { variants: draft.variants } : null,
       payloads: Object.fromEntries(
@@ -76,6 +92,17 @@ const FlagEditor = ({ id, flag }: { readonly id: string; readonly flag: FeatureF
   const set = (patch: Partial<Draft>) => setDraft((current) => ({ ...current, ...patch }))
   const cohorts = useNames(`/api/projects/${id}/cohorts/?limit=100`, (c) => String(c["name"]))
   const flags = useNames(`/api/projects/${id}/feature_flags/?limit=100`, (f) => String(f["key"]))
+  const groupTypes = useQuery({
+    queryKey: ["path", `/api/projects/${id}/groups_types/`],
+    queryFn: () => api<ReadonlyArray<GroupType>>(`/api/projects/${id}/groups_types/`)
+  }).data
+  const matchBy = (value: string) => {
+    const groupTypeIndex = value === "" ? null : Number(value)
+    set({
+      groupTypeIndex,
+      conditions: draft.conditions.map((c) => ({ ...c, properties: propertiesOfSubject(c.properties, groupTypeIndex) }))
+    })
+  }
   const otherFlags = flags && Object.fromEntries(Object.entries(flags).filter(([fid]) => fid !== String(flag?.id)))
   const save = useMutation({
     mutationFn: () =>
@@ -112,6 +139,20 @@ const FlagEditor = ({ id, flag }: { readonly id: string; readonly flag: FeatureF
         />{" "}
         Persist the value across authentication steps
       </label>
+      {((groupTypes?.length ?? 0) > 0 || draft.groupTypeIndex !== null) && (
+        <Choice
+          label="Match by"
+          value={draft.groupTypeIndex === null ? "" : String(draft.groupTypeIndex)}
+          options={{
+            "": "Persons",
+            ...Object.fromEntries(
+              (groupTypes ?? []).map((g) => [String(g.group_type_index), `Groups: ${g.group_type}`])
+            )
+          }}
+          onChange={matchBy}
+        />
+      )}
+      <FieldError error={error} attr="filters__aggregation_group_type_index" />
       <ConditionsEditor
         conditions={draft.conditions}
         onChange={(conditions) => set({ conditions })}
@@ -120,6 +161,7 @@ const FlagEditor = ({ id, flag }: { readonly id: string; readonly flag: FeatureF
         variants={draft.variants.map((v) => v.key)}
         cohorts={cohorts}
         flags={otherFlags}
+        groupTypeIndex={draft.groupTypeIndex}
       />
       <FieldError error={error} attr="filters__groups" exact />
       <VariantsEditor
