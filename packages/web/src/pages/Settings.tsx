@@ -41,12 +41,16 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
   const [name, setName] = useState(project.name)
   const [timezone, setTimezone] = useState(project.timezone)
   const [filters, setFilters] = useState(JSON.stringify(project.test_account_filters, null, 2))
+  // A switch shows its new state while the change is on its way. Held in the page's own state, set
+  // in the click's handler: the mutation's pending state reaches React a tick later, after React has
+  // put the controlled checkbox back as it was.
+  const [switching, setSwitching] = useState<Readonly<Record<string, boolean>>>({})
   const update = useMutation({
     mutationFn: (changes: Record<string, unknown>) => api<Project>(path, { method: "PATCH", body: changes }),
-    onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved)
+    onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved),
+    onSettled: () => setSwitching({})
   })
-  // A switch shows its new state while the change is on its way.
-  const pendingSwitch = (key: string) => (update.isPending ? update.variables[key] : undefined)
+  const pendingSwitch = (key: string) => switching[key]
   const reset = useMutation({
     mutationFn: () => api<Project>(`${path}reset_token/`, { method: "PATCH" }),
     onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved)
@@ -87,7 +91,10 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
               <input
                 type="checkbox"
                 checked={(pendingSwitch(key) ?? project[key]) === true}
-                onChange={(e) => update.mutate({ [key]: e.target.checked })}
+                onChange={(e) => {
+                  setSwitching({ ...switching, [key]: e.target.checked })
+                  update.mutate({ [key]: e.target.checked })
+                }}
               />{" "}
               {label}
             </label>
