@@ -50,7 +50,6 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
     onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved),
     onSettled: () => setSwitching({})
   })
-  const pendingSwitch = (key: string) => switching[key]
   const reset = useMutation({
     mutationFn: () => api<Project>(`${path}reset_token/`, { method: "PATCH" }),
     onSuccess: (saved) => queryClient.setQueryData(["project", String(project.id)], saved)
@@ -90,7 +89,7 @@ const ProjectSettings = ({ project }: { readonly project: Project }) => {
             <label key={key} className="inline">
               <input
                 type="checkbox"
-                checked={(pendingSwitch(key) ?? project[key]) === true}
+                checked={(switching[key] ?? project[key]) === true}
                 onChange={(e) => {
                   setSwitching({ ...switching, [key]: e.target.checked })
                   update.mutate({ [key]: e.target.checked })
