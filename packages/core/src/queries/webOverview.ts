@@ -3,7 +3,7 @@ import type { InsightContext, InsightPlan } from "../insights/plan.js"
 import { DateRange, timeBounds } from "../insights/planners/dateRange.js"
 import { type InsightQueryInvalid, invalid } from "../insights/planners/decode.js"
 import { Properties, propertiesCondition, UnsupportedFilter } from "../insights/planners/properties.js"
-import { planValues, shownStatements } from "../insights/planners/statements.js"
+import { dateTime, planValues, shownStatements } from "../insights/planners/statements.js"
 import * as Q from "../zedql/build.js"
 import { PASSED_FIELDS } from "./nodeFields.js"
 import { WebCompareFilter, webPeriods } from "./webPeriods.js"
@@ -43,31 +43,37 @@ export const planWebOverview = (
 ): Effect.Effect<InsightPlan, InsightQueryInvalid> =>
   Effect.flatMap(webPeriods(node, ctx), ({ current, previous }) => {
     const compare = previous !== null
-    const periods = previous === null ? [current] : [current, previous]
     let queries
     try {
       const properties = propertiesCondition(node.properties)
-      queries = periods.flatMap((period) => {
-        const where = Q.and([Q.expr`event = '$pageview'`, ...timeBounds(period), ...(properties ? [properties] : [])])
-        const sessions = Q.select`SELECT \`$session_id\` AS id, any(session.$session_duration) AS duration,
-          any(session.$is_bounce) AS bounce FROM events WHERE ${where} AND \`$session_id\` != '' GROUP BY id`
-        return [
-          Q.select`SELECT uniq(person_id), count() FROM events WHERE ${where}`,
-          Q.select`SELECT count(), avg(duration), avgIf(if(bounce, 1, 0), isNotNull(bounce)) FROM ${sessions}`
-        ]
-      })
+      // Both periods in one statement: the period before ends where this one starts, and `p` tells
+      // them apart (0 this one, 1 the one before). The page views are read once, and their sessions
+      // (each whole, its events outside the range too) computed only for the sessions they are in.
+      const where = Q.and([
+        Q.expr`event = '$pageview'`,
+        ...timeBounds(current, previous?.from ?? current.from),
+        ...(properties ? [properties] : [])
+      ])
+      const p = previous === null ? Q.constant(0) : Q.expr`if(timestamp >= ${dateTime(current.from!)}, 0, 1)`
+      queries = [
+        Q.select`WITH views AS (SELECT ${p} AS p, person_id, \`$session_id\` AS id FROM events WHERE ${where}),
+          visited AS (SELECT DISTINCT p, id FROM views WHERE id != ''),
+          per_period AS (SELECT v.p AS p, count() AS sessions, avg(s.$session_duration) AS duration,
+              avgIf(if(s.$is_bounce, 1, 0), isNotNull(s.$is_bounce)) AS bounce
+            FROM visited AS v JOIN sessions AS s ON s.session_id = v.id
+            WHERE s.session_id IN (SELECT id FROM visited) GROUP BY v.p)
+        SELECT a.p, a.visitors, a.views, b.sessions, b.duration, b.bounce
+        FROM (SELECT p, uniq(person_id) AS visitors, count() AS views FROM views GROUP BY p) AS a
+          LEFT JOIN per_period AS b ON b.p = a.p`
+      ]
     } catch (error) {
       if (error instanceof UnsupportedFilter) return invalid(error.message)
       throw error
     }
     const values = planValues(ctx)
-    /** The figures of a period, from its two statements' rows. */
-    const figures = (
-      views: ReadonlyArray<ReadonlyArray<unknown>> = [],
-      sessions: ReadonlyArray<ReadonlyArray<unknown>> = []
-    ): Array<number | null> => {
-      const [visitors, count] = views[0] ?? []
-      const [n, duration, bounce] = sessions[0] ?? []
+    /** The figures of period `p`, from its row (none when it had no page view). */
+    const figures = (p: number, rows: ReadonlyArray<ReadonlyArray<unknown>> = []): Array<number | null> => {
+      const [visitors, count, n, duration, bounce] = rows.find((r) => Number(r[0]) === p)?.slice(1) ?? []
       const number = (v: unknown) => (v == null ? null : round(Number(v)))
       return [
         Number(visitors ?? 0),
@@ -81,9 +87,9 @@ export const planWebOverview = (
       queries,
       values,
       zedql: shownStatements(queries, values, ";\n"),
-      shape: ([views, sessions, viewsBefore, sessionsBefore]) => {
-        const now = figures(views, sessions)
-        const before = compare ? figures(viewsBefore, sessionsBefore) : undefined
+      shape: ([rows]) => {
+        const now = figures(0, rows)
+        const before = compare ? figures(1, rows) : undefined
         return FIGURES.map(([key, kind, isIncreaseBad], i) => {
           const value = now[i]!
           const previous = before?.[i] ?? null

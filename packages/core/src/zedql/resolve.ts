@@ -55,6 +55,12 @@ interface Source {
   /** Fields asked of a virtual table defined in ZedQL, which is built with only those. */
   readonly requested: Set<string>
   readonly from: { source: RSource | null; readonly join: RFrom["join"]; on: RExpr | null }
+  /** A lazy join's table: the source and lazy field it is joined through. */
+  readonly via?: {
+    readonly owner: Source
+    readonly field: Extract<VirtualField, { kind: "lazy" }>
+    readonly name: string
+  }
 }
 
 interface AliasEntry {
@@ -72,6 +78,8 @@ class Scope {
   readonly sources: Array<Source> = []
   readonly lazyJoins: Array<Source> = []
   readonly aliases = new Map<string, AliasEntry>()
+  /** The WHERE (and PREWHERE) as written, for narrowing the lazy joins' tables. */
+  where: ReadonlyArray<A.Expr> = []
   readonly ctes: Map<string, Cte>
   constructor(
     readonly parent: Scope | null,
@@ -134,7 +142,9 @@ export class Resolver {
     private readonly options: ResolveOptions,
     private readonly internal = false,
     // One counter for the whole statement, tables defined in ZedQL included: aliases never collide.
-    private readonly counter = { next: 0 }
+    private readonly counter = { next: 0 },
+    // Off inside tables defined in ZedQL and narrowing queries, which need no narrowing of their own.
+    private readonly narrows = true
   ) {}
 
   private nextAlias = () => `t${this.counter.next++}`
@@ -192,9 +202,8 @@ export class Resolver {
     const windowNames = new Set(windows.map((w) => w.name))
     const selectEnv: Env = { ...BASE_ENV, aggregates: true }
     const columns: Array<RColumn> = node.select.flatMap((item) => this.selectItem(item, scope, selectEnv, windowNames))
-    const where = [node.prewhere, node.where]
-      .filter((e): e is A.Expr => e != null)
-      .map((e) => this.expr(e, scope, BASE_ENV, windowNames))
+    scope.where = [node.prewhere, node.where].filter((e): e is A.Expr => e != null)
+    const where = scope.where.map((e) => this.expr(e, scope, BASE_ENV, windowNames))
     const aliases = new Set(node.select.flatMap((item) => (item.node === "Alias" ? [item.alias] : [])))
     const at = (e: A.Expr): RExpr => {
       // GROUP BY 2 and ORDER BY 2 mean the second column, as in ClickHouse.
@@ -371,13 +380,50 @@ export class Resolver {
       if (source.from.source === null) {
         const table = source.table!
         if (table.source.kind !== "zedql") throw new Error(`${table.name} is not defined in ZedQL`)
-        const definition = table.source.build([...source.requested])
-        const query = new Resolver(this.options, true, this.counter).query(definition, null)
+        const definition = table.source.build([...source.requested], this.keysOf(source, scope))
+        const query = new Resolver(this.options, true, this.counter, false).query(definition, null)
         source.from.source = { kind: "subquery", query, alias: source.alias }
       }
       return source.from as RFrom
     }
     return [...scope.sources.map(build), ...scope.lazyJoins.map(build)]
+  }
+
+  /**
+   * The keys a lazy join's table defined in ZedQL is needed for: the joined field of the owner's rows
+   * that pass the WHERE's conjuncts reading the owner alone. Every row the WHERE keeps is among them,
+   * so the join finds what it would over the whole table (`sessions` then groups one week's sessions,
+   * not every event). Only when the owner is the scope's one table: with others, a bare field could
+   * name another table's.
+   */
+  private keysOf(target: Source, scope: Scope): A.SelectLike | undefined {
+    const via = target.via
+    const built = target.table?.source
+    if (!this.narrows || via === undefined || built?.kind !== "zedql" || built.key !== via.field.to) return undefined
+    const owner = via.owner
+    if (scope.sources.length !== 1 || scope.sources[0] !== owner || owner.table?.source.kind !== "table")
+      return undefined
+    const keys = (where: A.Expr): A.SelectQuery => ({
+      node: "SelectQuery",
+      select: [{ node: "Field", chain: [via.field.from] }],
+      select_from: { node: "JoinExpr", table: { node: "Field", chain: [owner.table!.name] }, alias: owner.name },
+      where
+    })
+    // Not a conjunct reading a SELECT alias (the same name means the alias there) or the lazy field
+    // itself; and only one that reads nothing but the owner, which resolving it alone tells.
+    const shadowed = new Set([...scope.aliases.keys(), via.name])
+    const conjuncts = scope.where.flatMap(conjunctsOf).filter((c) => {
+      if (reads(c, shadowed, this.options.filters)) return false
+      try {
+        new Resolver(this.options, this.internal, this.counter, false).query(keys(c), null)
+        return true
+      } catch (error) {
+        if (error instanceof Refusal) return false
+        throw error
+      }
+    })
+    if (conjuncts.length === 0) return undefined
+    return keys(conjuncts.length === 1 ? conjuncts[0]! : { node: "And", exprs: conjuncts })
   }
 
   private arrayJoin(node: A.SelectQuery, scope: Scope) {
@@ -415,7 +461,10 @@ export class Resolver {
   ): Source {
     const known = source.lazy.get(name)
     if (known) return known
-    const target = this.tableSource(TABLES[field.table]!, `${source.name}.${name}`, "LEFT", node)
+    const target: Source = {
+      ...this.tableSource(TABLES[field.table]!, `${source.name}.${name}`, "LEFT", node),
+      via: { owner: source, field, name }
+    }
     const on = and([
       {
         kind: "compare",
@@ -1016,6 +1065,19 @@ const canonicalField = (table: VirtualTable, name: string): string => {
 
 const hasField = (source: Source, name: string, internal: boolean) =>
   source.table ? resolveAlias(source.table, name, internal) !== undefined : source.columns!.has(name)
+
+const conjunctsOf = (e: A.Expr): ReadonlyArray<A.Expr> => (e.node === "And" ? e.exprs.flatMap(conjunctsOf) : [e])
+
+/** Whether an expression reads a field any part of whose name is in `names`, `{filters}` included. */
+const reads = (node: unknown, names: ReadonlySet<string>, filters: ReadonlyArray<A.Expr>): boolean => {
+  if (Array.isArray(node)) return node.some((n) => reads(n, names, filters))
+  if (node === null || typeof node !== "object") return false
+  const n = node as Partial<A.Field> & { readonly expr?: A.Expr }
+  if (n.node === "Field") return n.chain!.some((part) => names.has(String(part)))
+  if (n.node === "Placeholder" && n.expr?.node === "Field" && n.expr.chain.join(".") === "filters")
+    return reads(filters, names, [])
+  return Object.values(node).some((v) => reads(v, names, filters))
+}
 
 const ownerOf = (scope: Scope, source: Source): Scope => {
   for (let s: Scope | null = scope; s !== null; s = s.parent)

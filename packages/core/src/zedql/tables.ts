@@ -31,7 +31,15 @@ export interface VirtualTable {
   /** A physical table, or a query in ZedQL, given the fields asked for. */
   readonly source:
     | { readonly kind: "table"; readonly table: string }
-    | { readonly kind: "zedql"; readonly build: (fields: ReadonlyArray<string>) => SelectLike }
+    | {
+        readonly kind: "zedql"
+        /**
+         * `keys`, when given, is a query of the `key` field's values the rows are needed for: a lazy
+         * join reading only some of them need not build the rest.
+         */
+        readonly build: (fields: ReadonlyArray<string>, keys?: SelectLike) => SelectLike
+        readonly key?: string
+      }
   readonly fields: Readonly<Record<string, VirtualField>>
   /** What `*` expands to. */
   readonly star: ReadonlyArray<string>
@@ -200,10 +208,15 @@ const sessions: VirtualTable = {
   name: "sessions",
   source: {
     kind: "zedql",
-    build: (fields) => {
+    key: "session_id",
+    build: (fields, keys) => {
       const computed = fields.filter((f) => f !== "session_id" && Object.hasOwn(SESSION_FIELDS, f))
       const columns = computed.map((f) => Q.alias(SESSION_FIELDS[f]!.zedql, f))
-      return Q.select`SELECT properties.$session_id AS session_id, ${columns} FROM events WHERE properties.$session_id IS NOT NULL GROUP BY session_id`
+      const where = Q.and([
+        Q.expr`properties.$session_id IS NOT NULL`,
+        ...(keys === undefined ? [] : [Q.expr`properties.$session_id IN ${keys}`])
+      ])
+      return Q.select`SELECT properties.$session_id AS session_id, ${columns} FROM events WHERE ${where} GROUP BY session_id`
     }
   },
   fields: {

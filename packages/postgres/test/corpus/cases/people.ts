@@ -1,5 +1,5 @@
 import { avg, max, min, ordered, sum, tally } from "../rows.js"
-import { type Case, counted, named, pageviews, prop, sessionRows } from "./support.js"
+import { type Case, counted, named, pageviews, prop, sessionRows, where } from "./support.js"
 
 // Persons (lazy and explicit joins, distinct ids, merges) and sessions.
 
@@ -172,6 +172,35 @@ export const sessions: Array<Case> = [
         const s = byId.get(prop(e, "$session_id") as string)!
         return [s.id, s.duration, s.entry("$referring_domain"), s.pageviews]
       })
+    }
+  },
+  {
+    // The join reads only the sessions of the kept events, yet each session whole: a session's
+    // figures count its events outside the WHERE (its other pages, other days).
+    name: "page views of a week's long sessions, through the lazy session join",
+    query:
+      "SELECT count(), uniq(properties.$session_id), sum(session.$pageview_count) FROM events WHERE event = '$pageview' AND timestamp >= '2026-03-13' AND session.$session_duration >= 120",
+    expected: (m) => {
+      const byId = new Map(m.sessions.map((s) => [s.id, s]))
+      const since = m.tz.at(2026, 3, 13)
+      const kept = pageviews(m).filter(
+        (e) => e.ms >= since && byId.get(prop(e, "$session_id") as string)!.duration >= 120
+      )
+      const ids = new Set(kept.map((e) => prop(e, "$session_id") as string))
+      return [[kept.length, ids.size, sum(kept.map((e) => byId.get(prop(e, "$session_id") as string)!.pageviews))]]
+    }
+  },
+  {
+    // `event` in the WHERE is the SELECT's alias, the path: narrowing by the event's name would lose them.
+    name: "a SELECT alias named as a field, beside the lazy session join",
+    query:
+      "SELECT properties.$pathname AS event, count(), max(session.$pageview_count) FROM events WHERE event = '/pricing' GROUP BY event",
+    expected: (m) => {
+      const byId = new Map(m.sessions.map((s) => [s.id, s]))
+      const pricing = where(m, (e) => prop(e, "$pathname") === "/pricing")
+      return [
+        ["/pricing", pricing.length, max(pricing.map((e) => byId.get(prop(e, "$session_id") as string)!.pageviews))]
+      ]
     }
   },
   {
