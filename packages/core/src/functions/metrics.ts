@@ -1,10 +1,5 @@
 import { Context, Effect, Layer } from "effect"
-import {
-  type FunctionMetric,
-  FunctionMetricStore,
-  type MetricCount,
-  metricKey
-} from "../services/FunctionMetricStore.js"
+import { type FunctionMetric, FunctionMetricStore, type MetricCount } from "../services/FunctionMetricStore.js"
 import { periodicWrite } from "./periodicWrite.js"
 
 // Each invocation of a zed function is counted where it runs (on the ingestion path for
@@ -18,22 +13,34 @@ export const FAILED: FunctionMetric = { name: "failed", kind: "failure" }
 const HOUR_MS = 3_600_000
 const FLUSH_EVERY = "1 second"
 
-/** Counters not yet written, drained in one go. */
+/**
+ * Counters not yet written, drained in one go. Kept by hour and function, each a pair of counts
+ * bumped in place: counting an invocation allocates nothing once its function has one that hour.
+ */
 export const makeMetricCounts = () => {
-  let counts = new Map<string, MetricCount>()
+  let hours = new Map<number, Map<string, { readonly projectId: number; succeeded: number; failed: number }>>()
   return {
     add: (projectId: number, functionId: string, succeeded: boolean, at = Date.now()) => {
-      const metric = succeeded ? SUCCEEDED : FAILED
-      const hour = new Date(Math.floor(at / HOUR_MS) * HOUR_MS)
-      const key = metricKey({ function_id: functionId, hour, name: metric.name })
-      const known = counts.get(key)
-      if (known === undefined)
-        counts.set(key, { project_id: projectId, function_id: functionId, hour, ...metric, count: 1 })
-      else counts.set(key, { ...known, count: known.count + 1 })
+      const hour = at - (at % HOUR_MS)
+      let functions = hours.get(hour)
+      if (functions === undefined) hours.set(hour, (functions = new Map()))
+      const counts = functions.get(functionId)
+      if (counts === undefined)
+        functions.set(functionId, { projectId, succeeded: succeeded ? 1 : 0, failed: succeeded ? 0 : 1 })
+      else if (succeeded) counts.succeeded++
+      else counts.failed++
     },
     drain: (): ReadonlyArray<MetricCount> => {
-      const drained = [...counts.values()]
-      counts = new Map()
+      const drained: Array<MetricCount> = []
+      for (const [hour, functions] of hours)
+        for (const [function_id, counts] of functions)
+          for (const [metric, count] of [
+            [SUCCEEDED, counts.succeeded],
+            [FAILED, counts.failed]
+          ] as const)
+            if (count > 0)
+              drained.push({ project_id: counts.projectId, function_id, hour: new Date(hour), ...metric, count })
+      hours = new Map()
       return drained
     }
   }
