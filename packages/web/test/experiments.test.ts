@@ -11,7 +11,7 @@ import { ADMIN, axeViolations, type Harness, PROJECT_KEY, screenshot, screenshot
 // to win, p-values) are the API's, its sample-size answer the API's; exposures off the split are
 // warned of; shipped and archived, the list shows it. A holdout made on the experiments page and
 // edited on the flag's page: posthog-node gets `holdout-<id>` for exactly the persons whose holdout
-// hash falls within its share.
+// hash falls within its share; deleted there, the draft using it loses it.
 
 let h: Harness
 let context: BrowserContext
@@ -280,5 +280,13 @@ describe("experiments", () => {
         ? expect(variants[i], distinctId).toBe(`holdout-${holdout.id}`)
         : expect(["control", "test"], distinctId).toContain(variants[i])
     )
+
+    // Deleted on the experiments page, once confirmed: gone from the list, and the draft loses it.
+    await page.goto(`${h.root}/project/1/experiments`)
+    page.once("dialog", (dialog) => void dialog.accept())
+    await page.getByRole("button", { name: `Delete holdout ${holdout.id}` }).click()
+    await expect.poll(async () => (await holdouts()).length).toBe(0)
+    await page.getByLabel(`Holdout ${holdout.id}: name`).waitFor({ state: "detached" })
+    expect((await h.json(`/api/projects/1/experiments/${experiment.id}/`)).holdout).toBeNull()
   }, 120_000)
 })

@@ -10,7 +10,8 @@ import { ErrorAlert } from "./Page.js"
 
 // The project's experiment holdouts (`…/experiment_holdouts/`): a share of persons kept out of every
 // experiment that uses the holdout (they get `holdout-<id>` from its flag). Made and edited here, on
-// the experiments and flag pages; an experiment picks one while it is a draft.
+// the experiments and flag pages; an experiment picks one while it is a draft. Deleting one a started
+// experiment uses is refused by the API, and the refusal shown.
 
 export const holdoutsPath = (id: string) => `/api/projects/${id}/experiment_holdouts/?limit=100`
 
@@ -38,6 +39,13 @@ const HoldoutForm = ({ id, holdout }: { readonly id: string; readonly holdout: H
       }
     }
   })
+  const remove = useMutation({
+    mutationFn: () => api(`/api/projects/${id}/experiment_holdouts/${holdout!.id}/`, { method: "DELETE" }),
+    onSuccess: () => {
+      void queryClient.invalidateQueries({ queryKey: ["path"] })
+      void queryClient.invalidateQueries({ queryKey: ["flag"] })
+    }
+  })
   const error = save.error
   return (
     <InlineForm label={label} className="stack" onSubmit={() => save.mutate()}>
@@ -54,7 +62,20 @@ const HoldoutForm = ({ id, holdout }: { readonly id: string; readonly holdout: H
       <button type="submit" disabled={save.isPending}>
         {holdout ? `Save holdout ${holdout.id}` : "Create holdout"}
       </button>
+      {holdout && (
+        <button
+          type="button"
+          className="danger"
+          disabled={remove.isPending}
+          onClick={() =>
+            confirm(`Delete the holdout "${holdout.name}"? Draft experiments using it lose it.`) && remove.mutate()
+          }
+        >
+          Delete holdout {holdout.id}
+        </button>
+      )}
       {save.isSuccess && holdout && <p role="status">Saved.</p>}
+      <ErrorAlert error={remove.error} />
     </InlineForm>
   )
 }
