@@ -8,6 +8,26 @@ import { makeMetricCounts } from "../src/functions/metrics.js"
 
 const HOUR = 3_600_000
 const START = Date.UTC(2024, 0, 1)
+// UTC, one with clock changes (inside the 60 days: 10 March 2024), one half an hour off.
+const ZONES = ["UTC", "America/New_York", "Asia/Kolkata"]
+
+/** An instant's date and time of day on a zone's clock, through Intl (not Zed's zone code). */
+const wallClock = (ms: number, timeZone: string) => {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-US", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit"
+    })
+      .formatToParts(new Date(ms))
+      .map((p) => [p.type, p.value])
+  )
+  return { date: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` }
+}
 
 describe("function metric series", () => {
   it("puts every invocation in its interval's label, and the totals agree", () => {
@@ -24,21 +44,23 @@ describe("function metric series", () => {
           }
         ),
         fc.constantFrom(...METRIC_INTERVALS),
-        (invocations, interval) => {
+        fc.constantFrom(...ZONES),
+        (invocations, interval, timezone) => {
           const counts = makeMetricCounts()
           for (const { at, ok, fn } of invocations) counts.add(1, fn, ok, START + at)
           const drained = counts.drain().filter((c) => c.function_id === "a")
           expect(counts.drain()).toEqual([])
           const mine = invocations.filter((i) => i.fn === "a")
           const range = { after: new Date(START), before: new Date(START + 60 * 24 * HOUR) }
-          const { labels, series } = metricSeries(drained, range, interval, "name")
-          // The label of the interval holding each invocation (weeks start on Monday).
+          const { labels, series } = metricSeries(drained, range, interval, "name", timezone)
+          // The label of the interval holding each invocation's hour, read on the zone's clock
+          // (weeks start on Monday).
           const labelOf = (at: number) => {
-            const start = new Date(START + at)
-            if (interval === "hour") start.setUTCMinutes(0, 0, 0)
-            else start.setUTCHours(0, 0, 0, 0)
-            if (interval === "week") start.setUTCDate(start.getUTCDate() - ((start.getUTCDay() + 6) % 7))
-            return start.toISOString().slice(0, interval === "hour" ? 16 : 10)
+            const { date, time } = wallClock(Math.floor((START + at) / HOUR) * HOUR, timezone)
+            if (interval === "hour") return `${date}T${time}`
+            const day = new Date(`${date}T00:00:00Z`)
+            if (interval === "week") day.setUTCDate(day.getUTCDate() - ((day.getUTCDay() + 6) % 7))
+            return day.toISOString().slice(0, 10)
           }
           for (const name of ["succeeded", "failed"]) {
             const expected = new Map<string, number>()
@@ -67,9 +89,31 @@ describe("function metric series", () => {
   it("starts weeks on Monday and labels hours to the minute", () => {
     // 2024-01-03 was a Wednesday.
     const wednesday = Date.UTC(2024, 0, 3, 15, 30)
-    expect(new Date(intervalStart(wednesday, "week")).toISOString()).toBe("2024-01-01T00:00:00.000Z")
+    expect(new Date(intervalStart(wednesday, "week", "UTC")).toISOString()).toBe("2024-01-01T00:00:00.000Z")
     expect(
-      metricSeries([], { after: new Date(wednesday), before: new Date(wednesday + HOUR) }, "hour", "kind").labels
+      metricSeries([], { after: new Date(wednesday), before: new Date(wednesday + HOUR) }, "hour", "kind", "UTC").labels
     ).toEqual(["2024-01-03T15:00", "2024-01-03T16:00"])
+  })
+
+  it("reads days on the project's clock: New York's Monday starts at 05:00 UTC, and a day around the clock change", () => {
+    const wednesday = Date.UTC(2024, 0, 3, 3)
+    expect(new Date(intervalStart(wednesday, "week", "America/New_York")).toISOString()).toBe(
+      "2024-01-01T05:00:00.000Z"
+    )
+    const range = { after: new Date(Date.UTC(2024, 2, 9, 12)), before: new Date(Date.UTC(2024, 2, 11, 12)) }
+    const counts = [Date.UTC(2024, 2, 10, 4), Date.UTC(2024, 2, 11, 3)].map((at) => ({
+      project_id: 1,
+      function_id: "f",
+      hour: new Date(at),
+      name: "succeeded",
+      kind: "success",
+      count: 1
+    }))
+    // 04:00 UTC on the 10th is 23:00 on the 9th in New York; 03:00 UTC on the 11th, 23:00 on the 10th
+    // (a day of 23 hours).
+    expect(metricSeries(counts, range, "day", "name", "America/New_York")).toEqual({
+      labels: ["2024-03-09", "2024-03-10", "2024-03-11"],
+      series: [{ name: "succeeded", values: [1, 1, 0] }]
+    })
   })
 })

@@ -73,7 +73,7 @@ const metrics = environmentRoute({
   tag: TAG,
   summary: "A zed function's metrics over time",
   description:
-    "Invocations per interval (UTC) from `after` to `before`: `labels` (hours as 2024-01-31T13:00, days and weeks, from Monday, as 2024-01-31) and one series per metric kind (`success`, `failure`) or name (`succeeded`, `failed`).",
+    "Invocations per interval, in the project's time zone, from `after` to `before`: `labels` (hours as 2024-01-31T13:00, days and weeks, from Monday, as 2024-01-31) and one series per metric kind (`success`, `failure`) or name (`succeeded`, `failed`).",
   scope: "zed_function:read",
   params: FunctionParams,
   query: MetricsQuery,
@@ -84,16 +84,16 @@ const metrics = environmentRoute({
       const after = (yield* dateOf(query.after ?? "-7d", project, now, "after"))!
       const before = (yield* dateOf(query.before, project, now, "before")) ?? now
       const interval = query.interval ?? "day"
-      if (labelCount(after, before, interval) > MAX_LABELS)
+      if (labelCount(after, before, interval, project.timezone) > MAX_LABELS)
         return yield* new ValidationError({
           code: "invalid_input",
           detail: `At most ${MAX_LABELS} ${interval}s: choose a shorter range or a longer interval.`,
           attr: "interval"
         })
       // From the start of `after`'s interval, its first label.
-      const from = new Date(intervalStart(after.getTime(), interval))
+      const from = new Date(intervalStart(after.getTime(), interval, project.timezone))
       const counts = yield* countsOf(project, params.id, query, { after: from, before })
-      return metricSeries(counts, { after, before }, interval, query.breakdown_by ?? "kind")
+      return metricSeries(counts, { after, before }, interval, query.breakdown_by ?? "kind", project.timezone)
     })
 })
 
