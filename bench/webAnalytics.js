@@ -45,7 +45,7 @@ const clickhouse = `WITH views AS (
       if(s.pageviews > 1 OR s.autocaptures > 0 OR s.duration >= 10, 0, 1) AS bounce
     FROM views AS v INNER JOIN sessions AS s ON s.sid = v.sid)
   SELECT a.p, a.visitors, a.views, b.sessions, b.duration, b.bounce
-  FROM (SELECT p, uniq(person_id) AS visitors, count() AS views FROM views GROUP BY p) AS a
+  FROM (SELECT p, uniqExact(person_id) AS visitors, count() AS views FROM views GROUP BY p) AS a
   LEFT JOIN (SELECT p, count() AS sessions, avg(duration) AS duration, avg(bounce) * 100 AS bounce FROM per_session GROUP BY p) AS b
     ON a.p = b.p
   ORDER BY a.p`
