@@ -25,6 +25,18 @@ describe("keyedZedQL", () => {
       })
       // The key is in the condition as values, and the order is the key's.
       expect(JSON.stringify(next.where)).toContain('"value":"01a21b83-661f-7207-ae45-b4486c37c474"')
+      // Time is bounded by the key on its own, a conjunct a time index can start from.
+      const conjuncts = next.where?.node === "And" ? next.where.exprs : []
+      expect(
+        conjuncts.some(
+          (c) =>
+            c.node === "CompareOperation" &&
+            c.op === (text.includes("DESC") ? "<=" : ">=") &&
+            c.left.node === "Field" &&
+            c.left.chain.join(".") === "timestamp"
+        ),
+        text
+      ).toBe(true)
       expect(next.order_by?.map((o) => o.order)).toEqual([
         text.includes("DESC") ? "DESC" : "ASC",
         text.includes("DESC") ? "DESC" : "ASC"
