@@ -40,7 +40,13 @@ export {
   type StoredAnnotation
 } from "./services/AnnotationStore.js"
 export { ExportedAsset, ExportInsert } from "./exports/exportEntity.js"
-export { type ExportOutcome, ExportStore, type NewExport, type StoredExport } from "./services/ExportStore.js"
+export {
+  EXPORT_CHUNK_BYTES,
+  type ExportOutcome,
+  ExportStore,
+  type NewExport,
+  type StoredExport
+} from "./services/ExportStore.js"
 export { Cohort, CohortInsert } from "./flags/cohortEntity.js"
 export { type CohortPatch, CohortStore, type NewCohort, type StoredCohort } from "./services/CohortStore.js"
 export { EarlyAccessFeature, EarlyAccessFeatureInsert } from "./earlyAccess/featureEntity.js"

@@ -28,6 +28,8 @@ export interface Results {
 }
 
 export interface Thread {
+  /** The database's directory (files kept beside it are this process's alone too). */
+  readonly dataDir: string
   /** Counts restarts: a transaction begun on one thread must not go on on the next. */
   readonly generation: () => number
   /**
@@ -201,6 +203,7 @@ const make = (dataDir: string) => {
   }
 
   const thread: Thread = {
+    dataDir,
     generation: () => generation,
     query: (sql, params, rowMode, of) => call({ op: "query", sql, params, rowMode }, of),
     exec: (sql, of) => call({ op: "exec", sql }, of),

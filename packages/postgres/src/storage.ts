@@ -40,6 +40,7 @@ import { AnnotationStoreSql } from "./stores/AnnotationStoreSql.js"
 import { ActionStoreSql } from "./stores/ActionStoreSql.js"
 import { ExperimentStoreSql } from "./stores/ExperimentStoreSql.js"
 import { HoldoutStoreSql } from "./stores/HoldoutStoreSql.js"
+import { ExportContentFiles, ExportContentRows, type ExportContentStore } from "./stores/exportContent.js"
 import { ExportStoreSql } from "./stores/ExportStoreSql.js"
 import { QueryCacheSql } from "./stores/QueryCacheSql.js"
 import { QueryExecutorPg } from "./stores/QueryExecutorPg.js"
@@ -81,7 +82,7 @@ const stores = (options: SqlStorageOptions) =>
     ActionStoreSql,
     ExperimentStoreSql,
     HoldoutStoreSql,
-    ExportStoreSql,
+    Layer.provide(ExportStoreSql, options.exportContent),
     HeatmapStoreSql,
     ZedFunctionStoreSql,
     PluginConfigStoreSql,
@@ -113,6 +114,8 @@ export interface SqlStorageOptions {
   readonly queryExecutor: Layer.Layer<QueryExecutor, StorageError, SqlClient.SqlClient>
   /** Where query results and background statuses are kept. */
   readonly queryStores: Layer.Layer<QueryCache | QueryStatusStore, never, SqlClient.SqlClient>
+  /** Where exports' content is kept. */
+  readonly exportContent: Layer.Layer<ExportContentStore, StorageError, SqlClient.SqlClient>
 }
 
 /** The storage ports over any SQL client speaking Postgres, migrated before first use. */
@@ -160,7 +163,8 @@ export const pgliteStorage = (options: PgliteOptions = {}): ZedStorage => {
     soleWriter: true,
     insertStyle: "json",
     queryStores: processQueryStores,
-    queryExecutor: Layer.provide(QueryExecutorPglite, thread)
+    queryExecutor: Layer.provide(QueryExecutorPglite, thread),
+    exportContent: Layer.provide(ExportContentFiles, thread)
   })
   // Without autovacuum, the planner's statistics are kept here.
   return Layer.merge(storage, Layer.provide(autoAnalyze, client)).pipe(Layer.map(cacheRequestReads))
@@ -202,6 +206,7 @@ export const postgresStorage = (options: PostgresOptions): ZedStorage => {
     insertStyle: "values",
     // In the database, so that any instance answers for a query another one runs.
     queryStores: Layer.merge(QueryCacheSql, QueryStatusStoreSql),
-    queryExecutor: QueryExecutorPg
+    queryExecutor: QueryExecutorPg,
+    exportContent: ExportContentRows
   })
 }

@@ -2,16 +2,17 @@ import { Context, Duration, Effect, Exit, FiberSet, Layer, Schedule } from "effe
 import type { Project } from "../domain/models.js"
 import { InsightCompute } from "../insights/compute.js"
 import { QueryRunner, type QueryRunError, userMessage } from "../queries/runner.js"
-import { ExportStore, type StoredExport } from "../services/ExportStore.js"
+import { EXPORT_CHUNK_BYTES, ExportStore, type StoredExport } from "../services/ExportStore.js"
 import { PersonStore } from "../services/PersonStore.js"
 import { PropertyDefinitions } from "../services/PropertyDefinitions.js"
 import { ZedConfig } from "../services/ZedConfig.js"
 import { WRITERS } from "./formats.js"
 import { type ExportSource, readRows, type RowPage } from "./sources.js"
 
-// Runs exports in the background: rows are read a page at a time and written as they come, each
-// page in chunks of at most CHUNK_BYTES, so a run holds one page whatever the export's size. The export records how the
-// run ended: its content complete (`has_content`) or the reason it failed (`exception`).
+// Runs exports in the background: rows are read a page at a time and written as they come, in
+// chunks of EXPORT_CHUNK_BYTES (what a page leaves over waits for the next), so a run holds a page
+// and a chunk whatever the export's size. The export records how the run ended: its content
+// complete (`has_content`) or the reason it failed (`exception`).
 
 export class ExportRunner extends Context.Tag("@zed/core/ExportRunner")<
   ExportRunner,
@@ -23,13 +24,13 @@ export class ExportRunner extends Context.Tag("@zed/core/ExportRunner")<
 
 const encoder = new TextEncoder()
 
-/**
- * The most bytes a chunk holds. A page of wide rows is megabytes of text; a store such as PGlite
- * writes a value of that size in seconds (about 0.5 s a megabyte), holding its one connection (other
- * requests wait behind it, past their time limit) and growing its memory with the value. Chunks of
- * this size cost a store a short write each.
- */
-export const CHUNK_BYTES = 256 * 1024
+const joined = (a: Uint8Array, b: Uint8Array) => {
+  if (a.length === 0) return b
+  const bytes = new Uint8Array(a.length + b.length)
+  bytes.set(a)
+  bytes.set(b, a.length)
+  return bytes
+}
 
 export const ExportRunnerLive = Layer.scoped(
   ExportRunner,
@@ -48,12 +49,17 @@ export const ExportRunnerLive = Layer.scoped(
         let seq = 0
         let rows = 0
         let size = 0
+        // The bytes short of a whole chunk, written with the next text or at the end.
+        let left = new Uint8Array(0)
         const flush = (text: string) => {
-          const bytes = encoder.encode(text)
-          size += bytes.length
+          const encoded = encoder.encode(text)
+          size += encoded.length
+          const bytes = joined(left, encoded)
+          const whole = bytes.length - (bytes.length % EXPORT_CHUNK_BYTES)
+          left = new Uint8Array(bytes.subarray(whole))
           return Effect.forEach(
-            Array.from({ length: Math.ceil(bytes.length / CHUNK_BYTES) }, (_, i) => i * CHUNK_BYTES),
-            (start) => store.appendChunk(asset.id, seq++, bytes.subarray(start, start + CHUNK_BYTES)),
+            Array.from({ length: whole / EXPORT_CHUNK_BYTES }, (_, i) => i * EXPORT_CHUNK_BYTES),
+            (start) => store.appendChunk(asset.id, seq++, bytes.subarray(start, start + EXPORT_CHUNK_BYTES)),
             { discard: true }
           )
         }
@@ -68,8 +74,8 @@ export const ExportRunnerLive = Layer.scoped(
         }
         yield* readRows(project, source, config.limits.exportPageRows, emit)
         if (columns === null) yield* emit({ columns: [], rows: [] })
-        const end = writer.close(rows > 0)
-        if (end !== "") yield* flush(end)
+        yield* flush(writer.close(rows > 0))
+        if (left.length > 0) yield* store.appendChunk(asset.id, seq, left)
         return { rows, size }
       })
 

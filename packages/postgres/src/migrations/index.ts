@@ -24,6 +24,7 @@ import experiments from "./0020_experiments.js"
 import exportedAssets from "./0023_exports.js"
 import experimentHoldouts from "./0024_experiment_holdouts.js"
 import functionMetrics from "./0025_function_metrics.js"
+import exportSizes from "./0026_export_sizes.js"
 
 const run = Migrator.make({})({
   loader: Migrator.fromRecord({
@@ -50,7 +51,8 @@ const run = Migrator.make({})({
     "0023_exports": exportedAssets,
     // Numbered after 0023: the migrator runs only ids above the latest one applied.
     "0024_experiment_holdouts": experimentHoldouts,
-    "0025_function_metrics": functionMetrics
+    "0025_function_metrics": functionMetrics,
+    "0026_export_sizes": exportSizes
   })
 })
 
