@@ -1,4 +1,4 @@
-import { mkdir, open, rm } from "node:fs/promises"
+import { type FileHandle, mkdir, open, rm } from "node:fs/promises"
 import { join } from "node:path"
 import { SqlClient } from "@effect/sql"
 import { EXPORT_CHUNK_BYTES, StorageError } from "@zed/core/storage"
@@ -56,12 +56,19 @@ export const ExportContentRows = Layer.effect(
 const fileError = (what: string) => (cause: unknown) =>
   new StorageError({ message: `could not ${what} an export's content: ${(cause as Error).message}`, cause })
 
-/** The export's file open, or null when it has none. */
-const openFile = (path: string, flags: string) =>
-  open(path, flags).catch((error: NodeJS.ErrnoException) => {
+/** `use` of the file opened with `flags`, closed after; null when the file does not exist. */
+const withFile = async <A>(path: string, flags: string, use: (handle: FileHandle) => Promise<A>) => {
+  const handle = await open(path, flags).catch((error: NodeJS.ErrnoException) => {
     if (error.code === "ENOENT") return null
     throw error
   })
+  if (handle === null) return null
+  try {
+    return await use(handle)
+  } finally {
+    await handle.close()
+  }
+}
 
 /**
  * One file an export in `dir`, chunk `seq` at `seq * EXPORT_CHUNK_BYTES`. An export without a file
@@ -75,43 +82,28 @@ export const exportContentFiles = (dir: string, before: ExportContent): ExportCo
         try: async () => {
           // The first chunk starts the file afresh: nothing of an earlier run stays past its end.
           if (seq === 0) await mkdir(dir, { recursive: true })
-          const handle = await open(file(exportId), seq === 0 ? "w" : "r+")
-          try {
-            await handle.write(bytes, 0, bytes.length, seq * EXPORT_CHUNK_BYTES)
-          } finally {
-            await handle.close()
-          }
+          const written = await withFile(file(exportId), seq === 0 ? "w" : "r+", (handle) =>
+            handle.write(bytes, 0, bytes.length, seq * EXPORT_CHUNK_BYTES)
+          )
+          if (written === null) throw new Error(`the file of export ${exportId} is gone`)
         },
         catch: fileError("write")
       }),
     read: (exportId, seq) =>
       Effect.tryPromise({
-        try: async () => {
-          const handle = await openFile(file(exportId), "r")
-          if (handle === null) return null
-          try {
+        try: () =>
+          withFile(file(exportId), "r", async (handle) => {
             const buffer = Buffer.allocUnsafe(EXPORT_CHUNK_BYTES)
             const { bytesRead } = await handle.read(buffer, 0, EXPORT_CHUNK_BYTES, seq * EXPORT_CHUNK_BYTES)
             return bytesRead === 0 ? Option.none() : Option.some<Uint8Array>(buffer.subarray(0, bytesRead))
-          } finally {
-            await handle.close()
-          }
-        },
+          }),
         catch: fileError("read")
       }).pipe(Effect.flatMap((chunk) => (chunk === null ? before.read(exportId, seq) : Effect.succeed(chunk)))),
     seal: (exportId) =>
       Effect.tryPromise({
-        try: async () => {
-          const handle = await openFile(file(exportId), "r+")
-          if (handle === null) return
-          try {
-            await handle.sync()
-          } finally {
-            await handle.close()
-          }
-        },
+        try: () => withFile(file(exportId), "r+", (handle) => handle.sync()),
         catch: fileError("keep")
-      }),
+      }).pipe(Effect.asVoid),
     remove: (exportIds) =>
       Effect.tryPromise({
         try: () => Promise.all(exportIds.map((id) => rm(file(id), { force: true }))),
